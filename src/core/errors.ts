@@ -1,0 +1,368 @@
+/**
+ * Every error forge-ts throws, in one file (undici's lib/core/errors.js is the model).
+ *
+ * Each class has a stable literal `code`, structured context fields and an optional `cause`.
+ * `isInstance()` checks the code-branded symbol instead of the prototype chain, so checks
+ * survive two copies of forge-ts in one process. `toJSON()` keeps errors JSON-safe for the
+ * machine context and persisted snapshots.
+ */
+
+const kForgeError = Symbol.for("forge-ts.error");
+
+export interface ErrorJSON {
+  name: string;
+  code: string;
+  message: string;
+  data: Record<string, unknown>;
+}
+
+export class ForgeError extends Error {
+  readonly code: string = "FORGE_ERROR";
+  readonly [kForgeError] = true;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+
+  /** Structured context fields (JSON-safe); subclasses add theirs. */
+  get data(): Record<string, unknown> {
+    return {};
+  }
+
+  toJSON(): ErrorJSON {
+    return { name: this.name, code: this.code, message: this.message, data: this.data };
+  }
+
+  static isInstance(value: unknown): value is ForgeError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[kForgeError] === true;
+  }
+}
+
+/** Options of the constructor are validated up front; a bad one names itself and what to use. */
+export class InvalidArgumentError extends ForgeError {
+  override readonly code = "FORGE_INVALID_ARGUMENT";
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
+    super(`Invalid ${argument}: ${message}`);
+  }
+  override get data() {
+    return { argument: this.argument };
+  }
+}
+
+/** A Workflow failed its construction-time checks. */
+export class WorkflowDefinitionError extends ForgeError {
+  override readonly code = "FORGE_WORKFLOW_DEFINITION";
+  constructor(
+    message: string,
+    readonly workflow?: string,
+  ) {
+    super(workflow ? `Workflow "${workflow}": ${message}` : message);
+  }
+  override get data() {
+    return { workflow: this.workflow };
+  }
+}
+
+/** A tool definition is unusable (malformed schema, missing name, ...). */
+export class ToolDefinitionError extends ForgeError {
+  override readonly code = "FORGE_TOOL_DEFINITION";
+  constructor(
+    readonly toolName: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Tool "${toolName}": ${message}`, options);
+  }
+  override get data() {
+    return { toolName: this.toolName };
+  }
+}
+
+/** The model failed to produce a valid tool call within the retry budget. */
+export class ToolCallError extends ForgeError {
+  override readonly code = "FORGE_TOOL_CALL";
+  readonly rawResponse: string | undefined;
+  readonly attempt: number | undefined;
+  readonly lastError: string | undefined;
+  constructor(
+    message: string,
+    fields: { rawResponse?: string; attempt?: number; lastError?: string; cause?: unknown } = {},
+  ) {
+    super(message, { cause: fields.cause });
+    this.rawResponse = fields.rawResponse;
+    this.attempt = fields.attempt;
+    this.lastError = fields.lastError;
+  }
+  override get data() {
+    return { rawResponse: this.rawResponse, attempt: this.attempt, lastError: this.lastError };
+  }
+}
+
+/** A tool kept throwing and the model did not self-correct within maxToolErrors. */
+export class ToolExecutionError extends ForgeError {
+  override readonly code = "FORGE_TOOL_EXECUTION";
+  constructor(
+    readonly toolName: string,
+    readonly lastError: string,
+    readonly attempts: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`Tool "${toolName}" failed ${attempts} consecutive time(s); last error: ${lastError}`, options);
+  }
+  override get data() {
+    return { toolName: this.toolName, lastError: this.lastError, attempts: this.attempts };
+  }
+}
+
+/**
+ * Thrown by tool authors: the arguments were valid but the data did not resolve
+ * (unknown id, empty search). Not a ForgeError: the loop feeds it back to the model
+ * without counting it as a tool error and without recording the step.
+ */
+export class ToolResolutionError extends Error {
+  readonly code = "FORGE_TOOL_RESOLUTION";
+  constructor(
+    message: string,
+    readonly toolName?: string,
+  ) {
+    super(message);
+    this.name = "ToolResolutionError";
+  }
+  static isInstance(value: unknown): value is ToolResolutionError {
+    return value instanceof Error && (value as { code?: unknown }).code === "FORGE_TOOL_RESOLUTION";
+  }
+}
+
+export class MaxIterationsError extends ForgeError {
+  override readonly code = "FORGE_MAX_ITERATIONS";
+  readonly reason = "max_iterations";
+  constructor(
+    readonly iterations: number,
+    readonly completedSteps: string[],
+    readonly pendingSteps: string[],
+  ) {
+    super(
+      `Workflow exceeded ${iterations} iteration(s) without calling a terminal tool ` +
+        `(completed: [${completedSteps.join(", ")}], pending: [${pendingSteps.join(", ")}])`,
+    );
+  }
+  override get data() {
+    return { iterations: this.iterations, completedSteps: this.completedSteps, pendingSteps: this.pendingSteps };
+  }
+}
+
+export type BudgetReason = "token_budget" | "wall_clock";
+
+/** A run budget beside iterations (total tokens, wall clock) ran out. */
+export class BudgetExhaustedError extends ForgeError {
+  override readonly code = "FORGE_BUDGET_EXHAUSTED";
+  constructor(
+    readonly reason: BudgetReason,
+    readonly used: number,
+    readonly limit: number,
+    readonly completedSteps: string[] = [],
+  ) {
+    super(`Run budget exhausted (${reason}): used ${used} of ${limit}`);
+  }
+  override get data() {
+    return { reason: this.reason, used: this.used, limit: this.limit, completedSteps: this.completedSteps };
+  }
+}
+
+/** The model kept calling a terminal tool before the required steps were done. */
+export class StepEnforcementError extends ForgeError {
+  override readonly code = "FORGE_STEP_ENFORCEMENT";
+  constructor(
+    readonly terminalTool: string,
+    readonly attempts: number,
+    readonly pendingSteps: string[],
+  ) {
+    super(
+      `Model called terminal tool "${terminalTool}" prematurely ${attempts} time(s); ` +
+        `pending steps: [${pendingSteps.join(", ")}]`,
+    );
+  }
+  override get data() {
+    return { terminalTool: this.terminalTool, attempts: this.attempts, pendingSteps: this.pendingSteps };
+  }
+}
+
+/** The model kept calling a tool whose prerequisites were not met. */
+export class PrerequisiteError extends ForgeError {
+  override readonly code = "FORGE_PREREQUISITE";
+  constructor(
+    readonly toolName: string,
+    readonly violations: number,
+    readonly missingPrereqs: string[],
+  ) {
+    super(
+      `Model called "${toolName}" ${violations} time(s) without its prerequisites: [${missingPrereqs.join(", ")}]`,
+    );
+  }
+  override get data() {
+    return { toolName: this.toolName, violations: this.violations, missingPrereqs: this.missingPrereqs };
+  }
+}
+
+export class WorkflowCancelledError extends ForgeError {
+  override readonly code = "FORGE_WORKFLOW_CANCELLED";
+  constructor(
+    readonly messages: unknown[],
+    readonly completedSteps: string[],
+    readonly iteration: number,
+    readonly reason?: string,
+  ) {
+    super(`Workflow cancelled at iteration ${iteration}${reason ? `: ${reason}` : ""}`);
+  }
+  override get data() {
+    return {
+      messages: this.messages,
+      completedSteps: this.completedSteps,
+      iteration: this.iteration,
+      reason: this.reason,
+    };
+  }
+}
+
+/** Still over the context budget after the strongest compaction phase. */
+export class ContextBudgetExceeded extends ForgeError {
+  override readonly code = "FORGE_CONTEXT_BUDGET_EXCEEDED";
+  constructor(
+    readonly estimatedTokens: number,
+    readonly budgetTokens: number,
+    readonly phaseReached?: number,
+  ) {
+    super(
+      `Context of ~${estimatedTokens} tokens exceeds the budget of ${budgetTokens} even after compaction` +
+        (phaseReached !== undefined ? ` (phase ${phaseReached})` : ""),
+    );
+  }
+  override get data() {
+    return { estimatedTokens: this.estimatedTokens, budgetTokens: this.budgetTokens, phaseReached: this.phaseReached };
+  }
+}
+
+export class BudgetResolutionError extends ForgeError {
+  override readonly code = "FORGE_BUDGET_RESOLUTION";
+  constructor(message = "No context budget could be determined from any source", options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** nvidia-smi answered, but its output could not be parsed. */
+export class HardwareDetectionError extends ForgeError {
+  override readonly code = "FORGE_HARDWARE_DETECTION";
+  constructor(
+    message: string,
+    readonly output: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+  override get data() {
+    return { output: this.output };
+  }
+}
+
+/** The backend's context-length answer could not be parsed. */
+export class ContextDiscoveryError extends ForgeError {
+  override readonly code = "FORGE_CONTEXT_DISCOVERY";
+  constructor(
+    message: string,
+    readonly body: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+  override get data() {
+    return { body: this.body };
+  }
+}
+
+/** An unexpected HTTP answer (or read timeout, as 408) from the LLM backend. */
+export class BackendError extends ForgeError {
+  override readonly code: string = "FORGE_BACKEND";
+  constructor(
+    readonly statusCode: number,
+    readonly body: string,
+    message?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message ?? `Backend answered HTTP ${statusCode}: ${body.slice(0, 500)}`, options);
+  }
+  override get data() {
+    return { statusCode: this.statusCode, body: this.body };
+  }
+}
+
+export class ThinkingNotSupportedError extends BackendError {
+  override readonly code = "FORGE_THINKING_NOT_SUPPORTED";
+  constructor(
+    readonly model: string,
+    statusCode = 400,
+    body = "",
+  ) {
+    super(statusCode, body, `Model "${model}" does not support thinking, but think=true was requested`);
+  }
+  override get data() {
+    return { model: this.model, statusCode: this.statusCode, body: this.body };
+  }
+}
+
+/** A stream ended without a FINAL chunk, or stayed malformed after its one re-request. */
+export class StreamError extends ForgeError {
+  override readonly code = "FORGE_STREAM";
+  constructor(message = "Stream ended without FINAL chunk", options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** recommendedSampling was asked for a model forge-ts has no card values for. */
+export class UnsupportedModelError extends ForgeError {
+  override readonly code = "FORGE_UNSUPPORTED_MODEL";
+  constructor(readonly model: string) {
+    super(`No recommended sampling values are known for model "${model}"; pass sampling options explicitly`);
+  }
+  override get data() {
+    return { model: this.model };
+  }
+}
+
+/** A persisted snapshot cannot be restored (other machine version, unresolvable services). */
+export class SnapshotError extends ForgeError {
+  override readonly code = "FORGE_SNAPSHOT";
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+  override get data() {
+    return this.details;
+  }
+}
+
+/** A backend server process could not be started or stopped. */
+export class ServerError extends ForgeError {
+  override readonly code = "FORGE_SERVER";
+  constructor(
+    message: string,
+    readonly stderrTail: string = "",
+    options?: { cause?: unknown },
+  ) {
+    super(stderrTail ? `${message}\n--- server stderr (tail) ---\n${stderrTail}` : message, options);
+  }
+  override get data() {
+    return { stderrTail: this.stderrTail };
+  }
+}
+
+/** Render any thrown value as a short string for feeding back to the model. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}

@@ -1,0 +1,5 @@
+export * from "./errors.js";
+export * from "./messages.js";
+export * from "./llm.js";
+export * from "./tool.js";
+export * from "./workflow.js";

@@ -1,0 +1,63 @@
+/**
+ * The contract between the loop and a backend adapter. The loop sees `LLMResponse` only,
+ * never raw text or HTTP; adapters own wire formats, native vs prompt-injected calling and
+ * stream assembly.
+ */
+import type { ApiFormat, WireMessage } from "./messages.js";
+import type { ToolSpec } from "./tool.js";
+
+/** A tool invocation as the model produced it. `args` stays `unknown` until validated. */
+export interface ToolCall {
+  tool: string;
+  args: unknown;
+  id?: string;
+  reasoning?: string;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type LLMResponse =
+  | { type: "tool_calls"; toolCalls: ToolCall[]; reasoning?: string; usage?: Usage }
+  | { type: "text"; content: string; reasoning?: string; usage?: Usage };
+
+export const ChunkType = {
+  TEXT_DELTA: "text_delta",
+  TOOL_CALL_DELTA: "tool_call_delta",
+  FINAL: "final",
+  RETRY: "retry",
+} as const;
+export type ChunkType = (typeof ChunkType)[keyof typeof ChunkType];
+
+/**
+ * One streaming chunk. Consumers render deltas; the loop acts on FINAL only. On RETRY the
+ * previous attempt's partial output must be discarded.
+ */
+export type StreamChunk =
+  | { type: "text_delta"; content: string; channel?: "content" | "reasoning" }
+  | { type: "tool_call_delta"; content: string; index: number; name?: string; id?: string }
+  | { type: "final"; response: LLMResponse }
+  | { type: "retry"; reason: string };
+
+export interface SendOptions {
+  signal?: AbortSignal;
+}
+
+export interface LLMClient {
+  /** Wire format the runner serializes messages into. */
+  readonly apiFormat: ApiFormat;
+  send(messages: WireMessage[], tools?: ToolSpec[], options?: SendOptions): Promise<LLMResponse>;
+  sendStream?(messages: WireMessage[], tools?: ToolSpec[], options?: SendOptions): AsyncIterable<StreamChunk>;
+  /** Context window in tokens when the backend reports one. */
+  getContextLength(): Promise<number | undefined>;
+}
+
+export function textResponse(content: string, extra: { reasoning?: string; usage?: Usage } = {}): LLMResponse {
+  return { type: "text", content, ...extra };
+}
+
+export function toolCallsResponse(toolCalls: ToolCall[], extra: { reasoning?: string; usage?: Usage } = {}): LLMResponse {
+  return { type: "tool_calls", toolCalls, ...extra };
+}

@@ -1,0 +1,188 @@
+/**
+ * Messages are plain JSON objects: the machine context holds them and snapshots persist them.
+ * Metadata (`meta`) drives compaction and observability and never reaches the wire; the
+ * serializers below are the only place that produces backend dicts.
+ */
+
+export const MessageRole = {
+  SYSTEM: "system",
+  USER: "user",
+  ASSISTANT: "assistant",
+  TOOL: "tool",
+} as const;
+export type MessageRole = (typeof MessageRole)[keyof typeof MessageRole];
+
+/** Compaction and observability tag (seed 001's message-type table). */
+export const MessageType = {
+  SYSTEM_PROMPT: "system_prompt",
+  USER_INPUT: "user_input",
+  TOOL_CALL: "tool_call",
+  TOOL_RESULT: "tool_result",
+  REASONING: "reasoning",
+  TEXT_RESPONSE: "text_response",
+  STEP_NUDGE: "step_nudge",
+  PREREQUISITE_NUDGE: "prerequisite_nudge",
+  RETRY_NUDGE: "retry_nudge",
+  SUMMARY: "summary",
+} as const;
+export type MessageType = (typeof MessageType)[keyof typeof MessageType];
+
+export const NUDGE_TYPES: ReadonlySet<MessageType> = new Set([
+  MessageType.STEP_NUDGE,
+  MessageType.PREREQUISITE_NUDGE,
+  MessageType.RETRY_NUDGE,
+]);
+
+export interface MessageMeta {
+  type: MessageType;
+  /** The loop iteration that produced the message (compaction groups by it). */
+  stepIndex?: number;
+  /** For summaries and truncations: what the message was before. */
+  originalType?: MessageType;
+  tokenEstimate?: number;
+}
+
+/** One call inside an assistant tool-call message. `args` is kept as the model sent it. */
+export interface ToolCallInfo {
+  name: string;
+  args: unknown;
+  callId: string;
+}
+
+export interface Message {
+  role: MessageRole;
+  content: string;
+  meta: MessageMeta;
+  /** role "tool": which tool produced the result. */
+  toolName?: string;
+  /** role "tool": the call this result answers. */
+  toolCallId?: string;
+  /** role "assistant", type tool_call: one entry per call in the batch. */
+  toolCalls?: ToolCallInfo[];
+}
+
+export type ApiFormat = "ollama" | "openai";
+
+/** Ollama /api/chat message. */
+export interface OllamaWireMessage {
+  role: MessageRole;
+  content: string;
+  tool_calls?: { function: { name: string; arguments: Record<string, unknown> } }[];
+  tool_name?: string;
+  [extra: string]: unknown;
+}
+
+/** OpenAI chat-completions message (also llama-server, vLLM, LM Studio). */
+export interface OpenAIWireMessage {
+  role: MessageRole;
+  content: string | null;
+  tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+  name?: string;
+  [extra: string]: unknown;
+}
+
+export type WireMessage = OllamaWireMessage | OpenAIWireMessage;
+
+/** How much captured reasoning is sent back to the backend. */
+export type ReasoningReplay = "none" | "keep-last" | "full";
+
+export function createMessage(
+  role: MessageRole,
+  content: string,
+  type: MessageType,
+  extra: Omit<Partial<Message>, "role" | "content" | "meta"> & { stepIndex?: number } = {},
+): Message {
+  const { stepIndex, ...rest } = extra;
+  const meta: MessageMeta = stepIndex === undefined ? { type } : { type, stepIndex };
+  return { role, content, meta, ...rest };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Ollama's schema wants an object for `arguments`. A call whose args were not an object has
+ * already been answered with a tool error; its history entry keeps the raw value visibly
+ * instead of pretending it was `{}`.
+ */
+function ollamaArgs(args: unknown): Record<string, unknown> {
+  return isPlainObject(args) ? args : { _invalid_arguments: args };
+}
+
+function openaiArgs(args: unknown): string {
+  return typeof args === "string" ? args : JSON.stringify(args ?? {});
+}
+
+/** Serialize one message for the wire, stripping metadata. */
+export function toApiMessage(message: Message, format: ApiFormat): WireMessage {
+  if (format === "ollama") {
+    const out: OllamaWireMessage = { role: message.role, content: message.content };
+    if (message.toolCalls?.length) {
+      out.tool_calls = message.toolCalls.map((c) => ({ function: { name: c.name, arguments: ollamaArgs(c.args) } }));
+    }
+    if (message.role === "tool" && message.toolName !== undefined) out.tool_name = message.toolName;
+    return out;
+  }
+  const out: OpenAIWireMessage = { role: message.role, content: message.content };
+  if (message.toolCalls?.length) {
+    out.tool_calls = message.toolCalls.map((c) => ({
+      id: c.callId,
+      type: "function",
+      function: { name: c.name, arguments: openaiArgs(c.args) },
+    }));
+  }
+  if (message.role === "tool") {
+    if (message.toolCallId !== undefined) out.tool_call_id = message.toolCallId;
+    if (message.toolName !== undefined) out.name = message.toolName;
+  }
+  return out;
+}
+
+/**
+ * Serialize a history for the backend. REASONING messages never go out on their own: per
+ * `reasoningReplay` they are folded into the content of the assistant message that follows
+ * them ("full": all of them, "keep-last": only the latest, "none": dropped), which keeps
+ * the wire alternation valid while the internal list keeps them separate for compaction.
+ */
+export function serializeMessages(
+  messages: readonly Message[],
+  format: ApiFormat,
+  options: { reasoningReplay?: ReasoningReplay } = {},
+): WireMessage[] {
+  const replay = options.reasoningReplay ?? "none";
+  let lastReasoning = -1;
+  if (replay === "keep-last") {
+    for (let i = messages.length - 1; i >= 0; i--) {
+      if (messages[i]!.meta.type === MessageType.REASONING) {
+        lastReasoning = i;
+        break;
+      }
+    }
+  }
+  const out: WireMessage[] = [];
+  let pending: string[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.meta.type === MessageType.REASONING) {
+      if (replay === "full" || (replay === "keep-last" && i === lastReasoning)) pending.push(m.content);
+      continue;
+    }
+    const wire = toApiMessage(m, format);
+    if (pending.length > 0 && m.role === "assistant") {
+      const folded = [...pending, m.content].filter((s) => s.length > 0).join("\n\n");
+      wire.content = folded;
+      pending = [];
+    }
+    out.push(wire);
+  }
+  return out;
+}
+
+/** The text of a message as a reader (or the token estimator) sees it, tool calls included. */
+export function messageText(message: Message): string {
+  if (!message.toolCalls?.length) return message.content;
+  const calls = message.toolCalls.map((c) => `${c.name}(${openaiArgs(c.args)})`).join("\n");
+  return message.content ? `${message.content}\n${calls}` : calls;
+}

@@ -1,0 +1,162 @@
+/**
+ * Tools: one definition is the LLM-facing JSON Schema, the argument validator and the
+ * implementation. Parameters come from a zod object schema (types inferred) or a raw
+ * JSON Schema (validated with ajv, since zod's fromJSONSchema is experimental).
+ */
+import { Ajv, type ValidateFunction } from "ajv";
+import { z } from "zod";
+import { ToolDefinitionError } from "./errors.js";
+import { isPlainObject } from "./messages.js";
+
+export type JSONSchema = Record<string, unknown>;
+
+/** What the LLM sees for one tool. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JSONSchema;
+}
+
+/** Passed to every execute call. */
+export interface ToolExecuteContext {
+  /** Aborted when the run is cancelled or the actor stops. */
+  signal: AbortSignal;
+  /** `${runId}:${iteration}:${callIndex}` — stable across snapshot restore, for idempotent tools. */
+  idempotencyKey: string;
+  runId: string;
+  iteration: number;
+  callIndex: number;
+}
+
+/**
+ * "call X first": by name, or arg-matched — `{ tool: "read", args: { path: "$path" } }` is met
+ * only by an earlier successful `read` whose `path` equals this call's `path` ("$name" refers
+ * to this call's argument; any other value must match literally).
+ */
+export type Prerequisite = string | { tool: string; args?: Record<string, unknown> };
+
+export type ArgIssue = { path: string; message: string };
+export type ArgValidation<TArgs> = { ok: true; value: TArgs } | { ok: false; issues: ArgIssue[] };
+
+export interface ToolDef<TArgs = Record<string, unknown>, TResult = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly spec: ToolSpec;
+  readonly prerequisites: readonly Prerequisite[];
+  validateArgs(args: unknown): ArgValidation<TArgs>;
+  execute(args: TArgs, context: ToolExecuteContext): TResult | Promise<TResult>;
+}
+
+/** Any tool, whatever its argument type (for collections such as Workflow.tools). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyToolDef = ToolDef<any, unknown>;
+
+type ZodObjectLike = z.ZodType<Record<string, unknown>>;
+
+interface BaseOptions<TResult, TArgs> {
+  name: string;
+  description: string;
+  execute: (args: TArgs, context: ToolExecuteContext) => TResult | Promise<TResult>;
+  prerequisites?: Prerequisite[];
+}
+
+export type DefineToolOptions<TSchema extends ZodObjectLike, TResult> =
+  | (BaseOptions<TResult, z.output<TSchema>> & { parameters: TSchema; jsonSchema?: never })
+  | (BaseOptions<TResult, Record<string, unknown>> & { jsonSchema: JSONSchema; parameters?: never });
+
+const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+/**
+ * Define a tool.
+ *
+ * @example
+ * const weather = defineTool({
+ *   name: "get_weather", description: "Current weather for a city",
+ *   parameters: z.object({ city: z.string() }),
+ *   execute: async ({ city }) => `72F in ${city}`,
+ * });
+ */
+export function defineTool<TSchema extends ZodObjectLike, TResult>(
+  options: DefineToolOptions<TSchema, TResult>,
+): ToolDef<z.output<TSchema>, TResult>;
+export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): ToolDef<Record<string, unknown>, unknown> {
+  const name = options?.name;
+  if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+    throw new ToolDefinitionError(String(name), "name must match /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/");
+  }
+  if (typeof options.description !== "string") throw new ToolDefinitionError(name, "description must be a string");
+  if (typeof options.execute !== "function") throw new ToolDefinitionError(name, "execute must be a function");
+  const prerequisites = [...(options.prerequisites ?? [])];
+  for (const p of prerequisites) {
+    const ok = typeof p === "string" || (isPlainObject(p) && typeof p.tool === "string" && (p.args === undefined || isPlainObject(p.args)));
+    if (!ok) throw new ToolDefinitionError(name, `invalid prerequisite ${JSON.stringify(p)}: use "tool" or { tool, args }`);
+  }
+
+  let parameters: JSONSchema;
+  let validateArgs: (args: unknown) => ArgValidation<Record<string, unknown>>;
+  if (options.parameters !== undefined && options.jsonSchema !== undefined) {
+    throw new ToolDefinitionError(name, "give either parameters (zod) or jsonSchema, not both");
+  }
+  if (options.parameters !== undefined) {
+    const schema = options.parameters;
+    if (!(schema instanceof z.ZodType)) throw new ToolDefinitionError(name, "parameters must be a zod schema");
+    try {
+      parameters = z.toJSONSchema(schema, { io: "input" }) as JSONSchema;
+    } catch (cause) {
+      throw new ToolDefinitionError(name, "parameters cannot be expressed as JSON Schema", { cause });
+    }
+    if (parameters.type !== "object") throw new ToolDefinitionError(name, "parameters must be a z.object(...) schema");
+    delete parameters.$schema;
+    validateArgs = (args) => {
+      const result = schema.safeParse(args);
+      if (result.success) return { ok: true, value: result.data };
+      return {
+        ok: false,
+        issues: result.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(root)", message: i.message })),
+      };
+    };
+  } else if (options.jsonSchema !== undefined) {
+    const schema = options.jsonSchema;
+    if (!isPlainObject(schema) || schema.type !== "object") {
+      throw new ToolDefinitionError(name, 'jsonSchema must be an object schema ({ type: "object", ... })');
+    }
+    let check: ValidateFunction;
+    try {
+      check = ajv.compile(schema);
+    } catch (cause) {
+      throw new ToolDefinitionError(name, `malformed jsonSchema: ${(cause as Error).message}`, { cause });
+    }
+    parameters = structuredClone(schema);
+    validateArgs = (args) => {
+      if (check(args)) return { ok: true, value: args as Record<string, unknown> };
+      return {
+        ok: false,
+        issues: (check.errors ?? []).map((e) => ({
+          path: (e.instancePath.replace(/^\//, "").replaceAll("/", ".") || missingProperty(e.params)) ?? "(root)",
+          message: e.message ?? "invalid",
+        })),
+      };
+    };
+  } else {
+    throw new ToolDefinitionError(name, "parameters (zod) or jsonSchema is required; use z.object({}) for none");
+  }
+
+  const spec: ToolSpec = { name, description: options.description, parameters };
+  const execute = options.execute as ToolDef["execute"];
+  return Object.freeze({ name, description: options.description, spec, prerequisites, validateArgs, execute });
+}
+
+function missingProperty(params: Record<string, unknown>): string | undefined {
+  return typeof params.missingProperty === "string" ? params.missingProperty : undefined;
+}
+
+/** "field `city`: expected string" lines, for the tool-error channel. */
+export function formatArgIssues(toolName: string, issues: readonly ArgIssue[]): string {
+  const lines = issues.map((i) => `- ${i.path}: ${i.message}`);
+  return `Invalid arguments for "${toolName}":\n${lines.join("\n")}`;
+}
+
+export function prerequisiteName(p: Prerequisite): string {
+  return typeof p === "string" ? p : p.tool;
+}

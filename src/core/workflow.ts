@@ -1,0 +1,113 @@
+/**
+ * A declarative workflow: tools, required steps, terminal tool(s) and the system prompt.
+ * Every check the seed makes at construction time is made here, so a bad definition fails
+ * before any model is called.
+ */
+import { WorkflowDefinitionError } from "./errors.js";
+import { isPlainObject } from "./messages.js";
+import { prerequisiteName, type AnyToolDef, type ToolSpec } from "./tool.js";
+
+export interface WorkflowOptions {
+  name: string;
+  description?: string;
+  /** Keyed by tool name; each key must equal its tool's name. */
+  tools: Record<string, AnyToolDef>;
+  /** Tools that must succeed before a terminal tool may run. */
+  requiredSteps?: string[];
+  /** The tool (or tools) whose success ends the run. */
+  terminalTool: string | string[];
+  /** May contain `{placeholders}` filled from `promptVars`. */
+  systemPromptTemplate?: string;
+}
+
+const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * @example
+ * const wf = new Workflow({ name: "weather", tools: { get_weather: weather, answer },
+ *   requiredSteps: ["get_weather"], terminalTool: "answer",
+ *   systemPromptTemplate: "You help with weather in {region}." });
+ */
+export class Workflow {
+  readonly name: string;
+  readonly description: string;
+  readonly tools: Readonly<Record<string, AnyToolDef>>;
+  readonly requiredSteps: readonly string[];
+  readonly terminalTools: readonly string[];
+  readonly systemPromptTemplate: string;
+
+  constructor(options: WorkflowOptions) {
+    if (!isPlainObject(options)) throw new WorkflowDefinitionError("options must be an object");
+    const { name } = options;
+    if (typeof name !== "string" || name.length === 0) throw new WorkflowDefinitionError("name must be a non-empty string");
+    const fail = (msg: string): never => {
+      throw new WorkflowDefinitionError(msg, name);
+    };
+    if (!isPlainObject(options.tools) || Object.keys(options.tools).length === 0) fail("tools must be a non-empty object");
+    const tools = options.tools;
+    for (const [key, tool] of Object.entries(tools)) {
+      if (!tool || typeof tool !== "object" || typeof tool.name !== "string") fail(`tools.${key} is not a tool (use defineTool)`);
+      if (key !== tool.name) fail(`tool key "${key}" does not match the tool's name "${tool.name}"`);
+    }
+    const required = options.requiredSteps ?? [];
+    if (!Array.isArray(required)) fail("requiredSteps must be an array of tool names");
+    for (const step of required) {
+      if (!(step in tools)) fail(`required step "${step}" is not one of the tools [${Object.keys(tools).join(", ")}]`);
+    }
+    if (new Set(required).size !== required.length) fail("requiredSteps lists a tool twice");
+    const terminal = typeof options.terminalTool === "string" ? [options.terminalTool] : options.terminalTool;
+    if (!Array.isArray(terminal) || terminal.length === 0) fail("terminalTool must be a tool name or a non-empty list");
+    for (const t of terminal) {
+      if (!(t in tools)) fail(`terminal tool "${t}" is not one of the tools [${Object.keys(tools).join(", ")}]`);
+      if (required.includes(t)) fail(`terminal tool "${t}" cannot also be a required step`);
+    }
+    for (const tool of Object.values(tools)) {
+      for (const p of tool.prerequisites) {
+        const pn = prerequisiteName(p);
+        if (!(pn in tools)) fail(`prerequisite "${pn}" of tool "${tool.name}" is not one of the tools`);
+        if (pn === tool.name) fail(`tool "${tool.name}" cannot be its own prerequisite`);
+      }
+    }
+    const template = options.systemPromptTemplate ?? "";
+    if (typeof template !== "string") fail("systemPromptTemplate must be a string");
+
+    this.name = name;
+    this.description = options.description ?? "";
+    this.tools = Object.freeze({ ...tools });
+    this.requiredSteps = Object.freeze([...required]);
+    this.terminalTools = Object.freeze([...new Set(terminal)]);
+    this.systemPromptTemplate = template;
+  }
+
+  get toolNames(): string[] {
+    return Object.keys(this.tools);
+  }
+
+  isTerminal(toolName: string): boolean {
+    return this.terminalTools.includes(toolName);
+  }
+
+  /** Render the system prompt; a placeholder without a value is an error, not an empty string. */
+  buildSystemPrompt(vars: Record<string, string> = {}): string {
+    const missing = new Set<string>();
+    const out = this.systemPromptTemplate.replace(PLACEHOLDER, (whole, key: string) => {
+      if (Object.hasOwn(vars, key)) return String(vars[key]);
+      missing.add(key);
+      return whole;
+    });
+    if (missing.size > 0) {
+      throw new WorkflowDefinitionError(`system prompt placeholders without a value: ${[...missing].join(", ")}`, this.name);
+    }
+    return out;
+  }
+
+  getToolSpecs(): ToolSpec[] {
+    return Object.values(this.tools).map((t) => t.spec);
+  }
+
+  getTool(name: string): AnyToolDef {
+    const tool = this.tools[name];
+    if (!tool) throw new WorkflowDefinitionError(`no tool named "${name}"`, this.name);
+    return tool;
+  }
+}
