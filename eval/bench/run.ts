@@ -1,0 +1,21 @@
+/** `npm run bench [-- suite ...]`: runs every eval/bench/*.bench.ts suite and prints a table. */
+import { readdir } from "node:fs/promises";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import path from "node:path";
+import type { BenchRow, BenchSuite } from "./harness.js";
+
+const dir = path.dirname(fileURLToPath(import.meta.url));
+const wanted = process.argv.slice(2);
+const files = (await readdir(dir)).filter((f) => f.endsWith(".bench.ts")).sort();
+const rows: BenchRow[] = [];
+for (const file of files) {
+  const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as { suite: BenchSuite };
+  if (wanted.length > 0 && !wanted.includes(mod.suite.name)) continue;
+  process.stderr.write(`running ${mod.suite.name} ...\n`);
+  rows.push(...(await mod.suite.run()));
+}
+const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toPrecision(3));
+const widths = [20, 44, 12, 10];
+const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 10)).join(" ");
+console.log(line(["suite", "case", "value", "unit"]) + " note");
+for (const r of rows) console.log(line([r.suite, r.case, fmt(r.value), r.unit]) + " " + (r.note ?? ""));
