@@ -366,3 +366,53 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return String(error);
 }
+
+type Revivable = (data: Record<string, unknown>, message: string) => Error;
+const asStrings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+const asNumber = (v: unknown): number => (typeof v === "number" ? v : 0);
+const asText = (v: unknown): string => (typeof v === "string" ? v : "");
+
+const REVIVERS: Record<string, Revivable> = {
+  FORGE_TOOL_CALL: (d, m) =>
+    new ToolCallError(m, {
+      rawResponse: d.rawResponse as string | undefined,
+      attempt: d.attempt as number | undefined,
+      lastError: d.lastError as string | undefined,
+    }),
+  FORGE_TOOL_EXECUTION: (d) => new ToolExecutionError(asText(d.toolName), asText(d.lastError), asNumber(d.attempts)),
+  FORGE_MAX_ITERATIONS: (d) => new MaxIterationsError(asNumber(d.iterations), asStrings(d.completedSteps), asStrings(d.pendingSteps)),
+  FORGE_BUDGET_EXHAUSTED: (d) =>
+    new BudgetExhaustedError(d.reason as BudgetReason, asNumber(d.used), asNumber(d.limit), asStrings(d.completedSteps)),
+  FORGE_STEP_ENFORCEMENT: (d) => new StepEnforcementError(asText(d.terminalTool), asNumber(d.attempts), asStrings(d.pendingSteps)),
+  FORGE_PREREQUISITE: (d) => new PrerequisiteError(asText(d.toolName), asNumber(d.violations), asStrings(d.missingPrereqs)),
+  FORGE_WORKFLOW_CANCELLED: (d) =>
+    new WorkflowCancelledError(Array.isArray(d.messages) ? d.messages : [], asStrings(d.completedSteps), asNumber(d.iteration), d.reason as string | undefined),
+  FORGE_CONTEXT_BUDGET_EXCEEDED: (d) =>
+    new ContextBudgetExceeded(asNumber(d.estimatedTokens), asNumber(d.budgetTokens), d.phaseReached as number | undefined),
+  FORGE_BACKEND: (d, m) => new BackendError(asNumber(d.statusCode), asText(d.body), m),
+  FORGE_THINKING_NOT_SUPPORTED: (d) => new ThinkingNotSupportedError(asText(d.model), asNumber(d.statusCode), asText(d.body)),
+  FORGE_STREAM: (_d, m) => new StreamError(m),
+};
+
+/**
+ * Rebuild a typed error from its `toJSON()` form (the machine context and snapshots keep
+ * errors as JSON). Unknown codes come back as a plain Error carrying name and message.
+ */
+export function reviveError(json: ErrorJSON): Error {
+  const revive = REVIVERS[json.code];
+  if (revive) return revive(json.data ?? {}, json.message);
+  const error = new Error(json.message);
+  error.name = json.name;
+  return error;
+}
+
+/** JSON form of any thrown value, ForgeError or not. */
+export function errorToJSON(error: unknown): ErrorJSON {
+  if (ForgeError.isInstance(error)) return error.toJSON();
+  if (error instanceof Error) {
+    const raw = (error as { code?: unknown }).code;
+    const code = typeof raw === "string" ? raw : "ERR_UNKNOWN";
+    return { name: error.name, code, message: error.message, data: {} };
+  }
+  return { name: "Error", code: "ERR_UNKNOWN", message: String(error), data: {} };
+}

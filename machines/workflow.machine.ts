@@ -1,0 +1,298 @@
+/**
+ * The agentic loop as a statechart: the one picture of forge-ts control flow.
+ *
+ *   compacting → inferring → validating → enforcingSteps → checkingPrereqs → executingTools
+ *        ↑______________________|________________|________________|________________|
+ *   final: done | failed | cancelled
+ *
+ * Wiring only: every guard and action is a named pure function from src/loop, every effect
+ * is a service (`infer`, `compact`, `executeTool`) supplied by the runner via
+ * `machine.provide`. Tool definitions (for argument validation) come in through the factory,
+ * because they hold functions and the context must stay JSON.
+ */
+import { and, assign, enqueueActions, fromPromise, setup } from "xstate";
+import type { ErrorJSON } from "../src/core/errors.js";
+import type { LLMResponse, Usage } from "../src/core/llm.js";
+import type { Message } from "../src/core/messages.js";
+import type { AnyToolDef } from "../src/core/tool.js";
+import type { CompactEvent } from "../src/context/context-manager.js";
+import { validateResponse } from "../src/guardrails/response-validator.js";
+import { summaryHint } from "../src/guardrails/step-enforcer.js";
+import * as act from "../src/loop/actions.js";
+import { createInitialContext, type WorkflowContext, type WorkflowInput } from "../src/loop/context.js";
+import * as fail from "../src/loop/failures.js";
+import * as is from "../src/loop/guards.js";
+
+export interface InferInput {
+  messages: Message[];
+  iteration: number;
+}
+export interface InferOutput {
+  response: LLMResponse;
+  usage: Usage;
+  now: number;
+}
+export interface CompactInput {
+  messages: Message[];
+  iteration: number;
+  stepHint: string;
+}
+export interface CompactOutput {
+  messages: Message[];
+  event: CompactEvent | null;
+  now: number;
+}
+export interface ExecuteToolInput {
+  tool: string;
+  args: Record<string, unknown>;
+  callId: string;
+  index: number;
+  iteration: number;
+  idempotencyKey: string;
+}
+
+export type WorkflowEvent = { type: "workflow.cancel"; reason?: string };
+
+export type WorkflowEmitted =
+  | { type: "message"; message: Message }
+  | { type: "compact"; event: CompactEvent }
+  | { type: "toolStart"; tool: string; args: Record<string, unknown>; callId: string; index: number }
+  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string };
+
+export interface WorkflowOutput {
+  result: unknown;
+  terminal?: WorkflowContext["terminal"];
+  error?: ErrorJSON;
+}
+
+export interface Toolbox {
+  tools: Readonly<Record<string, AnyToolDef>>;
+}
+
+const notProvided = (name: string) => () =>
+  Promise.reject(new Error(`workflow machine service "${name}" was not provided (use machine.provide)`));
+
+export function createWorkflowMachine(toolbox: Toolbox) {
+  return setup({
+    types: {
+      context: {} as WorkflowContext,
+      input: {} as WorkflowInput,
+      events: {} as WorkflowEvent,
+      emitted: {} as WorkflowEmitted,
+      output: {} as WorkflowOutput,
+    },
+    actors: {
+      infer: fromPromise<InferOutput, InferInput>(notProvided("infer")),
+      compact: fromPromise<CompactOutput, CompactInput>(notProvided("compact")),
+      executeTool: fromPromise<unknown, ExecuteToolInput>(notProvided("executeTool")),
+    },
+    guards: {
+      isIterationBudgetExhausted: ({ context }) => is.isIterationBudgetExhausted(context),
+      isTokenBudgetExhausted: ({ context }) => is.isTokenBudgetExhausted(context),
+      isWallClockExhausted: ({ context }, params: { now: number }) => is.isWallClockExhausted({ ...context, now: params.now }),
+      needsRetry: ({ context }) => is.needsRetry(context),
+      isBatchRejected: ({ context }) => is.isBatchRejected(context),
+      isRetryBudgetExhausted: ({ context }) => is.isRetryBudgetExhausted(context),
+      hasPrematureTerminal: ({ context }) => is.hasPrematureTerminal(context),
+      isPrematureBudgetExhausted: ({ context }) => is.isPrematureBudgetExhausted(context),
+      hasPrereqViolation: ({ context }) => is.hasPrereqViolation(context),
+      isPrereqBudgetExhausted: ({ context }) => is.isPrereqBudgetExhausted(context),
+      isBatchComplete: ({ context }) => is.isBatchComplete(context),
+      isNextCallBlocked: ({ context }) => is.isNextCallBlocked(context),
+      isToolErrorBudgetExhausted: ({ context }) => is.isToolErrorBudgetExhausted(context),
+      hasTerminalResult: ({ context }) => is.hasTerminalResult(context),
+    },
+    actions: {
+      applyCompaction: enqueueActions(({ enqueue }, params: CompactOutput) => {
+        enqueue.assign(({ context }) => ({
+          messages: params.messages,
+          now: params.now,
+          stats: params.event
+            ? {
+                ...context.stats,
+                compactions: [
+                  ...context.stats.compactions,
+                  {
+                    phase: params.event.phaseReached,
+                    tokensBefore: params.event.tokensBefore,
+                    tokensAfter: params.event.tokensAfter,
+                    iteration: context.iteration,
+                  },
+                ],
+              }
+            : context.stats,
+        }));
+        if (params.event) enqueue.emit({ type: "compact", event: params.event });
+      }),
+      applyResponse: assign(({ context }, params: InferOutput) => ({
+        lastResponse: params.response,
+        iteration: context.iteration + 1,
+        now: params.now,
+        usage: {
+          inputTokens: context.usage.inputTokens + params.usage.inputTokens,
+          outputTokens: context.usage.outputTokens + params.usage.outputTokens,
+        },
+        validation: validateResponse(params.response, { tools: toolbox.tools, rescueEnabled: context.switches.rescueEnabled }),
+      })),
+      recordRetry: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordRetry(context))),
+      recordRejectedBatch: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordRejectedBatch(context))),
+      acceptCalls: enqueueActions(({ context, enqueue }) => apply(enqueue, act.acceptCalls(context))),
+      recordPrematureTerminal: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordPrematureTerminal(context))),
+      recordPrereqViolation: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordPrereqViolation(context))),
+      startBatch: enqueueActions(({ context, enqueue }) => apply(enqueue, act.startBatch(context))),
+      announceToolStart: enqueueActions(({ context, enqueue }) => {
+        const call = act.nextCall(context);
+        enqueue.emit({ type: "toolStart", tool: call.tool, args: call.args, callId: call.callId, index: call.index });
+      }),
+      commitToolResult: enqueueActions(({ context, enqueue }, params: { output: unknown }) =>
+        commit(enqueue, context, act.outcomeFromResult(params.output)),
+      ),
+      commitToolError: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
+        commit(enqueue, context, act.outcomeFromError(act.nextCall(context).tool, params.error)),
+      ),
+      commitBlockedCall: enqueueActions(({ context, enqueue }) => {
+        const call = act.nextCall(context);
+        commit(enqueue, context, { status: "blocked", content: call.blocked ?? "" });
+      }),
+      finishBatch: enqueueActions(({ context, enqueue }) => apply(enqueue, act.finishBatch(context))),
+      failRetries: assign({ error: ({ context }) => fail.retriesExhausted(context) }),
+      failPremature: assign({ error: ({ context }) => fail.prematureExhausted(context) }),
+      failPrereq: assign({ error: ({ context }) => fail.prereqExhausted(context) }),
+      failToolErrors: assign({ error: ({ context }) => fail.toolErrorsExhausted(context) }),
+      failIterations: assign({ error: ({ context }) => fail.iterationsExhausted(context) }),
+      failTokenBudget: assign({ error: ({ context }) => fail.budgetExhausted(context, "token_budget") }),
+      failWallClock: assign({ error: ({ context }) => fail.budgetExhausted(context, "wall_clock") }),
+      failService: assign({ error: (_, params: { origin: "infer" | "compact"; error: unknown }) => fail.serviceFailed(params.origin, params.error) }),
+      recordCancellation: assign({ error: ({ context, event }) => fail.cancelled(context, event.type === "workflow.cancel" ? event.reason : undefined) }),
+    },
+  }).createMachine({
+    id: "workflow",
+    context: ({ input }) => createInitialContext(input),
+    initial: "compacting",
+    on: { "workflow.cancel": { target: ".cancelled", actions: "recordCancellation" } },
+    output: ({ context }) => ({ result: context.terminal?.result, terminal: context.terminal, error: context.error }),
+    states: {
+      compacting: {
+        invoke: {
+          id: "compact",
+          src: "compact",
+          input: ({ context }) => ({ messages: context.messages, iteration: context.iteration, stepHint: summaryHint(context.steps.completed) }),
+          onDone: [
+            {
+              guard: "isIterationBudgetExhausted",
+              target: "failed",
+              actions: [{ type: "applyCompaction", params: ({ event }) => event.output }, "failIterations"],
+            },
+            {
+              guard: "isTokenBudgetExhausted",
+              target: "failed",
+              actions: [{ type: "applyCompaction", params: ({ event }) => event.output }, "failTokenBudget"],
+            },
+            {
+              guard: { type: "isWallClockExhausted", params: ({ event }) => ({ now: event.output.now }) },
+              target: "failed",
+              actions: [{ type: "applyCompaction", params: ({ event }) => event.output }, "failWallClock"],
+            },
+            { target: "inferring", actions: { type: "applyCompaction", params: ({ event }) => event.output } },
+          ],
+          onError: { target: "failed", actions: { type: "failService", params: ({ event }) => ({ origin: "compact", error: event.error }) } },
+        },
+      },
+      inferring: {
+        invoke: {
+          id: "infer",
+          src: "infer",
+          input: ({ context }) => ({ messages: context.messages, iteration: context.iteration }),
+          onDone: { target: "validating", actions: { type: "applyResponse", params: ({ event }) => event.output } },
+          onError: { target: "failed", actions: { type: "failService", params: ({ event }) => ({ origin: "infer", error: event.error }) } },
+        },
+      },
+      validating: {
+        always: [
+          { guard: and(["needsRetry", "isRetryBudgetExhausted"]), target: "failed", actions: "failRetries" },
+          { guard: "needsRetry", target: "compacting", actions: "recordRetry" },
+          { guard: and(["isBatchRejected", "isRetryBudgetExhausted"]), target: "failed", actions: "failRetries" },
+          { guard: "isBatchRejected", target: "compacting", actions: "recordRejectedBatch" },
+          { target: "enforcingSteps", actions: "acceptCalls" },
+        ],
+      },
+      enforcingSteps: {
+        always: [
+          { guard: and(["hasPrematureTerminal", "isPrematureBudgetExhausted"]), target: "failed", actions: "failPremature" },
+          { guard: "hasPrematureTerminal", target: "compacting", actions: "recordPrematureTerminal" },
+          { target: "checkingPrereqs" },
+        ],
+      },
+      checkingPrereqs: {
+        always: [
+          { guard: and(["hasPrereqViolation", "isPrereqBudgetExhausted"]), target: "failed", actions: "failPrereq" },
+          { guard: "hasPrereqViolation", target: "compacting", actions: "recordPrereqViolation" },
+          { target: "executingTools", actions: "startBatch" },
+        ],
+      },
+      executingTools: {
+        initial: "selecting",
+        states: {
+          selecting: {
+            always: [
+              { guard: "isBatchComplete", target: "settling" },
+              { guard: "isNextCallBlocked", actions: "commitBlockedCall" },
+              { target: "running" },
+            ],
+          },
+          running: {
+            entry: "announceToolStart",
+            invoke: {
+              id: "executeTool",
+              src: "executeTool",
+              input: ({ context }) => {
+                const call = act.nextCall(context);
+                return {
+                  tool: call.tool,
+                  args: call.args,
+                  callId: call.callId,
+                  index: call.index,
+                  iteration: context.iteration,
+                  idempotencyKey: `${context.runId}:${context.iteration}:${call.index}`,
+                };
+              },
+              onDone: { target: "selecting", actions: { type: "commitToolResult", params: ({ event }) => ({ output: event.output }) } },
+              onError: { target: "selecting", actions: { type: "commitToolError", params: ({ event }) => ({ error: event.error }) } },
+            },
+          },
+          settling: {
+            always: [
+              { guard: "isToolErrorBudgetExhausted", target: "#workflow.failed", actions: "failToolErrors" },
+              { guard: "hasTerminalResult", target: "#workflow.done", actions: "finishBatch" },
+              { target: "#workflow.compacting", actions: "finishBatch" },
+            ],
+          },
+        },
+      },
+      done: { type: "final" },
+      failed: { type: "final" },
+      cancelled: { type: "final" },
+    },
+  });
+}
+
+type Enqueue = {
+  assign: (patch: Partial<WorkflowContext>) => void;
+  emit: (event: WorkflowEmitted) => void;
+};
+
+function apply(enqueue: Enqueue, result: act.ActionResult): void {
+  enqueue.assign(result.patch);
+  for (const message of result.appended) enqueue.emit({ type: "message", message });
+}
+
+function commit(enqueue: Enqueue, context: WorkflowContext, outcome: act.ToolOutcome): void {
+  const call = act.nextCall(context);
+  apply(enqueue, act.commitToolOutcome(context, outcome));
+  enqueue.emit({ type: "toolEnd", tool: call.tool, callId: call.callId, status: outcome.status, content: outcome.content });
+}
+
+export type WorkflowMachine = ReturnType<typeof createWorkflowMachine>;
+
+/** The statechart with no tools, for visualisation and path analysis. */
+export const workflowMachine = createWorkflowMachine({ tools: {} });

@@ -1,0 +1,73 @@
+/**
+ * Typed errors for each way the loop can end badly, built from the context and stored in it
+ * as JSON (`context.error`); the runner revives them into the error classes it throws.
+ */
+import {
+  BudgetExhaustedError,
+  MaxIterationsError,
+  PrerequisiteError,
+  StepEnforcementError,
+  ToolCallError,
+  ToolExecutionError,
+  WorkflowCancelledError,
+  errorToJSON,
+  type BudgetReason,
+  type ErrorJSON,
+} from "../core/errors.js";
+import { pendingSteps } from "../guardrails/step-enforcer.js";
+import type { WorkflowContext } from "./context.js";
+import { prematureTerminal, prerequisiteViolations, totalTokens } from "./guards.js";
+
+type Failure = NonNullable<WorkflowContext["error"]>;
+const loop = (error: { toJSON(): ErrorJSON }): Failure => ({ ...error.toJSON(), origin: "loop" });
+
+const completedNames = (ctx: WorkflowContext): string[] => [...new Set(ctx.steps.completed.map((s) => s.tool))];
+
+export function retriesExhausted(ctx: WorkflowContext): Failure {
+  const v = ctx.validation;
+  const raw = ctx.lastResponse?.type === "text" ? ctx.lastResponse.content : JSON.stringify(ctx.lastResponse?.toolCalls ?? []);
+  const lastError =
+    v?.kind === "retry" ? v.nudge.content : v?.kind === "rejected" ? v.rejections.map((r) => r.message).join("\n") : undefined;
+  const attempt = ctx.counters.retries + 1;
+  return loop(
+    new ToolCallError(`Model failed to produce a valid tool call after ${attempt} consecutive attempt(s)`, {
+      rawResponse: raw,
+      attempt,
+      lastError,
+    }),
+  );
+}
+
+export function prematureExhausted(ctx: WorkflowContext): Failure {
+  const p = prematureTerminal(ctx);
+  return loop(new StepEnforcementError(p?.terminalTool ?? "", ctx.counters.premature + 1, p?.pending ?? []));
+}
+
+export function prereqExhausted(ctx: WorkflowContext): Failure {
+  const v = prerequisiteViolations(ctx)[0];
+  return loop(new PrerequisiteError(v?.tool ?? "", ctx.counters.prereq + 1, v?.missing ?? []));
+}
+
+export function toolErrorsExhausted(ctx: WorkflowContext): Failure {
+  const failed = [...(ctx.batch?.done ?? [])].reverse().find((r) => r.status === "error");
+  return loop(new ToolExecutionError(failed?.tool ?? "", failed?.content ?? "", ctx.counters.toolErrors + 1));
+}
+
+export function iterationsExhausted(ctx: WorkflowContext): Failure {
+  return loop(new MaxIterationsError(ctx.iteration, completedNames(ctx), pendingSteps(ctx.steps.required, ctx.steps.completed)));
+}
+
+export function budgetExhausted(ctx: WorkflowContext, reason: BudgetReason): Failure {
+  const used = reason === "token_budget" ? totalTokens(ctx) : ctx.now - ctx.startedAt;
+  const limit = (reason === "token_budget" ? ctx.budget.maxTotalTokens : ctx.budget.maxWallClockMs) ?? 0;
+  return loop(new BudgetExhaustedError(reason, used, limit, completedNames(ctx)));
+}
+
+export function cancelled(ctx: WorkflowContext, reason?: string): Failure {
+  return loop(new WorkflowCancelledError(ctx.messages, completedNames(ctx), ctx.iteration, reason));
+}
+
+/** A service (inference, compaction) threw: keep its JSON and where it came from. */
+export function serviceFailed(origin: "infer" | "compact", error: unknown): Failure {
+  return { ...errorToJSON(error), origin };
+}

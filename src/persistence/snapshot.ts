@@ -1,0 +1,56 @@
+/**
+ * Checks a persisted workflow snapshot before restoring it. XState restores an in-flight
+ * invoke from `children[id].src`; a src it cannot resolve is silently dropped and the actor
+ * then waits forever — so every hazard is turned into a SnapshotError here instead.
+ */
+import { SnapshotError } from "../core/errors.js";
+import { isPlainObject } from "../core/messages.js";
+import type { Workflow } from "../core/workflow.js";
+import { MACHINE_VERSION, type WorkflowContext } from "../loop/context.js";
+
+/** The JSON form of `actor.getPersistedSnapshot()` for the workflow machine. */
+export interface PersistedRun {
+  status: "active" | "done" | "error" | "stopped";
+  value: unknown;
+  context: WorkflowContext;
+  children?: Record<string, { src?: unknown; snapshot?: unknown; syncSnapshot?: boolean }>;
+  [key: string]: unknown;
+}
+
+/** The services the workflow machine invokes; nothing else may appear as a child src. */
+export const SERVICE_NAMES = ["infer", "compact", "executeTool"] as const;
+
+export function assertRestorable(snapshot: unknown, workflow: Workflow): PersistedRun {
+  if (!isPlainObject(snapshot) || !isPlainObject(snapshot.context)) {
+    throw new SnapshotError("not a persisted workflow snapshot (expected { status, value, context, children })");
+  }
+  const ctx = snapshot.context as unknown as WorkflowContext;
+  if (ctx.machineVersion !== MACHINE_VERSION) {
+    throw new SnapshotError(
+      `snapshot was written by machine version ${String(ctx.machineVersion)}; this forge-ts runs version ${MACHINE_VERSION}`,
+      { snapshotVersion: ctx.machineVersion, machineVersion: MACHINE_VERSION },
+    );
+  }
+  if (ctx.workflow !== workflow.name) {
+    throw new SnapshotError(`snapshot belongs to workflow "${ctx.workflow}", not "${workflow.name}"`, {
+      snapshotWorkflow: ctx.workflow,
+      workflow: workflow.name,
+    });
+  }
+  const missingTools = ctx.toolNames.filter((t) => !(t in workflow.tools));
+  if (missingTools.length > 0) {
+    throw new SnapshotError(`workflow "${workflow.name}" lacks tools the snapshot used: ${missingTools.join(", ")}`, { missingTools });
+  }
+  const children = snapshot.children ?? {};
+  if (!isPlainObject(children)) throw new SnapshotError("snapshot children must be an object");
+  for (const [id, child] of Object.entries(children)) {
+    const src = isPlainObject(child) ? child.src : undefined;
+    if (typeof src !== "string" || !(SERVICE_NAMES as readonly string[]).includes(src)) {
+      throw new SnapshotError(
+        `snapshot child "${id}" has service ${JSON.stringify(src)}, which this machine cannot resolve (known: ${SERVICE_NAMES.join(", ")})`,
+        { child: id, src },
+      );
+    }
+  }
+  return snapshot as unknown as PersistedRun;
+}
