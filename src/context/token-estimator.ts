@@ -1,0 +1,42 @@
+/**
+ * Token estimation for context budgeting. The default is the seed's chars/4 heuristic: cheap,
+ * tokenizer-free and deliberately a little pessimistic, which is the safe side for a budget.
+ */
+import { messageText, type Message } from "../core/messages.js";
+
+/** Estimates how many tokens a history occupies in the model's context. */
+export type TokenEstimator = (messages: readonly Message[]) => number;
+
+/**
+ * Tokens charged per message on top of its text: chat templates wrap every message in role
+ * markers and separators (ChatML's `<|im_start|>role\n … <|im_end|>\n` is about 4 tokens).
+ *
+ * @example
+ * const emptyHistoryOf = (n: number) => n * MESSAGE_OVERHEAD_TOKENS;
+ */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+
+/**
+ * The chars/4 estimate of one message: `ceil(messageText(m).length / 4)` plus
+ * {@link MESSAGE_OVERHEAD_TOKENS}. Tool calls count through `messageText` (name and JSON args).
+ *
+ * @example
+ * estimateMessageTokensChars4(createMessage("user", "12345678", "user_input")); // 2 + 4 = 6
+ */
+export function estimateMessageTokensChars4(message: Message): number {
+  return Math.ceil(messageText(message).length / 4) + MESSAGE_OVERHEAD_TOKENS;
+}
+
+/**
+ * Default estimator: the sum of {@link estimateMessageTokensChars4} over the history. Because it
+ * is a per-message sum, strategies may estimate incrementally when they are handed this
+ * exact function (TieredCompact does).
+ *
+ * @example
+ * const tokens = estimateTokensChars4(messages);
+ */
+export const estimateTokensChars4: TokenEstimator = (messages) => {
+  let total = 0;
+  for (const m of messages) total += estimateMessageTokensChars4(m);
+  return total;
+};
