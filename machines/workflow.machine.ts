@@ -92,13 +92,15 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       isWallClockExhausted: ({ context }, params: { now: number }) => is.isWallClockExhausted({ ...context, now: params.now }),
       needsRetry: ({ context }) => is.needsRetry(context),
       isBatchRejected: ({ context }) => is.isBatchRejected(context),
+      isRejectedOnToolErrors: ({ context }) => is.isRejectedOnToolErrors(context),
       isRetryBudgetExhausted: ({ context }) => is.isRetryBudgetExhausted(context),
+      isNextToolErrorFatal: ({ context }) => is.isNextToolErrorFatal(context),
+      hasRepeatViolation: ({ context }) => is.hasRepeatViolation(context),
       hasPrematureTerminal: ({ context }) => is.hasPrematureTerminal(context),
       isPrematureBudgetExhausted: ({ context }) => is.isPrematureBudgetExhausted(context),
       hasPrereqViolation: ({ context }) => is.hasPrereqViolation(context),
       isPrereqBudgetExhausted: ({ context }) => is.isPrereqBudgetExhausted(context),
       isBatchComplete: ({ context }) => is.isBatchComplete(context),
-      isNextCallBlocked: ({ context }) => is.isNextCallBlocked(context),
       isToolErrorBudgetExhausted: ({ context }) => is.isToolErrorBudgetExhausted(context),
       hasTerminalResult: ({ context }) => is.hasTerminalResult(context),
     },
@@ -139,6 +141,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       acceptCalls: enqueueActions(({ context, enqueue }) => apply(enqueue, act.acceptCalls(context))),
       recordPrematureTerminal: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordPrematureTerminal(context))),
       recordPrereqViolation: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordPrereqViolation(context))),
+      recordLoopBreak: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordLoopBreak(context))),
       startBatch: enqueueActions(({ context, enqueue }) => apply(enqueue, act.startBatch(context))),
       announceToolStart: enqueueActions(({ context, enqueue }) => {
         const call = act.nextCall(context);
@@ -150,10 +153,6 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       commitToolError: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
         commit(enqueue, context, act.outcomeFromError(act.nextCall(context).tool, params.error)),
       ),
-      commitBlockedCall: enqueueActions(({ context, enqueue }) => {
-        const call = act.nextCall(context);
-        commit(enqueue, context, { status: "blocked", content: call.blocked ?? "" });
-      }),
       finishBatch: enqueueActions(({ context, enqueue }) => apply(enqueue, act.finishBatch(context))),
       failRetries: assign({ error: ({ context }) => fail.retriesExhausted(context) }),
       failPremature: assign({ error: ({ context }) => fail.prematureExhausted(context) }),
@@ -211,6 +210,8 @@ export function createWorkflowMachine(toolbox: Toolbox) {
         always: [
           { guard: and(["needsRetry", "isRetryBudgetExhausted"]), target: "failed", actions: "failRetries" },
           { guard: "needsRetry", target: "compacting", actions: "recordRetry" },
+          { guard: and(["isRejectedOnToolErrors", "isNextToolErrorFatal"]), target: "failed", actions: "failToolErrors" },
+          { guard: "isRejectedOnToolErrors", target: "compacting", actions: "recordRejectedBatch" },
           { guard: and(["isBatchRejected", "isRetryBudgetExhausted"]), target: "failed", actions: "failRetries" },
           { guard: "isBatchRejected", target: "compacting", actions: "recordRejectedBatch" },
           { target: "enforcingSteps", actions: "acceptCalls" },
@@ -227,6 +228,9 @@ export function createWorkflowMachine(toolbox: Toolbox) {
         always: [
           { guard: and(["hasPrereqViolation", "isPrereqBudgetExhausted"]), target: "failed", actions: "failPrereq" },
           { guard: "hasPrereqViolation", target: "compacting", actions: "recordPrereqViolation" },
+          // Loop-break is checked here too: it is the last gate before anything executes.
+          { guard: and(["hasRepeatViolation", "isNextToolErrorFatal"]), target: "failed", actions: "failToolErrors" },
+          { guard: "hasRepeatViolation", target: "compacting", actions: "recordLoopBreak" },
           { target: "executingTools", actions: "startBatch" },
         ],
       },
@@ -236,7 +240,6 @@ export function createWorkflowMachine(toolbox: Toolbox) {
           selecting: {
             always: [
               { guard: "isBatchComplete", target: "settling" },
-              { guard: "isNextCallBlocked", actions: "commitBlockedCall" },
               { target: "running" },
             ],
           },

@@ -5,19 +5,14 @@
  */
 import { createMessage, MessageType, type Message, type ToolCallInfo } from "../core/messages.js";
 import type { ToolCall } from "../core/llm.js";
-import {
-  batchSkippedMessage,
-  loopBreakMessage,
-  prerequisiteMessage,
-  stepNudgeMessage,
-  toolErrorMessage,
-  toolResolutionMessage,
-} from "../guardrails/nudges.js";
-import { callKey, isRepeatExceeded } from "../guardrails/loop-break.js";
-import { stepTier } from "../guardrails/step-enforcer.js";
+import { blockedBatchResults, type BlockedResult } from "../guardrails/blocked-batch.js";
+import { countCalls } from "../guardrails/loop-break.js";
+import { loopBreakMessage, toolErrorMessage, toolResolutionMessage } from "../guardrails/nudges.js";
+import { rejectionBudget } from "../guardrails/response-validator.js";
+import { prerequisiteBlock, stepBlock } from "../guardrails/step-enforcer.js";
 import { ToolResolutionError } from "../core/errors.js";
 import type { PlannedCall, ToolResultStatus, WorkflowContext } from "./context.js";
-import { prematureTerminal, prerequisiteViolations, validatedCalls } from "./guards.js";
+import { prematureTerminal, prerequisiteViolations, repeatViolations, validatedCalls } from "./guards.js";
 
 export interface ActionResult {
   patch: Partial<WorkflowContext>;
@@ -69,14 +64,21 @@ export function recordRetry(ctx: WorkflowContext): ActionResult {
   });
 }
 
-/** Unknown tool or bad arguments: the batch is answered on the tool channel, nothing runs. */
+/**
+ * Unknown tool or bad arguments: the batch is answered on the tool channel, nothing runs.
+ * An unknown tool draws on the retry budget, bad arguments on the tool-error budget
+ * (`rejectionBudget`, shared with the Guardrails facade).
+ */
 export function recordRejectedBatch(ctx: WorkflowContext): ActionResult {
   if (ctx.validation?.kind !== "rejected") throw new Error("recordRejectedBatch needs a rejected validation");
   const { calls, rejections } = ctx.validation;
   const { message, ids } = toolCallMessage(ctx, calls);
   const results = rejections.map((r) => toolMessage(ctx, r.tool, ids[r.index]!, r.message, MessageType.RETRY_NUDGE));
+  const onRetries = rejectionBudget(rejections) === "retries";
   return append(ctx, [...reasoningMessages(ctx), message, ...results], {
-    counters: { ...ctx.counters, retries: ctx.counters.retries + 1 },
+    counters: onRetries
+      ? { ...ctx.counters, retries: ctx.counters.retries + 1 }
+      : { ...ctx.counters, retries: 0, toolErrors: ctx.counters.toolErrors + 1 },
     stats: {
       ...ctx.stats,
       retryNudges: ctx.stats.retryNudges + 1,
@@ -94,23 +96,19 @@ export function acceptCalls(ctx: WorkflowContext): ActionResult {
   };
 }
 
-function blockBatch(ctx: WorkflowContext, blockedMessage: (call: ToolCall, index: number) => string | undefined, type: MessageType) {
+/** One TOOL_CALL message for the blocked batch, then its tool-channel answers. */
+function blockBatch(ctx: WorkflowContext, results: readonly BlockedResult[], type: MessageType): Message[] {
   const calls = validatedCalls(ctx);
   const { message, ids } = toolCallMessage(ctx, calls);
-  const results = calls.map((c, i) => toolMessage(ctx, c.tool, ids[i]!, blockedMessage(c, i) ?? batchSkippedMessage(c.tool), type));
-  return [...reasoningMessages(ctx), message, ...results];
+  return [...reasoningMessages(ctx), message, ...results.map((r) => toolMessage(ctx, r.tool, ids[r.index]!, r.content, type))];
 }
 
 /** Terminal tool called with required steps pending: escalating step nudge (tiers 1/2/3). */
 export function recordPrematureTerminal(ctx: WorkflowContext): ActionResult {
   const premature = prematureTerminal(ctx);
   if (!premature) throw new Error("recordPrematureTerminal needs a premature terminal call");
-  const tier = stepTier(ctx.counters.premature + 1);
-  const appended = blockBatch(
-    ctx,
-    (c) => (c.tool === premature.terminalTool ? stepNudgeMessage(premature.terminalTool, premature.pending, tier) : undefined),
-    MessageType.STEP_NUDGE,
-  );
+  const block = stepBlock(validatedCalls(ctx), premature, ctx.counters.premature + 1, ctx.budget.maxPremature);
+  const appended = blockBatch(ctx, block.results, MessageType.STEP_NUDGE);
   return append(ctx, appended, {
     counters: { ...ctx.counters, premature: ctx.counters.premature + 1 },
     stats: { ...ctx.stats, stepNudges: ctx.stats.stepNudges + 1 },
@@ -119,37 +117,36 @@ export function recordPrematureTerminal(ctx: WorkflowContext): ActionResult {
 
 /** A call whose prerequisites have not run: the whole batch is blocked (pre-batch state). */
 export function recordPrereqViolation(ctx: WorkflowContext): ActionResult {
-  const violations = prerequisiteViolations(ctx);
-  const byIndex = new Map(violations.map((v) => [v.index, v]));
-  const appended = blockBatch(
-    ctx,
-    (c, i) => {
-      const v = byIndex.get(i);
-      return v ? prerequisiteMessage(c.tool, v.missing) : undefined;
-    },
-    MessageType.PREREQUISITE_NUDGE,
-  );
+  const block = prerequisiteBlock(validatedCalls(ctx), prerequisiteViolations(ctx), ctx.counters.prereq + 1, ctx.budget.maxPrereq);
+  const appended = blockBatch(ctx, block.results, MessageType.PREREQUISITE_NUDGE);
   return append(ctx, appended, {
     counters: { ...ctx.counters, prereq: ctx.counters.prereq + 1 },
     stats: { ...ctx.stats, prereqNudges: ctx.stats.prereqNudges + 1 },
   });
 }
 
-/** Plan the batch (loop-break decided up front, identical calls inside one batch count too). */
+/**
+ * The same call (tool + canonical args) repeated beyond maxToolRepeat: the batch is blocked
+ * with a loop-break answer and counts as one tool error, as in the Guardrails facade.
+ */
+export function recordLoopBreak(ctx: WorkflowContext): ActionResult {
+  const offending = new Map(repeatViolations(ctx).map((v) => [v.index, loopBreakMessage(v.tool, v.count + 1)] as const));
+  const appended = blockBatch(ctx, blockedBatchResults(validatedCalls(ctx), offending), MessageType.TOOL_RESULT);
+  return append(ctx, appended, {
+    counters: { ...ctx.counters, toolErrors: ctx.counters.toolErrors + 1 },
+    stats: { ...ctx.stats, loopBreaks: ctx.stats.loopBreaks + 1 },
+  });
+}
+
+/** Plan the batch: every call will run, in order; loop-break counts include this batch. */
 export function startBatch(ctx: WorkflowContext): ActionResult {
   const calls = validatedCalls(ctx);
   const { message, ids } = toolCallMessage(ctx, calls);
-  const callCounts = { ...ctx.callCounts };
-  const planned: PlannedCall[] = calls.map((c, i) => {
-    const key = callKey(c.tool, c.args);
-    const base: PlannedCall = { tool: c.tool, args: c.args, callId: ids[i]! };
-    if (isRepeatExceeded(callCounts, key, ctx.budget.maxToolRepeat)) {
-      return { ...base, blocked: loopBreakMessage(c.tool, (callCounts[key] ?? 0) + 1) };
-    }
-    callCounts[key] = (callCounts[key] ?? 0) + 1;
-    return base;
+  const planned: PlannedCall[] = calls.map((c, i) => ({ tool: c.tool, args: c.args, callId: ids[i]! }));
+  return append(ctx, [...reasoningMessages(ctx), message], {
+    callCounts: countCalls(ctx.callCounts, calls),
+    batch: { calls: planned, done: [] },
   });
-  return append(ctx, [...reasoningMessages(ctx), message], { callCounts, batch: { calls: planned, done: [] } });
 }
 
 export interface ToolOutcome {
@@ -188,9 +185,8 @@ export function commitToolOutcome(ctx: WorkflowContext, outcome: ToolOutcome): A
     batch: { calls: batch.calls, done: [...batch.done, record] },
     stats: {
       ...ctx.stats,
-      toolCalls: ctx.stats.toolCalls + (outcome.status === "blocked" ? 0 : 1),
+      toolCalls: ctx.stats.toolCalls + 1,
       toolErrors: ctx.stats.toolErrors + (outcome.status === "error" ? 1 : 0),
-      loopBreaks: ctx.stats.loopBreaks + (outcome.status === "blocked" ? 1 : 0),
     },
   };
   if (outcome.status === "ok") {
@@ -200,11 +196,6 @@ export function commitToolOutcome(ctx: WorkflowContext, outcome: ToolOutcome): A
     }
   }
   return append(ctx, [toolMessage(ctx, call.tool, call.callId, outcome.content, MessageType.TOOL_RESULT)], patch);
-}
-
-export function commitBlockedCall(ctx: WorkflowContext): ActionResult {
-  const call = nextCall(ctx);
-  return commitToolOutcome(ctx, { status: "blocked", content: call.blocked ?? loopBreakMessage(call.tool, 0) });
 }
 
 /** Post-batch bookkeeping: an error counts once per batch; a clean batch resets the streaks. */

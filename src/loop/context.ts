@@ -29,15 +29,14 @@ export interface LoopSwitches {
   stepEnforcement: boolean;
 }
 
-/** One call of the batch being executed; `blocked` holds the loop-break answer instead of running it. */
+/** One call of the batch being executed. */
 export interface PlannedCall {
   tool: string;
   args: Record<string, unknown>;
   callId: string;
-  blocked?: string;
 }
 
-export type ToolResultStatus = "ok" | "error" | "resolution" | "blocked";
+export type ToolResultStatus = "ok" | "error" | "resolution";
 
 export interface ToolResultRecord {
   index: number;

@@ -14,9 +14,10 @@ import {
   type BudgetReason,
   type ErrorJSON,
 } from "../core/errors.js";
+import { loopBreakMessage } from "../guardrails/nudges.js";
 import { pendingSteps } from "../guardrails/step-enforcer.js";
 import type { WorkflowContext } from "./context.js";
-import { prematureTerminal, prerequisiteViolations, totalTokens } from "./guards.js";
+import { prematureTerminal, prerequisiteViolations, repeatViolations, totalTokens } from "./guards.js";
 
 type Failure = NonNullable<WorkflowContext["error"]>;
 const loop = (error: { toJSON(): ErrorJSON }): Failure => ({ ...error.toJSON(), origin: "loop" });
@@ -48,9 +49,17 @@ export function prereqExhausted(ctx: WorkflowContext): Failure {
   return loop(new PrerequisiteError(v?.tool ?? "", ctx.counters.prereq + 1, v?.missing ?? []));
 }
 
+/** Tool-error budget exceeded: by a failed batch, by rejected arguments, or by a loop break. */
 export function toolErrorsExhausted(ctx: WorkflowContext): Failure {
+  const attempts = ctx.counters.toolErrors + 1;
   const failed = [...(ctx.batch?.done ?? [])].reverse().find((r) => r.status === "error");
-  return loop(new ToolExecutionError(failed?.tool ?? "", failed?.content ?? "", ctx.counters.toolErrors + 1));
+  if (failed) return loop(new ToolExecutionError(failed.tool, failed.content, attempts));
+  if (ctx.validation?.kind === "rejected") {
+    const r = ctx.validation.rejections.find((x) => x.kind === "invalid_args") ?? ctx.validation.rejections[0];
+    return loop(new ToolExecutionError(r?.tool ?? "", r?.message ?? "", attempts));
+  }
+  const repeat = repeatViolations(ctx)[0];
+  return loop(new ToolExecutionError(repeat?.tool ?? "", loopBreakMessage(repeat?.tool ?? "", (repeat?.count ?? 0) + 1), attempts));
 }
 
 export function iterationsExhausted(ctx: WorkflowContext): Failure {

@@ -3,6 +3,8 @@
  * to a guardrail function so the foreign-loop facade and the machine decide identically.
  */
 import { isExhausted } from "../guardrails/error-tracker.js";
+import { findRepeatViolations } from "../guardrails/loop-break.js";
+import { rejectionBudget } from "../guardrails/response-validator.js";
 import { findPrematureTerminal, findPrerequisiteViolations } from "../guardrails/step-enforcer.js";
 import type { ValidatedCall } from "../guardrails/response-validator.js";
 import type { WorkflowContext } from "./context.js";
@@ -21,8 +23,15 @@ export const needsRetry = (ctx: WorkflowContext): boolean => ctx.validation?.kin
 
 export const isBatchRejected = (ctx: WorkflowContext): boolean => ctx.validation?.kind === "rejected";
 
+/** A rejected batch with bad arguments (no unknown tool) draws on the tool-error budget. */
+export const isRejectedOnToolErrors = (ctx: WorkflowContext): boolean =>
+  ctx.validation?.kind === "rejected" && rejectionBudget(ctx.validation.rejections) === "toolErrors";
+
 /** The failure being handled now would be one more than the retry budget allows. */
 export const isRetryBudgetExhausted = (ctx: WorkflowContext): boolean => isExhausted(ctx.counters.retries + 1, ctx.budget.maxRetries);
+
+/** One more tool error (bad args, loop break) than the budget allows. */
+export const isNextToolErrorFatal = (ctx: WorkflowContext): boolean => isExhausted(ctx.counters.toolErrors + 1, ctx.budget.maxToolErrors);
 
 export function validatedCalls(ctx: WorkflowContext): ValidatedCall[] {
   return ctx.validation?.kind === "calls" ? ctx.validation.calls : [];
@@ -48,11 +57,14 @@ export const hasPrereqViolation = (ctx: WorkflowContext): boolean => prerequisit
 
 export const isPrereqBudgetExhausted = (ctx: WorkflowContext): boolean => isExhausted(ctx.counters.prereq + 1, ctx.budget.maxPrereq);
 
+export function repeatViolations(ctx: WorkflowContext) {
+  return findRepeatViolations(validatedCalls(ctx), ctx.callCounts, ctx.budget.maxToolRepeat);
+}
+
+export const hasRepeatViolation = (ctx: WorkflowContext): boolean => repeatViolations(ctx).length > 0;
+
 export const isBatchComplete = (ctx: WorkflowContext): boolean =>
   ctx.batch !== undefined && ctx.batch.done.length >= ctx.batch.calls.length;
-
-export const isNextCallBlocked = (ctx: WorkflowContext): boolean =>
-  ctx.batch !== undefined && ctx.batch.calls[ctx.batch.done.length]?.blocked !== undefined;
 
 export const batchHadToolError = (ctx: WorkflowContext): boolean => ctx.batch?.done.some((r) => r.status === "error") ?? false;
 

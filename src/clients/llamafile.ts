@@ -1,0 +1,237 @@
+/**
+ * llama-server and llamafile over their OpenAI-compatible /v1/chat/completions. Three modes:
+ * "native" (the `tools` parameter; needs a --jinja server), "prompt" (tool prompt injected,
+ * calls extracted from text) and "auto" (native first; on an HTTP error of the very first
+ * request, prompt from then on — logged and visible as `resolvedMode`).
+ */
+import { BackendError, ContextDiscoveryError, InvalidArgumentError } from "../core/errors.js";
+import type { LLMClient, LLMResponse, SendOptions, StreamChunk, Usage } from "../core/llm.js";
+import { isPlainObject, type OpenAIWireMessage, type WireMessage } from "../core/messages.js";
+import type { ToolSpec } from "../core/tool.js";
+import { rescueToolCall } from "../parsing/index.js";
+import {
+  checkBoolean,
+  checkLogger,
+  checkNumber,
+  checkPositiveInt,
+  checkRecord,
+  checkString,
+  checkUrl,
+  httpCall,
+  isBackendError,
+  joinUrl,
+  requireOptionsObject,
+  type ClientLogger,
+} from "./http.js";
+import { toPromptModeMessages } from "./llamafile-prompt.js";
+import { sendChatCompletion, streamChatCompletion, toWireTools, type ChatCallContext } from "./openai-wire.js";
+import { withStreamRetry } from "./stream-retry.js";
+
+export type LlamafileMode = "native" | "prompt" | "auto";
+
+export interface LlamafileClientOptions {
+  /** Canonical identity; `model` becomes the file's stem. Give this or `model`. */
+  ggufPath?: string;
+  model?: string;
+  baseUrl?: string;
+  /** undefined: the server's default applies. */
+  temperature?: number;
+  mode?: LlamafileMode;
+  timeoutMs?: number;
+  /** false discards reasoning (reasoning_content and think tags); undefined/true capture it. */
+  think?: boolean;
+  /** llama-server prompt caching (`cache_prompt`). */
+  cachePrompt?: boolean;
+  /** Pin requests to one server slot (`id_slot`). */
+  slotId?: number;
+  /** Sampling fields sent as-is at the top level (top_p, top_k, min_p, repeat_penalty, ...). */
+  sampling?: Record<string, unknown>;
+  logger?: ClientLogger;
+}
+
+const MODES: readonly LlamafileMode[] = ["native", "prompt", "auto"];
+const RESERVED = new Set(["model", "messages", "stream", "tools", "cache_prompt", "id_slot"]);
+
+/**
+ * @example
+ * const client = new LlamafileClient({ ggufPath: "/models/Ministral-8B-Q4_K_M.gguf", mode: "auto" });
+ * const response = await client.send(serialized, [weather.spec]);
+ * client.resolvedMode; // "native" or "prompt" after the first request
+ */
+export class LlamafileClient implements LLMClient {
+  readonly apiFormat = "openai" as const;
+  readonly model: string;
+  readonly ggufPath: string | undefined;
+  readonly baseUrl: string;
+  readonly mode: LlamafileMode;
+  readonly think: boolean | undefined;
+  lastUsage: Usage | undefined;
+  streamRetries = 0;
+  private readonly temperature: number | undefined;
+  private readonly timeoutMs: number;
+  private readonly cachePrompt: boolean;
+  private readonly slotId: number | undefined;
+  private readonly sampling: Record<string, unknown>;
+  private readonly logger: ClientLogger;
+  private resolved: "native" | "prompt" | undefined;
+
+  constructor(options: LlamafileClientOptions) {
+    const o = requireOptionsObject(options, "LlamafileClient");
+    this.ggufPath = checkString(o.ggufPath, "ggufPath", false);
+    const model = checkString(o.model, "model", false);
+    if (this.ggufPath === undefined && model === undefined) throw new InvalidArgumentError("ggufPath", "give ggufPath (or model)");
+    this.model = model ?? ggufStem(this.ggufPath!);
+    this.baseUrl = checkUrl(o.baseUrl ?? "http://localhost:8080/v1", "baseUrl");
+    this.temperature = checkNumber(o.temperature, "temperature", 0, 2);
+    const mode = o.mode ?? "auto";
+    if (!MODES.includes(mode as LlamafileMode)) throw new InvalidArgumentError("mode", `must be one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+    this.mode = mode as LlamafileMode;
+    this.timeoutMs = checkPositiveInt(o.timeoutMs, "timeoutMs") ?? 300_000;
+    this.think = checkBoolean(o.think, "think");
+    this.cachePrompt = checkBoolean(o.cachePrompt, "cachePrompt") ?? true;
+    const slot = o.slotId;
+    if (slot !== undefined && (typeof slot !== "number" || !Number.isInteger(slot) || slot < 0)) {
+      throw new InvalidArgumentError("slotId", `must be a non-negative integer, got ${JSON.stringify(slot)}`);
+    }
+    this.slotId = slot;
+    this.sampling = { ...checkRecord(o.sampling, "sampling") };
+    for (const key of Object.keys(this.sampling)) {
+      if (RESERVED.has(key)) throw new InvalidArgumentError(`sampling.${key}`, "is set by the client itself; use the matching option");
+    }
+    this.logger = checkLogger(o.logger);
+    this.resolved = this.mode === "auto" ? undefined : this.mode;
+  }
+
+  /** The mode in use: fixed modes at once, auto after its first request settles. */
+  get resolvedMode(): "native" | "prompt" | undefined {
+    return this.resolved;
+  }
+
+  async send(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): Promise<LLMResponse> {
+    const run = async (mode: "native" | "prompt") => {
+      try {
+        return await sendChatCompletion(this.body(mode, messages, tools, false), this.context(tools, options.signal));
+      } catch (error) {
+        const rescued = rescueFromServerError(error, tools);
+        if (rescued) return rescued;
+        throw error;
+      }
+    };
+    const response = await this.withModeResolution(run);
+    this.lastUsage = response.usage;
+    return response;
+  }
+
+  async *sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
+    const attempt = () => this.streamOnce(messages, tools, options.signal);
+    for await (const chunk of withStreamRetry(attempt, () => this.streamRetries++)) {
+      if (chunk.type === "final") this.lastUsage = chunk.response.usage;
+      yield chunk;
+    }
+  }
+
+  /** Context window from llama-server's /props (`default_generation_settings.n_ctx`); undefined on 404. */
+  async getContextLength(): Promise<number | undefined> {
+    const url = joinUrl(this.baseUrl.replace(/\/v1$/, ""), "/props");
+    let text: string;
+    try {
+      text = await (await httpCall(url, { method: "GET", timeoutMs: this.timeoutMs })).text();
+    } catch (error) {
+      if (isBackendError(error) && error.statusCode === 404) return undefined;
+      throw error;
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (cause) {
+      throw new ContextDiscoveryError(`${url} did not answer JSON`, text, { cause });
+    }
+    const settings = isPlainObject(data) ? data.default_generation_settings : undefined;
+    const nCtx = isPlainObject(settings) && settings.n_ctx !== undefined ? settings.n_ctx : isPlainObject(data) ? data.n_ctx : undefined;
+    if (nCtx === undefined) return undefined;
+    if (typeof nCtx !== "number" || !Number.isInteger(nCtx) || nCtx <= 0) {
+      throw new ContextDiscoveryError(`${url} reported n_ctx ${JSON.stringify(nCtx)}, not a positive integer`, text);
+    }
+    return nCtx;
+  }
+
+  /** One streamed attempt; in unresolved auto mode an HTTP error before the first event falls back. */
+  private async *streamOnce(messages: WireMessage[], tools: ToolSpec[] | undefined, signal?: AbortSignal): AsyncGenerator<StreamChunk> {
+    const open = async (mode: "native" | "prompt") => {
+      const it = streamChatCompletion(this.body(mode, messages, tools, true), this.context(tools, signal));
+      try {
+        return { first: await it.next(), it };
+      } catch (error) {
+        const rescued = rescueFromServerError(error, tools);
+        if (!rescued) throw error;
+        return { first: { done: false, value: { type: "final", response: rescued } } as IteratorResult<StreamChunk>, it: undefined };
+      }
+    };
+    const { first, it } = await this.withModeResolution(open);
+    if (first.done) return;
+    yield first.value;
+    if (it) yield* it;
+  }
+
+  /** Run with the active mode; the first auto request falls back to prompt once on an HTTP error. */
+  private async withModeResolution<T>(run: (mode: "native" | "prompt") => Promise<T>): Promise<T> {
+    if (this.resolved !== undefined) return run(this.resolved);
+    try {
+      const result = await run("native");
+      if (this.resolved === undefined) {
+        this.resolved = "native";
+        this.logger("info", `LlamafileClient auto mode for "${this.model}": native function calling works, using native`);
+      }
+      return result;
+    } catch (error) {
+      if (!isBackendError(error) || error.statusCode < 400 || error.statusCode === 408) throw error;
+      this.resolved = "prompt";
+      this.logger(
+        "warn",
+        `LlamafileClient auto mode for "${this.model}": native request failed with HTTP ${error.statusCode}; ` +
+          `falling back to prompt-injected tool calling (${error.body.slice(0, 200)})`,
+      );
+      return run("prompt");
+    }
+  }
+
+  private context(tools: ToolSpec[] | undefined, signal: AbortSignal | undefined): ChatCallContext {
+    return { url: joinUrl(this.baseUrl, "/chat/completions"), timeoutMs: this.timeoutMs, signal, availableTools: (tools ?? []).map((t) => t.name), think: this.think };
+  }
+
+  private body(mode: "native" | "prompt", messages: WireMessage[], tools: ToolSpec[] | undefined, stream: boolean): Record<string, unknown> {
+    const wire = messages as OpenAIWireMessage[];
+    const body: Record<string, unknown> = { model: this.model, messages: mode === "prompt" ? toPromptModeMessages(wire, tools) : wire, stream };
+    if (mode === "native" && tools && tools.length > 0) body.tools = toWireTools(tools);
+    if (this.temperature !== undefined) body.temperature = this.temperature;
+    Object.assign(body, this.sampling);
+    body.cache_prompt = this.cachePrompt;
+    if (this.slotId !== undefined) body.id_slot = this.slotId;
+    return body;
+  }
+}
+
+/** "/models/Foo-Q4_K_M.gguf" → "Foo-Q4_K_M". */
+export function ggufStem(path: string): string {
+  const base = path.split(/[\\/]/).pop() ?? path;
+  return base.replace(/\.gguf$/i, "") || base;
+}
+
+/**
+ * llama-server answers 500 when its own tool-call parser chokes on the model's output, with
+ * that output in the error message; a call we can recognise there is still the model's call.
+ */
+function rescueFromServerError(error: unknown, tools: ToolSpec[] | undefined): LLMResponse | undefined {
+  if (!isBackendError(error) || error.statusCode !== 500 || !tools?.length) return undefined;
+  let text = error.body;
+  try {
+    const parsed: unknown = JSON.parse(error.body);
+    const inner = isPlainObject(parsed) ? parsed.error : undefined;
+    if (isPlainObject(inner) && typeof inner.message === "string") text = inner.message;
+    else if (typeof inner === "string") text = inner;
+  } catch {
+    // Not JSON: the raw body is the text to search.
+  }
+  const calls = rescueToolCall(text, tools.map((t) => t.name));
+  return calls.length > 0 ? { type: "tool_calls", toolCalls: calls } : undefined;
+}

@@ -1,0 +1,194 @@
+/**
+ * Ollama's native function calling on /api/chat (`tools`), NDJSON streaming, the `think`
+ * switch and `num_ctx`. Messages arrive already serialized in the "ollama" format.
+ */
+import { BackendError, InvalidArgumentError, StreamError, ThinkingNotSupportedError } from "../core/errors.js";
+import type { LLMClient, LLMResponse, SendOptions, StreamChunk, Usage } from "../core/llm.js";
+import { isPlainObject, type WireMessage } from "../core/messages.js";
+import type { ToolSpec } from "../core/tool.js";
+import {
+  checkBoolean,
+  checkLogger,
+  checkNumber,
+  checkPositiveInt,
+  checkRecord,
+  checkString,
+  checkUrl,
+  httpCall,
+  isBackendError,
+  joinUrl,
+  parseJsonBody,
+  requireOptionsObject,
+  type ClientLogger,
+  type HttpResponse,
+} from "./http.js";
+import { parseNdjson } from "./ndjson.js";
+import { assembleResponse, toWireTools, type RawAssistantMessage } from "./openai-wire.js";
+import { withStreamRetry } from "./stream-retry.js";
+
+export interface OllamaClientOptions {
+  model: string;
+  baseUrl?: string;
+  temperature?: number;
+  /** Headers wait and idle gap between body chunks; expiry → BackendError(408). */
+  timeoutMs?: number;
+  /** undefined: auto-detect from the model name, fall back if refused; true: require; false: never send, discard reasoning. */
+  think?: boolean;
+  /** Extra Ollama `options` (top_p, top_k, min_p, repeat_penalty, seed, ...), passed through. */
+  options?: Record<string, unknown>;
+  numCtx?: number;
+  logger?: ClientLogger;
+}
+
+/** Families whose Ollama builds accept `think` (others answer 400 "does not support thinking"). */
+const THINKING_MODEL = /qwen3|qwq|deepseek-r1|deepseek-v3\.1|magistral|gpt-oss|phi4-(mini-)?reasoning|cogito|granite3\.[23]|thinking/i;
+const THINK_REFUSED = /does not support thinking/i;
+
+/**
+ * @example
+ * const client = new OllamaClient({ model: "qwen3:8b", numCtx: 16_384 });
+ * const response = await client.send([{ role: "user", content: "Weather in Paris?" }], [weather.spec]);
+ */
+export class OllamaClient implements LLMClient {
+  readonly apiFormat = "ollama" as const;
+  readonly model: string;
+  readonly baseUrl: string;
+  readonly think: boolean | undefined;
+  lastUsage: Usage | undefined;
+  /** RETRY re-requests made by sendStream (eval metric). */
+  streamRetries = 0;
+  private readonly temperature: number | undefined;
+  private readonly timeoutMs: number;
+  private readonly extraOptions: Record<string, unknown>;
+  private readonly logger: ClientLogger;
+  private numCtx: number | undefined;
+  /** Whether requests carry `think: true`; auto mode may turn it off once. */
+  private sendThink: boolean;
+  private autoLogged = false;
+
+  constructor(options: OllamaClientOptions) {
+    const o = requireOptionsObject(options, "OllamaClient");
+    this.model = checkString(o.model, "model", true)!;
+    this.baseUrl = checkUrl(o.baseUrl ?? "http://localhost:11434", "baseUrl");
+    this.temperature = checkNumber(o.temperature, "temperature", 0, 2);
+    this.timeoutMs = checkPositiveInt(o.timeoutMs, "timeoutMs") ?? 300_000;
+    this.think = checkBoolean(o.think, "think");
+    this.extraOptions = { ...checkRecord(o.options, "options") };
+    if ("num_ctx" in this.extraOptions) throw new InvalidArgumentError("options.num_ctx", "use numCtx / setNumCtx() instead");
+    this.numCtx = checkPositiveInt(o.numCtx, "numCtx");
+    this.logger = checkLogger(o.logger);
+    this.sendThink = this.think ?? THINKING_MODEL.test(this.model);
+  }
+
+  /** Set the num_ctx override sent on every request (undefined: the server's default). */
+  setNumCtx(numCtx: number | undefined): void {
+    this.numCtx = checkPositiveInt(numCtx, "numCtx");
+  }
+
+  /** num_ctx when set; budget discovery beyond that belongs to ServerManager. */
+  async getContextLength(): Promise<number | undefined> {
+    return this.numCtx;
+  }
+
+  async send(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): Promise<LLMResponse> {
+    const res = await this.open(messages, tools, false, options.signal);
+    const data = parseJsonBody(await res.text(), res.statusCode);
+    if (!isPlainObject(data) || !isPlainObject(data.message)) {
+      throw new BackendError(res.statusCode, JSON.stringify(data), "Ollama answer has no message object");
+    }
+    const response = this.toResponse(rawMessage(data.message), tools, ollamaUsage(data));
+    this.lastUsage = response.usage;
+    return response;
+  }
+
+  async *sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
+    const attempt = () => this.streamOnce(messages, tools, options.signal);
+    for await (const chunk of withStreamRetry(attempt, () => this.streamRetries++)) {
+      if (chunk.type === "final") this.lastUsage = chunk.response.usage;
+      yield chunk;
+    }
+  }
+
+  private async *streamOnce(messages: WireMessage[], tools: ToolSpec[] | undefined, signal?: AbortSignal): AsyncGenerator<StreamChunk> {
+    const res = await this.open(messages, tools, true, signal);
+    const whole: RawAssistantMessage = { content: "", toolCalls: [] };
+    let reasoning = "";
+    for await (const line of parseNdjson(res.body)) {
+      if (!isPlainObject(line)) throw new StreamError(`Malformed stream: line is not an object: ${JSON.stringify(line)}`);
+      if (line.error !== undefined) throw new BackendError(500, JSON.stringify(line), `Ollama reported an error mid-stream: ${String(line.error)}`);
+      const part = isPlainObject(line.message) ? rawMessage(line.message) : { content: "", toolCalls: [] };
+      if (part.reasoning) {
+        reasoning += part.reasoning;
+        if (this.think !== false) yield { type: "text_delta", content: part.reasoning, channel: "reasoning" };
+      }
+      if (part.content) {
+        whole.content += part.content;
+        yield { type: "text_delta", content: part.content, channel: "content" };
+      }
+      for (const call of part.toolCalls) {
+        const index = whole.toolCalls.push(call) - 1;
+        yield { type: "tool_call_delta", content: JSON.stringify(call.arguments ?? null), index, name: call.name, ...(call.id ? { id: call.id } : {}) };
+      }
+      if (line.done === true) {
+        whole.reasoning = reasoning || undefined;
+        yield { type: "final", response: this.toResponse(whole, tools, ollamaUsage(line)) };
+        return;
+      }
+    }
+    throw new StreamError('Malformed stream: NDJSON ended without a "done": true line');
+  }
+
+  private toResponse(message: RawAssistantMessage, tools: ToolSpec[] | undefined, usage: Usage | undefined): LLMResponse {
+    return assembleResponse(message, { availableTools: (tools ?? []).map((t) => t.name), think: this.think, usage });
+  }
+
+  /** POST /api/chat; in auto think mode a "does not support thinking" refusal is answered once by dropping think. */
+  private async open(messages: WireMessage[], tools: ToolSpec[] | undefined, stream: boolean, signal?: AbortSignal): Promise<HttpResponse> {
+    if (this.think === undefined && !this.autoLogged) {
+      this.autoLogged = true;
+      this.logger("info", `OllamaClient think auto-detect for "${this.model}": ${this.sendThink ? "sending think=true" : "not sending think"}`);
+    }
+    const url = joinUrl(this.baseUrl, "/api/chat");
+    const post = () => httpCall(url, { method: "POST", json: this.body(messages, tools, stream), timeoutMs: this.timeoutMs, signal });
+    try {
+      return await post();
+    } catch (error) {
+      const refused = isBackendError(error) && error.statusCode === 400 && THINK_REFUSED.test(error.body) && this.sendThink;
+      if (!refused) throw error;
+      if (this.think === true) throw new ThinkingNotSupportedError(this.model, error.statusCode, error.body);
+      this.sendThink = false;
+      this.logger("warn", `Model "${this.model}" does not support thinking; continuing without think (auto-detect fallback)`);
+      return await post();
+    }
+  }
+
+  /** The exact /api/chat request body. */
+  private body(messages: WireMessage[], tools: ToolSpec[] | undefined, stream: boolean): Record<string, unknown> {
+    const body: Record<string, unknown> = { model: this.model, messages, stream };
+    if (tools && tools.length > 0) body.tools = toWireTools(tools);
+    if (this.sendThink) body.think = true;
+    const options: Record<string, unknown> = { ...this.extraOptions };
+    if (this.temperature !== undefined) options.temperature = this.temperature;
+    if (this.numCtx !== undefined) options.num_ctx = this.numCtx;
+    if (Object.keys(options).length > 0) body.options = options;
+    return body;
+  }
+}
+
+function rawMessage(message: Record<string, unknown>): RawAssistantMessage {
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isPlainObject) : [];
+  return {
+    content: typeof message.content === "string" ? message.content : "",
+    reasoning: typeof message.thinking === "string" ? message.thinking : undefined,
+    toolCalls: calls.map((c) => {
+      const fn = isPlainObject(c.function) ? c.function : {};
+      return { name: String(fn.name ?? ""), arguments: fn.arguments, id: typeof c.id === "string" ? c.id : undefined };
+    }),
+  };
+}
+
+function ollamaUsage(data: Record<string, unknown>): Usage | undefined {
+  const { prompt_eval_count: input, eval_count: output } = data;
+  if (typeof input !== "number" || typeof output !== "number") return undefined;
+  return { inputTokens: input, outputTokens: output };
+}

@@ -1,0 +1,115 @@
+/**
+ * Any OpenAI-compatible chat-completions endpoint (vLLM, LM Studio, gateways): native tools,
+ * bearer auth, usage capture, and the same content rescue as every other client.
+ */
+import { InvalidArgumentError } from "../core/errors.js";
+import type { LLMClient, LLMResponse, SendOptions, StreamChunk, Usage } from "../core/llm.js";
+import { isPlainObject, type WireMessage } from "../core/messages.js";
+import type { ToolSpec } from "../core/tool.js";
+import { checkNumber, checkPositiveInt, checkRecord, checkString, checkUrl, httpCall, isBackendError, joinUrl, parseJsonBody, requireOptionsObject } from "./http.js";
+import { sendChatCompletion, streamChatCompletion, toWireTools, type ChatCallContext } from "./openai-wire.js";
+import { withStreamRetry } from "./stream-retry.js";
+
+export interface OpenAICompatClientOptions {
+  model: string;
+  /** Up to and including the version segment, e.g. "http://127.0.0.1:8000/v1". */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  temperature?: number;
+  timeoutMs?: number;
+  /** Merged into every request body (e.g. { top_k: 20, chat_template_kwargs: {...} }). */
+  extraBody?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+const RESERVED = new Set(["model", "messages", "stream", "tools"]);
+
+/**
+ * @example
+ * const client = new OpenAICompatClient({ model: "Qwen/Qwen3-8B", baseUrl: "http://127.0.0.1:8000/v1", apiKey: process.env.VLLM_KEY });
+ * const response = await client.send(serialized, [weather.spec]);
+ * client.lastUsage; // { inputTokens, outputTokens }
+ */
+export class OpenAICompatClient implements LLMClient {
+  readonly apiFormat = "openai" as const;
+  readonly model: string;
+  readonly baseUrl: string;
+  lastUsage: Usage | undefined;
+  streamRetries = 0;
+  private readonly temperature: number | undefined;
+  private readonly timeoutMs: number;
+  private readonly extraBody: Record<string, unknown>;
+  private readonly headers: Record<string, string>;
+
+  constructor(options: OpenAICompatClientOptions) {
+    const o = requireOptionsObject(options, "OpenAICompatClient");
+    this.model = checkString(o.model, "model", true)!;
+    this.baseUrl = checkUrl(o.baseUrl, "baseUrl");
+    const apiKey = checkString(o.apiKey, "apiKey", false);
+    this.temperature = checkNumber(o.temperature, "temperature", 0, 2);
+    this.timeoutMs = checkPositiveInt(o.timeoutMs, "timeoutMs") ?? 300_000;
+    this.extraBody = { ...checkRecord(o.extraBody, "extraBody") };
+    for (const key of Object.keys(this.extraBody)) {
+      if (RESERVED.has(key)) throw new InvalidArgumentError(`extraBody.${key}`, "is set by the client itself");
+    }
+    const headers = checkRecord(o.headers, "headers") ?? {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (typeof value !== "string") throw new InvalidArgumentError(`headers.${name}`, "must be a string");
+    }
+    this.headers = { ...(headers as Record<string, string>) };
+    if (apiKey !== undefined) this.headers.authorization = `Bearer ${apiKey}`;
+  }
+
+  async send(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): Promise<LLMResponse> {
+    const response = await sendChatCompletion(this.body(messages, tools, false), this.context(tools, options.signal));
+    this.lastUsage = response.usage;
+    return response;
+  }
+
+  async *sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
+    const ctx = this.context(tools, options.signal);
+    const attempt = () => streamChatCompletion(this.body(messages, tools, true), ctx);
+    for await (const chunk of withStreamRetry(attempt, () => this.streamRetries++)) {
+      if (chunk.type === "final") this.lastUsage = chunk.response.usage;
+      yield chunk;
+    }
+  }
+
+  /**
+   * From GET {baseUrl}/models: vLLM's `max_model_len` (or a `context_length` field) of this
+   * model's entry; undefined when the server does not say (or has no /models).
+   */
+  async getContextLength(): Promise<number | undefined> {
+    let data: unknown;
+    try {
+      const res = await httpCall(joinUrl(this.baseUrl, "/models"), { method: "GET", headers: this.headers, timeoutMs: this.timeoutMs });
+      data = parseJsonBody(await res.text(), res.statusCode);
+    } catch (error) {
+      if (isBackendError(error) && error.statusCode === 404) return undefined;
+      throw error;
+    }
+    const entries = isPlainObject(data) && Array.isArray(data.data) ? data.data.filter(isPlainObject) : [];
+    const entry = entries.find((e) => e.id === this.model);
+    const length = entry?.max_model_len ?? entry?.context_length;
+    return typeof length === "number" && Number.isInteger(length) && length > 0 ? length : undefined;
+  }
+
+  private context(tools: ToolSpec[] | undefined, signal: AbortSignal | undefined): ChatCallContext {
+    return {
+      url: joinUrl(this.baseUrl, "/chat/completions"),
+      headers: this.headers,
+      timeoutMs: this.timeoutMs,
+      signal,
+      availableTools: (tools ?? []).map((t) => t.name),
+    };
+  }
+
+  private body(messages: WireMessage[], tools: ToolSpec[] | undefined, stream: boolean): Record<string, unknown> {
+    const body: Record<string, unknown> = { model: this.model, messages, stream };
+    if (tools && tools.length > 0) body.tools = toWireTools(tools);
+    if (this.temperature !== undefined) body.temperature = this.temperature;
+    if (stream) body.stream_options = { include_usage: true };
+    return { ...body, ...this.extraBody };
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Checkpoint 1 of the loop (seed 000, 3c): is this response a usable batch of tool calls?
+ * Text is rescued into calls when possible, else answered with a user-channel retry nudge.
+ * Calls must name a known tool and carry object args that pass the tool's schema; one bad call
+ * blocks the whole batch (the others get `[Skipped]`). Stateless: the same function serves the
+ * workflow machine, the proxy and `ResponseValidator`.
+ */
+import { InvalidArgumentError } from "../core/errors.js";
+import { isPlainObject } from "../core/messages.js";
+import type { LLMResponse, ToolCall } from "../core/llm.js";
+import type { AnyToolDef } from "../core/tool.js";
+import { rescueToolCall } from "../parsing/index.js";
+import { batchSkippedMessage, invalidArgsMessage, nonObjectArgsMessage, retryNudge, unknownToolMessage, type Nudge } from "./nudges.js";
+
+/** A call that passed validation: `args` is the schema's parsed value (defaults applied). */
+export type ValidatedCall = { tool: string; args: Record<string, unknown>; id?: string; reasoning?: string };
+
+export type CallRejection = {
+  index: number;
+  tool: string;
+  kind: "unknown_tool" | "invalid_args" | "batch_skipped";
+  message: string;
+};
+
+export type ValidationResult =
+  | { kind: "calls"; calls: ValidatedCall[]; rescued: boolean }
+  | { kind: "retry"; nudge: Nudge; raw: string }
+  | { kind: "rejected"; calls: ToolCall[]; rejections: CallRejection[]; rescued: boolean };
+
+/** Tool definitions (schema-checked) or bare names (only the object shape is checked). */
+export type ValidatorTools = Readonly<Record<string, AnyToolDef>> | readonly string[];
+
+export interface ValidateOptions {
+  tools: ValidatorTools;
+  /** Try to parse calls out of text replies before nudging. Default true. */
+  rescueEnabled?: boolean;
+}
+
+/**
+ * The names of a tool set, in declaration order.
+ *
+ * @example
+ * toolNamesOf(["a", "b"]); // ["a", "b"]
+ */
+export function toolNamesOf(tools: ValidatorTools): string[] {
+  return isToolNameList(tools) ? [...tools] : Object.keys(tools);
+}
+
+function isToolNameList(tools: ValidatorTools): tools is readonly string[] {
+  return Array.isArray(tools);
+}
+
+/**
+ * Fail fast on a malformed tool set (constructor-time check for the stateful wrappers).
+ *
+ * @example
+ * assertValidatorTools(["get_weather"]); // ok
+ * assertValidatorTools([""]);            // throws InvalidArgumentError
+ */
+export function assertValidatorTools(tools: unknown): asserts tools is ValidatorTools {
+  if (Array.isArray(tools)) {
+    const bad = tools.filter((t) => typeof t !== "string" || t.length === 0);
+    if (bad.length > 0) throw new InvalidArgumentError("tools", `tool names must be non-empty strings, got ${JSON.stringify(bad)}`);
+    return;
+  }
+  if (!isPlainObject(tools)) throw new InvalidArgumentError("tools", "must be a record of tool definitions or an array of tool names");
+  for (const [key, tool] of Object.entries(tools)) {
+    if (!isPlainObject(tool) || typeof tool.validateArgs !== "function") {
+      throw new InvalidArgumentError("tools", `tools.${key} is not a tool definition (use defineTool)`);
+    }
+  }
+}
+
+/** Args as an object: a JSON string holding an object is accepted as that object. */
+function argsObject(args: unknown): Record<string, unknown> | undefined {
+  if (isPlainObject(args)) return args;
+  if (typeof args !== "string") return undefined;
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return isPlainObject(parsed) ? parsed : undefined;
+  } catch {
+    // Not JSON at all: reported to the model as non-object args, which is the failure it must fix.
+    return undefined;
+  }
+}
+
+type CallVerdict = { ok: true; call: ValidatedCall } | { ok: false; kind: "unknown_tool" | "invalid_args"; message: string };
+
+function validateCall(call: ToolCall, tools: ValidatorTools, names: readonly string[]): CallVerdict {
+  if (!names.includes(call.tool)) return { ok: false, kind: "unknown_tool", message: unknownToolMessage(call.tool, names) };
+  const args = argsObject(call.args);
+  if (!args) return { ok: false, kind: "invalid_args", message: nonObjectArgsMessage(call.tool, call.args) };
+  let value = args;
+  if (!isToolNameList(tools)) {
+    const checked = (tools[call.tool] as AnyToolDef).validateArgs(args);
+    if (!checked.ok) return { ok: false, kind: "invalid_args", message: invalidArgsMessage(call.tool, checked.issues) };
+    value = checked.value as Record<string, unknown>;
+  }
+  const validated: ValidatedCall = { tool: call.tool, args: value };
+  if (call.id !== undefined) validated.id = call.id;
+  if (call.reasoning !== undefined) validated.reasoning = call.reasoning;
+  return { ok: true, call: validated };
+}
+
+/**
+ * Validate one model response.
+ *
+ * @example
+ * validateResponse({ type: "tool_calls", toolCalls: [{ tool: "get_weather", args: { city: "Paris" } }] },
+ *   { tools: { get_weather: weather } });
+ * // { kind: "calls", calls: [{ tool: "get_weather", args: { city: "Paris" } }], rescued: false }
+ */
+export function validateResponse(response: LLMResponse, options: ValidateOptions): ValidationResult {
+  const { tools, rescueEnabled = true } = options;
+  const names = toolNamesOf(tools);
+  let calls: ToolCall[];
+  let rescued = false;
+  if (response.type === "text") {
+    calls = rescueEnabled ? rescueToolCall(response.content, names) : [];
+    if (calls.length === 0) return { kind: "retry", nudge: retryNudge(response.content, names), raw: response.content };
+    rescued = true;
+  } else {
+    calls = response.toolCalls;
+    if (calls.length === 0) return { kind: "retry", nudge: retryNudge("", names), raw: "" };
+  }
+  if (response.reasoning !== undefined) {
+    calls = calls.map((c) => (c.reasoning === undefined ? { ...c, reasoning: response.reasoning } : c));
+  }
+
+  const verdicts = calls.map((call) => validateCall(call, tools, names));
+  if (verdicts.every((v) => v.ok)) {
+    return { kind: "calls", calls: verdicts.map((v) => (v as Extract<CallVerdict, { ok: true }>).call), rescued };
+  }
+  const rejections = verdicts.map((v, index): CallRejection => {
+    const tool = (calls[index] as ToolCall).tool;
+    return v.ok
+      ? { index, tool, kind: "batch_skipped", message: batchSkippedMessage(tool) }
+      : { index, tool, kind: v.kind, message: v.message };
+  });
+  return { kind: "rejected", calls, rejections, rescued };
+}
+
+/**
+ * Which budget a rejected batch draws on: an unknown tool is a formatting failure (retries);
+ * a known tool with bad arguments is a failed tool call (tool errors).
+ *
+ * @example
+ * rejectionBudget([{ index: 0, tool: "x", kind: "unknown_tool", message: "" }]); // "retries"
+ */
+export function rejectionBudget(rejections: readonly CallRejection[]): "retries" | "toolErrors" {
+  return rejections.some((r) => r.kind === "unknown_tool") ? "retries" : "toolErrors";
+}
+
+/**
+ * Stateless wrapper for foreign loops (seed 000 "ResponseValidator").
+ *
+ * @example
+ * const validator = new ResponseValidator({ tools: ["get_weather", "respond"] });
+ * validator.validate({ type: "text", content: "hello" }).kind; // "retry"
+ */
+export class ResponseValidator {
+  readonly #options: ValidateOptions;
+
+  constructor(options: ValidateOptions) {
+    assertValidatorTools(options?.tools);
+    this.#options = { tools: options.tools, rescueEnabled: options.rescueEnabled ?? true };
+  }
+
+  get toolNames(): string[] {
+    return toolNamesOf(this.#options.tools);
+  }
+
+  validate(response: LLMResponse): ValidationResult {
+    return validateResponse(response, this.#options);
+  }
+}

@@ -1,0 +1,48 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decodeToolArguments } from "../../src/clients/tool-args.js";
+
+describe("decodeToolArguments", () => {
+  it("parses a JSON string once", () => {
+    expect(decodeToolArguments('{"city":"Paris"}')).toEqual({ city: "Paris" });
+    // Double-encoded stays a string after one decode: the validator reports it.
+    expect(decodeToolArguments(JSON.stringify('{"city":"Paris"}'))).toBe('{"city":"Paris"}');
+  });
+
+  it("keeps malformed strings as-is, never {}", () => {
+    expect(decodeToolArguments('{"city":')).toBe('{"city":');
+    expect(decodeToolArguments("")).toBe("");
+  });
+
+  it("passes non-strings through untouched", () => {
+    const obj = { city: "Paris" };
+    expect(decodeToolArguments(obj)).toBe(obj);
+    expect(decodeToolArguments(null)).toBeNull();
+    expect(decodeToolArguments(undefined)).toBeUndefined();
+    expect(decodeToolArguments([1, 2])).toEqual([1, 2]);
+  });
+
+  it("property: objects round-trip through their JSON string", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (obj) => {
+        const wire = JSON.parse(JSON.stringify(obj)) as unknown;
+        expect(decodeToolArguments(JSON.stringify(obj))).toEqual(wire);
+      }),
+    );
+  });
+
+  it("property: a string that is not JSON comes back identical", () => {
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        let isJson = true;
+        try {
+          JSON.parse(s);
+        } catch {
+          isJson = false;
+        }
+        fc.pre(!isJson);
+        expect(decodeToolArguments(s)).toBe(s);
+      }),
+    );
+  });
+});

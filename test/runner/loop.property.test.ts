@@ -1,0 +1,187 @@
+/**
+ * Properties of the workflow statechart under generated model behaviour: every run is driven
+ * through the real machine and runner by a policy client that misbehaves as small models do.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ContextManager, NoCompact, TieredCompact } from "../../src/context/index.js";
+import { ForgeError, type LLMResponse, type WireMessage } from "../../src/core/index.js";
+import type { WorkflowContext } from "../../src/loop/context.js";
+import { WorkflowRunner, type WorkflowRunnerOptions } from "../../src/runner.js";
+import { call, calls, correctNext, loopWorkflow, PolicyClient, text, turnOf, type ToolLogEntry } from "../support/loop-fixtures.js";
+
+const BEHAVIOURS = [
+  "correct", "correct", "correct", "text", "fenced", "unknown", "premature", "prereq",
+  "nonobject", "invalid", "throw", "resolve", "parallel", "repeat", "reasoning",
+] as const;
+type Behaviour = (typeof BEHAVIOURS)[number] | "cancel";
+
+/** What a small model does on one turn, given what the right call would be. */
+function act(behaviour: Behaviour, messages: WireMessage[]): LLMResponse {
+  const right = correctNext(messages);
+  const rightCall = right.type === "tool_calls" ? right.toolCalls[0]! : { tool: "finish", args: { summary: "x" } };
+  const mode = (m: string) => (rightCall.tool === "finish" ? right : call(rightCall.tool, { ...(rightCall.args as object), mode: m }));
+  switch (behaviour) {
+    case "correct": case "cancel": return right;
+    case "text": return text("Let me think about which tool to use.");
+    case "fenced": return text(`Calling now:\n\`\`\`json\n${JSON.stringify({ tool: rightCall.tool, args: rightCall.args })}\n\`\`\``);
+    case "unknown": return call("fetch_z", { n: 1 });
+    case "premature": return call("finish", { summary: "too early" });
+    case "prereq": return call("fetch_b", { n: 5 });
+    case "nonobject": return call(rightCall.tool, "n=1");
+    case "invalid": return call("fetch_a", { n: "one" });
+    case "throw": return mode("throw");
+    case "resolve": return mode("resolve");
+    case "parallel": return calls([rightCall.tool, rightCall.args], ["extra", { n: 9 }]);
+    case "repeat": return call("extra", { n: 1 });
+    case "reasoning": return { ...right, reasoning: "thinking it through" };
+  }
+}
+
+const budgetArb = fc.record({
+  maxIterations: fc.integer({ min: 2, max: 12 }),
+  maxRetriesPerStep: fc.integer({ min: 0, max: 3 }),
+  maxToolErrors: fc.integer({ min: 0, max: 2 }),
+  maxPrematureAttempts: fc.integer({ min: 0, max: 3 }),
+  maxPrereqViolations: fc.integer({ min: 0, max: 2 }),
+  maxToolRepeat: fc.integer({ min: 1, max: 3 }),
+  tight: fc.boolean(),
+});
+type Budget = typeof budgetArb extends fc.Arbitrary<infer T> ? T : never;
+
+function runnerOptions(b: Budget): Omit<WorkflowRunnerOptions, "client"> {
+  const { tight, ...limits } = b;
+  return {
+    ...limits,
+    contextManager: tight
+      ? new ContextManager({ strategy: new TieredCompact({ keepRecent: 1 }), budgetTokens: 1200 })
+      : new ContextManager({ strategy: new NoCompact(), budgetTokens: 1_000_000 }),
+  };
+}
+
+interface Outcome {
+  state: string;
+  result?: unknown;
+  code?: string;
+  message?: string;
+}
+
+async function settle(p: Promise<unknown>, runner: WorkflowRunner): Promise<Outcome> {
+  try {
+    const result = await p;
+    return { state: "done", result };
+  } catch (error) {
+    if (!ForgeError.isInstance(error)) throw error;
+    return { state: runner.lastRunStats?.outcome ?? "?", code: error.code, message: error.message };
+  }
+}
+
+describe("workflow machine properties", () => {
+  it("invariants hold for generated model behaviour (budgets, steps, prerequisites, finality)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom<Behaviour>(...BEHAVIOURS, "cancel"), { maxLength: 14 }), budgetArb, async (script, budget) => {
+        const { workflow, log } = loopWorkflow();
+        const controller = new AbortController();
+        const client = new PolicyClient((messages, _tools, signal) => {
+          const behaviour = script[turnOf(messages)] ?? "correct";
+          if (behaviour === "cancel") {
+            controller.abort(new Error("generated cancel"));
+            signal?.throwIfAborted();
+          }
+          return act(behaviour, messages);
+        });
+        const seen: WorkflowContext[] = [];
+        const runner = new WorkflowRunner({ client, ...runnerOptions(budget), onStateChange: (_s, ctx) => seen.push(ctx) });
+        const outcome = await settle(runner.run(workflow, "go", { promptVars: { company: "Acme" }, signal: controller.signal }), runner);
+        const final = runner.snapshot().context;
+        seen.push(final);
+
+        // exactly one final state, within maxIterations LLM calls
+        expect(["done", "failed", "cancelled"]).toContain(outcome.state);
+        expect(runner.snapshot().status).toBe("done");
+        expect(client.requests.length).toBeLessThanOrEqual(budget.maxIterations);
+        // counters never exceed their budgets, in any observed state
+        for (const ctx of seen) {
+          expect(ctx.counters.retries).toBeLessThanOrEqual(budget.maxRetriesPerStep);
+          expect(ctx.counters.toolErrors).toBeLessThanOrEqual(budget.maxToolErrors);
+          expect(ctx.counters.premature).toBeLessThanOrEqual(budget.maxPrematureAttempts);
+          expect(ctx.counters.prereq).toBeLessThanOrEqual(budget.maxPrereqViolations);
+        }
+        // the thrown error names the budget that ran out
+        const exhausted: Record<string, boolean> = {
+          FORGE_TOOL_CALL: final.counters.retries === budget.maxRetriesPerStep,
+          FORGE_TOOL_EXECUTION: final.counters.toolErrors === budget.maxToolErrors,
+          FORGE_STEP_ENFORCEMENT: final.counters.premature === budget.maxPrematureAttempts,
+          FORGE_PREREQUISITE: final.counters.prereq === budget.maxPrereqViolations,
+          FORGE_MAX_ITERATIONS: final.iteration === budget.maxIterations,
+        };
+        if (outcome.code && outcome.code in exhausted) expect(exhausted[outcome.code]).toBe(true);
+        // completed steps only grow
+        for (let i = 1; i < seen.length; i++) {
+          const before = seen[i - 1]!.steps.completed;
+          expect(seen[i]!.steps.completed.slice(0, before.length)).toEqual(before);
+        }
+        // no tool ran before its prerequisites; done ⇒ every required step succeeded before the terminal
+        const ok = (e: ToolLogEntry) => e.args.mode === "ok" || e.tool === "finish";
+        const firstA = log.findIndex((e) => e.tool === "fetch_a" && ok(e));
+        const firstB = log.findIndex((e) => e.tool === "fetch_b");
+        if (firstB >= 0) expect(firstA).toBeGreaterThanOrEqual(0), expect(firstA).toBeLessThan(firstB);
+        if (outcome.state === "done") {
+          const fin = log.findIndex((e) => e.tool === "finish");
+          expect(log.slice(0, fin).some((e) => e.tool === "fetch_b" && ok(e))).toBe(true);
+          expect(outcome.result).toEqual((log[fin]!.args.summary as string) ? { done: log[fin]!.args.summary } : undefined);
+        }
+        // system prompt and first user input survive every compaction
+        expect(final.messages[0]!.meta.type).toBe("system_prompt");
+        expect(final.messages[1]).toMatchObject({ content: "go", meta: { type: "user_input" } });
+      }),
+      { numRuns: 5000 },
+    );
+  }, 240_000);
+
+  it("snapshot → JSON → restore at any point reaches the uninterrupted outcome, running no finished tool twice", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom<Behaviour>(...BEHAVIOURS), { maxLength: 10 }),
+        budgetArb,
+        fc.nat({ max: 30 }),
+        async (script, budget, stopAt) => {
+          const policy = (messages: WireMessage[]) => act(script[turnOf(messages)] ?? "correct", messages);
+          const promptVars = { company: "Acme" };
+
+          const straight = loopWorkflow();
+          const r1 = new WorkflowRunner({ client: new PolicyClient(policy), ...runnerOptions(budget) });
+          const expected = await settle(r1.run(straight.workflow, "go", { promptVars, runId: "r" }), r1);
+
+          const resumed = loopWorkflow();
+          let snapshot: unknown;
+          let changes = 0;
+          const r2: WorkflowRunner = new WorkflowRunner({
+            client: new PolicyClient(policy),
+            ...runnerOptions(budget),
+            onStateChange: () => {
+              if (changes++ === stopAt && snapshot === undefined) {
+                snapshot = JSON.parse(JSON.stringify(r2.snapshot()));
+                r2.stop("migrating");
+              }
+            },
+          });
+          const first = await settle(r2.run(resumed.workflow, "go", { promptVars, runId: "r" }), r2);
+          let actual = first;
+          if (snapshot !== undefined && (snapshot as { status: string }).status === "active") {
+            const r3 = new WorkflowRunner({ client: new PolicyClient(policy), ...runnerOptions(budget) });
+            actual = await settle(r3.resume(snapshot as never, resumed.workflow), r3);
+          }
+          expect(actual).toEqual(expected);
+          const counts = new Map<string, number>();
+          for (const e of resumed.log) counts.set(e.key, (counts.get(e.key) ?? 0) + 1);
+          expect([...counts.keys()].sort()).toEqual([...new Set(straight.log.map((e) => e.key))].sort());
+          // only the call in flight when the snapshot was taken may run again
+          expect([...counts.values()].filter((n) => n > 1).length).toBeLessThanOrEqual(1);
+          expect(Math.max(0, ...counts.values())).toBeLessThanOrEqual(2);
+        },
+      ),
+      { numRuns: 2500 },
+    );
+  }, 240_000);
+});
