@@ -1,0 +1,71 @@
+/**
+ * What every family parser returns: the calls found in one region of the text. Regions let
+ * the rescuer keep calls in source order, drop a second reading of the same region (a fence
+ * and the JSON inside it) and cut the markup out of the visible content.
+ */
+import type { ToolCall } from "../core/llm.js";
+import { JsonScanner, skipWs } from "./json-scan.js";
+
+export interface CallSpan {
+  start: number;
+  end: number;
+  /** May be empty: a region that is clearly markup (e.g. a call to an unknown tool) still claims its text. */
+  calls: ToolCall[];
+}
+
+export interface ScanContext {
+  readonly text: string;
+  readonly json: JsonScanner;
+}
+
+export type FamilyParser = (ctx: ScanContext) => CallSpan[];
+
+export function scanContext(text: string): ScanContext {
+  return { text, json: new JsonScanner(text) };
+}
+
+export function makeCall(tool: string, args: unknown, id?: string): ToolCall {
+  return id === undefined ? { tool, args } : { tool, args, id };
+}
+
+function isIdentStart(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+}
+
+function isIdentPart(c: number): boolean {
+  return isIdentStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d;
+}
+
+/** End of the tool-name identifier ([A-Za-z_][A-Za-z0-9_.-]*) starting at pos (pos itself when none). */
+export function identEnd(text: string, pos: number): number {
+  if (!isIdentStart(text.charCodeAt(pos))) return pos;
+  let i = pos + 1;
+  while (i < text.length && isIdentPart(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Start of the identifier that ends at `end` (end itself when none). */
+export function identStart(text: string, end: number): number {
+  let i = end;
+  while (i > 0 && isIdentPart(text.charCodeAt(i - 1))) i--;
+  while (i < end && !isIdentStart(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/**
+ * A JSON value at `pos` (after whitespace), optionally followed by `closer`. The scanner decides
+ * where the value ends, so a closing token quoted inside a string argument cannot cut it short.
+ */
+export function jsonThenCloser(
+  ctx: ScanContext,
+  pos: number,
+  closer: string,
+): { start: number; valueEnd: number; end: number; closed: boolean } | undefined {
+  const { text, json } = ctx;
+  const start = skipWs(text, pos);
+  const valueEnd = json.valueEnd(start);
+  if (valueEnd < 0) return undefined;
+  const after = skipWs(text, valueEnd);
+  const closed = text.startsWith(closer, after);
+  return { start, valueEnd, end: closed ? after + closer.length : valueEnd, closed };
+}

@@ -1,0 +1,113 @@
+/**
+ * The rescuer: runs every family parser over the reasoning-free text, keeps one reading per
+ * region (earliest start wins, then the longest), and drops tools that are not available.
+ */
+import { InvalidArgumentError } from "../core/errors.js";
+import type { ToolCall } from "../core/llm.js";
+import type { CallSpan, FamilyParser } from "./call-span.js";
+import { scanContext } from "./call-span.js";
+import { parseCommandR } from "./command-r.js";
+import { parseDeepSeek } from "./deepseek.js";
+import { parseFunctionary } from "./functionary.js";
+import { parseGranite, parsePhiFunctools } from "./granite.js";
+import { parseHarmony } from "./harmony.js";
+import { parseToolCallTags } from "./hermes.js";
+import { parseEmbeddedJson, parseFencedJson, parsePythonTag } from "./json-calls.js";
+import { parseKimi } from "./kimi.js";
+import { parseMistral, parseRehearsal } from "./mistral.js";
+import { parsePythonic } from "./pythonic.js";
+import { parseQwenCoder } from "./qwen-coder.js";
+import { splitReasoning } from "./think.js";
+
+// Order breaks ties between regions with the same extent: specific markup before generic JSON.
+const PARSERS: readonly FamilyParser[] = [
+  parseToolCallTags, parseQwenCoder, parseMistral, parseRehearsal, parsePythonTag, parseGranite,
+  parsePhiFunctools, parseDeepSeek, parseKimi, parseHarmony, parseFunctionary, parseCommandR,
+  parsePythonic, parseFencedJson, parseEmbeddedJson,
+];
+
+/**
+ * Non-overlapping call regions of `text`, in source order, before the availableTools filter.
+ * Reasoning is NOT split off here (rescueToolCall does that).
+ *
+ * @example
+ * findCallSpans('x <tool_call>{"name":"a","arguments":{}}</tool_call>'); // [{ start: 2, end: 52, calls: [{ tool: "a", args: {} }] }]
+ */
+export function findCallSpans(text: string): CallSpan[] {
+  const ctx = scanContext(text);
+  const all = PARSERS.flatMap((parse, rank) => parse(ctx).map((span) => ({ span, rank })));
+  all.sort((a, b) => a.span.start - b.span.start || b.span.end - a.span.end || a.rank - b.rank);
+  const kept: CallSpan[] = [];
+  let claimedTo = 0;
+  for (const { span } of all) {
+    if (span.start < claimedTo) continue;
+    kept.push(span);
+    claimedTo = span.end;
+  }
+  return kept;
+}
+
+/**
+ * Salvage tool calls a model wrote as text, in any supported family's syntax.
+ *
+ * @example
+ * rescueToolCall('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', ["get_weather"]);
+ * // → [{ tool: "get_weather", args: { city: "Paris" } }]
+ */
+export function rescueToolCall(text: string, availableTools: readonly string[]): ToolCall[] {
+  const tools = checkInputs(text, availableTools);
+  const { content } = splitReasoning(text);
+  return findCallSpans(content).flatMap((s) => s.calls.filter((c) => tools.has(c.tool)));
+}
+
+/**
+ * Turn raw model text into calls + visible content + reasoning. Regions that yielded an
+ * available call are cut from `content`; markup naming only unknown tools stays visible so the
+ * caller (and the model's retry nudge) can see what was attempted.
+ *
+ * @example
+ * extractToolCalls("<think>need weather</think>Checking.\n[get_weather(city=\"Oslo\")]", ["get_weather"]);
+ * // → { toolCalls: [{ tool: "get_weather", args: { city: "Oslo" } }], content: "Checking.", reasoning: "need weather" }
+ */
+export function extractToolCalls(
+  text: string,
+  availableTools: readonly string[],
+): { toolCalls: ToolCall[]; content: string; reasoning?: string } {
+  const tools = checkInputs(text, availableTools);
+  const { content: visible, reasoning } = splitReasoning(text);
+  const toolCalls: ToolCall[] = [];
+  let content = "";
+  let pos = 0;
+  for (const span of findCallSpans(visible)) {
+    const calls = span.calls.filter((c) => tools.has(c.tool));
+    if (calls.length === 0) continue;
+    toolCalls.push(...calls);
+    content += visible.slice(pos, span.start);
+    pos = span.end;
+  }
+  content = cleanContent(content + visible.slice(pos));
+  return reasoning === undefined ? { toolCalls, content } : { toolCalls, content, reasoning };
+}
+
+// Framing tokens that are never meant for a reader (section wrappers, stop tokens, Harmony headers).
+const FRAMING =
+  /<｜tool[▁_]calls[▁_](?:begin|end)｜>|<\|tool_calls_section_(?:begin|end)\|>|<\|(?:python_tag|python_start|python_end|eom_id|eot_id|return|end|call)\|>|<\|start\|>assistant|<\|channel\|>(?:final|commentary)<\|message\|>/g;
+
+function cleanContent(text: string): string {
+  return text.replace(FRAMING, "").replace(/\n{3,}/g, "\n\n").trim();
+}
+
+function checkInputs(text: unknown, availableTools: unknown): Set<string> {
+  if (typeof text !== "string") throw new InvalidArgumentError("text", `expected a string, got ${describe(text)}`);
+  if (!Array.isArray(availableTools)) {
+    throw new InvalidArgumentError("availableTools", `expected an array of tool names, got ${describe(availableTools)}`);
+  }
+  for (const [i, t] of availableTools.entries()) {
+    if (typeof t !== "string") throw new InvalidArgumentError(`availableTools[${i}]`, `expected a string, got ${describe(t)}`);
+  }
+  return new Set(availableTools as string[]);
+}
+
+function describe(v: unknown): string {
+  return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
+}

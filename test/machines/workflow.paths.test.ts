@@ -1,0 +1,143 @@
+/**
+ * Path coverage: @xstate/graph generates shortest paths through the workflow statechart
+ * (feeding the done/error events of whichever service is running), and replaying every path
+ * in a live actor proves that each state and each transition of the machine is reached.
+ */
+import { getShortestPaths } from "@xstate/graph";
+import { describe, expect, it } from "vitest";
+import { createActor, fromPromise, type AnyStateNode, type AnyTransitionDefinition, type InspectionEvent } from "xstate";
+import { createWorkflowMachine } from "../../machines/workflow.machine.js";
+import { ContextBudgetExceeded, ToolResolutionError, type LLMResponse } from "../../src/core/index.js";
+import { createMessage, MessageType } from "../../src/core/messages.js";
+import type { WorkflowContext, WorkflowInput } from "../../src/loop/context.js";
+import { loopWorkflow } from "../support/loop-fixtures.js";
+
+const { workflow } = loopWorkflow();
+const machine = createWorkflowMachine({ tools: workflow.tools });
+const never = fromPromise<never, unknown>(() => new Promise<never>(() => undefined));
+const replayMachine = machine.provide({ actors: { infer: never, compact: never, executeTool: never } });
+
+const input: WorkflowInput = {
+  runId: "graph",
+  workflow: workflow.name,
+  messages: [createMessage("system", "sys", MessageType.SYSTEM_PROMPT), createMessage("user", "go", MessageType.USER_INPUT)],
+  toolNames: workflow.toolNames,
+  terminalTools: [...workflow.terminalTools],
+  requiredSteps: [...workflow.requiredSteps],
+  prerequisites: { fetch_a: [], fetch_b: ["fetch_a"], extra: [], finish: [] },
+  budget: { maxIterations: 5, maxRetries: 1, maxToolErrors: 1, maxPremature: 1, maxPrereq: 1, maxToolRepeat: 1, maxTotalTokens: 10_000, maxWallClockMs: 1_000 },
+  switches: { rescueEnabled: true, stepEnforcement: true },
+  startedAt: 0,
+};
+
+const usage = { inputTokens: 1, outputTokens: 1 };
+const responses: LLMResponse[] = [
+  { type: "text", content: "thinking out loud" },
+  { type: "text", content: '```json\n{"tool": "fetch_a", "args": {"n": 1}}\n```' },
+  { type: "tool_calls", toolCalls: [{ tool: "fetch_zz", args: {} }] },
+  { type: "tool_calls", toolCalls: [{ tool: "fetch_a", args: { n: "x" } }] },
+  { type: "tool_calls", toolCalls: [{ tool: "finish", args: { summary: "s" } }] },
+  { type: "tool_calls", toolCalls: [{ tool: "fetch_b", args: {} }] },
+  { type: "tool_calls", toolCalls: [{ tool: "fetch_a", args: {} }] },
+  { type: "tool_calls", toolCalls: [{ tool: "extra", args: {} }] },
+];
+
+type GraphEvent = { type: string; [k: string]: unknown };
+
+function eventsFor(snapshot: { context: WorkflowContext; children: Record<string, unknown> }): GraphEvent[] {
+  const ctx = snapshot.context;
+  const out: GraphEvent[] = [{ type: "workflow.cancel", reason: "graph" }];
+  if (snapshot.children.compact) {
+    out.push({ type: "xstate.done.actor.compact", output: { messages: ctx.messages, event: null, now: 0 } });
+    out.push({ type: "xstate.done.actor.compact", output: { messages: ctx.messages, event: null, now: 5_000 } });
+    out.push({ type: "xstate.error.actor.compact", error: new ContextBudgetExceeded(900, 100, 3) });
+  }
+  if (snapshot.children.infer) {
+    for (const response of responses) out.push({ type: "xstate.done.actor.infer", output: { response, usage, now: 0 } });
+    out.push({ type: "xstate.done.actor.infer", output: { response: responses[6], usage: { inputTokens: 20_000, outputTokens: 0 }, now: 0 } });
+    // once steps are done, the right calls become reachable
+    out.push({ type: "xstate.done.actor.infer", output: { response: { type: "tool_calls", toolCalls: [{ tool: "fetch_b", args: { n: 2 } }] }, usage, now: 0 } });
+    out.push({ type: "xstate.done.actor.infer", output: { response: { type: "tool_calls", toolCalls: [{ tool: "finish", args: { summary: "ok" } }] }, usage, now: 0 } });
+    out.push({ type: "xstate.error.actor.infer", error: new Error("backend down") });
+  }
+  if (snapshot.children.executeTool) {
+    out.push({ type: "xstate.done.actor.executeTool", output: { ok: true } });
+    out.push({ type: "xstate.error.actor.executeTool", error: new TypeError("tool broke") });
+    out.push({ type: "xstate.error.actor.executeTool", error: new ToolResolutionError("no such record") });
+  }
+  return out;
+}
+
+/**
+ * Shortest paths keep one path per serialized state, so the key holds what tells two
+ * transitions into the same state apart (error code and origin, the last validation, the last message's type).
+ */
+function serialize(snapshot: { value: unknown; context: WorkflowContext }): string {
+  const c = snapshot.context;
+  const last = c.messages.at(-1);
+  return JSON.stringify([
+    snapshot.value,
+    c.counters,
+    c.iteration,
+    [...new Set(c.steps.completed.map((s) => s.tool))].sort(),
+    Object.keys(c.callCounts).length,
+    c.usage.inputTokens > 10_000,
+    c.terminal !== undefined,
+    c.error?.code,
+    c.error?.origin,
+    c.validation?.kind,
+    `${last?.role}:${last?.meta.type}`,
+  ]);
+}
+
+function allStateNodes(node: AnyStateNode): AnyStateNode[] {
+  return [node, ...Object.values(node.states).flatMap((child) => allStateNodes(child as AnyStateNode))];
+}
+
+function allTransitions(node: AnyStateNode): AnyTransitionDefinition[] {
+  return allStateNodes(node).flatMap((n) => [...[...n.transitions.values()].flat(), ...(n.always ?? [])]);
+}
+
+describe("workflow statechart path coverage", () => {
+  it("generated paths reach every state and every transition", () => {
+    const paths = getShortestPaths(machine, {
+      input,
+      events: eventsFor as never,
+      serializeState: serialize as never,
+      limit: 200_000,
+    });
+    expect(paths.length).toBeGreaterThan(20);
+
+    const takenTransitions = new Set<AnyTransitionDefinition>();
+    const reachedStates = new Set<string>();
+    for (const path of paths) {
+      const actor = createActor(replayMachine, {
+        input,
+        inspect: (ev: InspectionEvent) => {
+          if (ev.type === "@xstate.microstep") for (const t of ev._transitions) takenTransitions.add(t);
+        },
+      });
+      actor.subscribe({ next: (s) => s._nodes.forEach((n) => reachedStates.add(n.id)), error: () => undefined });
+      actor.start();
+      for (const step of path.steps.slice(1)) {
+        if (actor.getSnapshot().status !== "active") break;
+        actor.send(step.event as never);
+      }
+      actor.stop();
+    }
+
+    // transient states are passed through inside one macrostep: they count as reached when a
+    // taken transition leaves or enters them
+    for (const t of takenTransitions) {
+      reachedStates.add(t.source.id);
+      for (const target of t.target ?? []) reachedStates.add(target.id);
+    }
+    const stateIds = allStateNodes(replayMachine.root).map((n) => n.id);
+    expect(stateIds.filter((id) => !reachedStates.has(id))).toEqual([]);
+    // provide() copies the machine: transitions are compared on the copy that was replayed
+    const missing = allTransitions(replayMachine.root)
+      .filter((t) => !takenTransitions.has(t))
+      .map((t) => `${t.source.id} --${t.eventType}--> ${(t.target ?? []).map((x: AnyStateNode) => x.id).join(",")}`);
+    expect(missing).toEqual([]);
+  });
+});
