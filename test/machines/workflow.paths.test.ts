@@ -6,7 +6,14 @@
 import { getShortestPaths } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
 import { createActor, fromPromise, type AnyStateNode, type AnyTransitionDefinition, type InspectionEvent } from "xstate";
-import { createWorkflowMachine } from "../../machines/workflow.machine.js";
+import {
+  createWorkflowMachine,
+  type CompactInput,
+  type CompactOutput,
+  type ExecuteToolInput,
+  type InferInput,
+  type InferOutput,
+} from "../../machines/workflow.machine.js";
 import { ContextBudgetExceeded, ToolResolutionError, type LLMResponse } from "../../src/core/index.js";
 import { createMessage, MessageType } from "../../src/core/messages.js";
 import type { WorkflowContext, WorkflowInput } from "../../src/loop/context.js";
@@ -14,8 +21,11 @@ import { loopWorkflow } from "../support/loop-fixtures.js";
 
 const { workflow } = loopWorkflow();
 const machine = createWorkflowMachine({ tools: workflow.tools });
-const never = fromPromise<never, unknown>(() => new Promise<never>(() => undefined));
-const replayMachine = machine.provide({ actors: { infer: never, compact: never, executeTool: never } });
+/** Services that never settle: the replay feeds their done/error events itself. */
+const pending = <TOut, TIn>() => fromPromise<TOut, TIn>(() => new Promise<TOut>(() => undefined));
+const replayMachine = machine.provide({
+  actors: { infer: pending<InferOutput, InferInput>(), compact: pending<CompactOutput, CompactInput>(), executeTool: pending<unknown, ExecuteToolInput>() },
+});
 
 const input: WorkflowInput = {
   runId: "graph",

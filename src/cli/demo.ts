@@ -1,0 +1,175 @@
+/**
+ * `npm start`: runs the supplier-quote workflow through the real statechart and prints every
+ * state transition, nudge, rescue and tool result as it happens. Defaults to the embedded
+ * simulated small model; `--backend` (or FORGE_BACKEND) points it at a real one.
+ */
+import { parseArgs } from "node:util";
+import { SimulatedClient } from "../clients/simulated.js";
+import { ContextManager } from "../context/context-manager.js";
+import { TieredCompact } from "../context/tiered-compact.js";
+import { ForgeError, InvalidArgumentError } from "../core/errors.js";
+import type { LLMClient } from "../core/llm.js";
+import type { Message } from "../core/messages.js";
+import { WorkflowRunner } from "../runner.js";
+import { assertBackend, buildClient } from "./backends.js";
+import { supplierQuoteWorkflow } from "./demo-workflow.js";
+
+const HELP = `Usage: npm start -- [options]
+
+Runs a multi-step supplier-quote workflow (lookup_part, get_public_pricing, check_inventory,
+get_supplier_history, submit_quote) through forge-ts and prints what happens.
+
+  --backend <name>     sim (default) | ollama | llamaserver | llamafile | openai | anthropic  [FORGE_BACKEND]
+  --model <name>       model name / Ollama tag; for sim: clean | small-model (default) | chaotic [FORGE_MODEL]
+  --base-url <url>     backend URL (ollama http://127.0.0.1:11434, llama-server http://127.0.0.1:8080/v1) [FORGE_BASE_URL]
+  --mode <mode>        llamaserver/llamafile: native | prompt | auto (default auto)           [FORGE_MODE]
+  --think <bool>       thinking on/off for models that support it                           [FORGE_THINK]
+  --api-key <key>      openai/anthropic key (or OPENAI_API_KEY / ANTHROPIC_API_KEY)
+  --seed <n>           simulated model seed (default 15)                                     [FORGE_SEED]
+  --budget <tokens>    context budget (default: the backend's context length, else 8192)    [FORGE_BUDGET]
+  --max-iterations <n> default 12
+  --stream             stream tokens as they arrive
+  --quiet              only print the result
+  -h, --help`;
+
+const color = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code: number) => (s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
+const dim = paint(2);
+const cyan = paint(36);
+const yellow = paint(33);
+const green = paint(32);
+const red = paint(31);
+const clip = (s: string, n = 160) => (s.length > n ? `${s.slice(0, n)}…` : s).replaceAll("\n", " ⏎ ");
+
+function describe(m: Message): string {
+  switch (m.meta.type) {
+    case "text_response":
+      return `${yellow("model  ")} text instead of a call: "${clip(m.content)}"`;
+    case "retry_nudge":
+      return `${yellow("nudge  ")} (${m.role}) ${clip(m.content)}`;
+    case "step_nudge":
+    case "prerequisite_nudge":
+      return `${yellow("blocked")} ${clip(m.content)}`;
+    case "reasoning":
+      return `${dim("think  ")} ${dim(clip(m.content))}`;
+    case "tool_call":
+      return `${cyan("call   ")} ${(m.toolCalls ?? []).map((c) => `${c.name}(${clip(JSON.stringify(c.args), 100)})`).join(", ")}`;
+    case "tool_result":
+      return m.content.startsWith("[") ? `${red("error  ")} ${clip(m.content)}` : `${green("result ")} ${m.toolName}: ${clip(m.content)}`;
+    default:
+      return `${dim(m.meta.type)} ${clip(m.content)}`;
+  }
+}
+
+async function main(): Promise<number> {
+  const env = process.env;
+  const { values } = parseArgs({
+    options: {
+      backend: { type: "string", default: env.FORGE_BACKEND ?? "sim" },
+      model: { type: "string", ...(env.FORGE_MODEL ? { default: env.FORGE_MODEL } : {}) },
+      "base-url": { type: "string", ...(env.FORGE_BASE_URL ? { default: env.FORGE_BASE_URL } : {}) },
+      mode: { type: "string", ...(env.FORGE_MODE ? { default: env.FORGE_MODE } : {}) },
+      think: { type: "string", ...(env.FORGE_THINK ? { default: env.FORGE_THINK } : {}) },
+      "api-key": { type: "string" },
+      seed: { type: "string", default: env.FORGE_SEED ?? "15" },
+      budget: { type: "string", ...(env.FORGE_BUDGET ? { default: env.FORGE_BUDGET } : {}) },
+      "max-iterations": { type: "string", default: "12" },
+      stream: { type: "boolean", default: false },
+      quiet: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const backend = values.backend;
+  assertBackend(backend);
+  const int = (name: string, raw: string | undefined): number | undefined => {
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`--${name}`, `expected a non-negative integer, got "${raw}"`);
+    return n;
+  };
+  if (values.think !== undefined && !["true", "false"].includes(values.think)) {
+    throw new InvalidArgumentError("--think", `use true or false, not "${values.think}"`);
+  }
+  const seed = int("seed", values.seed) ?? 15;
+  const demo = supplierQuoteWorkflow();
+  const model = values.model ?? (backend === "sim" ? "small-model" : undefined);
+  if (!model) throw new InvalidArgumentError("--model", `backend ${backend} needs --model (or FORGE_MODEL)`);
+
+  const client: LLMClient =
+    backend === "sim"
+      ? new SimulatedClient({ oracle: demo.oracle, workflow: demo.workflow, profile: model as "small-model", seed, usage: true })
+      : buildClient({
+          backend,
+          model,
+          ...(values["base-url"] ? { baseUrl: values["base-url"] } : {}),
+          ...(values.mode ? { mode: values.mode } : {}),
+          ...(values.think ? { think: values.think === "true" } : {}),
+          ...((values["api-key"] ?? (backend === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY))
+            ? { apiKey: values["api-key"] ?? (backend === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY)! }
+            : {}),
+        });
+  const budgetTokens = int("budget", values.budget) ?? (await client.getContextLength()) ?? 8192;
+  const quiet = values.quiet;
+  const say = (line: string) => quiet || console.log(line);
+
+  say(`forge-ts demo — ${demo.workflow.name} on ${backend === "sim" ? `the simulated model (profile ${model}, seed ${seed})` : `${backend}:${model}`}`);
+  say(`${dim("budget")} ${budgetTokens} tokens, tiered compaction`);
+  say(`${dim("user   ")} ${demo.userInput}`);
+  let rescues = 0;
+  let midLine = false;
+  const runner = new WorkflowRunner({
+    client,
+    contextManager: new ContextManager({
+      strategy: new TieredCompact({ keepRecent: 2 }),
+      budgetTokens,
+      onCompact: (e) => say(`${dim("compact")} phase ${e.phaseReached}: ${e.tokensBefore} → ${e.tokensAfter} tokens`),
+    }),
+    maxIterations: int("max-iterations", values["max-iterations"]) ?? 12,
+    stream: values.stream,
+    onChunk: (chunk) => {
+      if (quiet) return;
+      if (chunk.type === "text_delta" || chunk.type === "tool_call_delta") {
+        process.stdout.write(dim(chunk.content));
+        midLine = true;
+      } else if (chunk.type === "retry") process.stdout.write(`\n${yellow("stream retry")} ${chunk.reason}\n`);
+    },
+    onStateChange: (state, ctx) => {
+      if (midLine) process.stdout.write("\n"), (midLine = false);
+      if (ctx.stats.rescues > rescues) {
+        rescues = ctx.stats.rescues;
+        say(`${green("rescue ")} tool call recovered from the model's text`);
+      }
+      say(dim(`→ ${state}`));
+    },
+    onMessage: (m) => say(`  ${describe(m)}`),
+  });
+  try {
+    const result = await runner.run(demo.workflow, demo.userInput, { promptVars: demo.promptVars });
+    const stats = runner.lastRunStats!;
+    say(
+      `${green("done")} in ${stats.iterations} model calls: ${stats.rescues} rescue(s), ${stats.retryNudges} retry nudge(s), ` +
+        `${stats.stepNudges} step nudge(s), ${stats.prereqNudges} prerequisite nudge(s), ${stats.toolErrors} tool error(s)`,
+    );
+    console.log(typeof result === "string" ? result : JSON.stringify(result, null, 2));
+    return 0;
+  } catch (error) {
+    const stats = runner.lastRunStats;
+    console.error(`${red("failed")}: ${ForgeError.isInstance(error) ? `${error.code} ` : ""}${String(error)}`);
+    if (ForgeError.isInstance(error)) console.error(dim(JSON.stringify(error.data).slice(0, 500)));
+    if (stats) console.error(dim(`after ${stats.iterations} model calls; completed: ${stats.completedSteps.join(", ") || "none"}`));
+    return 1;
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(red(String(error)));
+    process.exit(2);
+  },
+);

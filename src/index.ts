@@ -1,0 +1,26 @@
+/**
+ * forge-ts: reliable tool-calling loops for self-hosted LLMs.
+ *
+ * @example
+ * import { WorkflowRunner, Workflow, defineTool, ContextManager, OllamaClient } from "forge-ts";
+ */
+export * from "./core/index.js";
+export * from "./parsing/index.js";
+export * from "./guardrails/index.js";
+export * from "./context/index.js";
+export { detectHardware, parseNvidiaSmi, type GpuInfo, type HardwareProfile } from "./context/hardware.js";
+export * from "./clients/index.js";
+export * from "./server/index.js";
+export { respondTool, RESPOND_TOOL_NAME } from "./tools/respond.js";
+export { WorkflowRunner, MACHINE_VERSION, type WorkflowRunnerOptions, type RunOptions } from "./runner.js";
+export type { RunStats } from "./loop/run-stats.js";
+export type { WorkflowContext, LoopBudget, LoopSwitches } from "./loop/context.js";
+export { assertRestorable, SERVICE_NAMES, type PersistedRun } from "./persistence/snapshot.js";
+export {
+  createWorkflowMachine,
+  workflowMachine,
+  type WorkflowMachine,
+  type WorkflowEmitted,
+  type WorkflowEvent,
+  type Toolbox,
+} from "../machines/workflow.machine.js";
