@@ -1,0 +1,149 @@
+/**
+ * Batch eval: a config file lists (backend, model, mode, ablation) rows; every row runs the
+ * selected scenarios N times and each run is appended to a JSONL file as soon as it ends.
+ * Re-running the same batch skips every key already in the file, so a killed batch resumes
+ * exactly where it stopped.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { InvalidArgumentError } from "../src/core/index.js";
+import { getAblation } from "./ablation.js";
+import { assertBackend, BACKENDS, clientFactory } from "./backends.js";
+import { configName, planKeys, runEval, type RunConfig } from "./harness.js";
+import { openResults, type RunRecord } from "./run-record.js";
+import { selectScenarios } from "./scenarios/index.js";
+
+const RowSchema = z.object({
+  backend: z.enum(BACKENDS),
+  model: z.string().min(1),
+  mode: z.string().optional(),
+  ablation: z.string().default("reforged"),
+  compactStrategy: z.enum(["tiered", "sliding", "none"]).default("tiered"),
+  stream: z.boolean().default(false),
+  think: z.boolean().optional(),
+  baseUrl: z.string().optional(),
+  ggufPath: z.string().optional(),
+});
+
+export const BatchConfigSchema = z.object({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  seed: z.number().int().default(42),
+  scenarios: z.array(z.string()).default([]),
+  tags: z.array(z.string()).default([]),
+  rows: z.array(RowSchema).min(1),
+});
+export type BatchConfig = z.infer<typeof BatchConfigSchema>;
+export type BatchRow = z.infer<typeof RowSchema>;
+
+const CONFIG_DIR = join(dirname(fileURLToPath(import.meta.url)), "configs");
+
+/**
+ * A config by name (eval/configs/<name>.json) or by path; validated, with each ablation and
+ * backend checked up front so a typo fails before the first run.
+ *
+ * @example loadBatchConfig("sim")
+ */
+export function loadBatchConfig(nameOrPath: string): BatchConfig {
+  const path = existsSync(nameOrPath) ? resolve(nameOrPath) : join(CONFIG_DIR, `${nameOrPath}.json`);
+  if (!existsSync(path)) throw new InvalidArgumentError("config", `no batch config "${nameOrPath}" (looked for ${path})`);
+  const parsed = BatchConfigSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
+  if (!parsed.success) throw new InvalidArgumentError("config", `${path}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  for (const row of parsed.data.rows) {
+    assertBackend(row.backend);
+    getAblation(row.ablation);
+  }
+  return parsed.data;
+}
+
+/**
+ * Rows with the ablation replaced (`--ablation bare`); rows that name the same config are
+ * kept once, so no resume key is ever planned twice.
+ */
+export function withAblation(config: BatchConfig, ablation: string | undefined): BatchRow[] {
+  if (ablation !== undefined) getAblation(ablation);
+  const seen = new Set<string>();
+  return config.rows
+    .map((r) => (ablation === undefined ? r : { ...r, ablation }))
+    .filter((r) => {
+      const k = configName({ ...r, ablation: { name: r.ablation } });
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+}
+
+/** @example runConfigFor(loadBatchConfig("sim").rows[0]!, 42).ablation.name // "reforged" */
+export function runConfigFor(row: BatchRow, seed: number): RunConfig {
+  return {
+    backend: row.backend,
+    model: row.model,
+    ...(row.mode ? { mode: row.mode } : {}),
+    ablation: getAblation(row.ablation),
+    compactStrategy: row.compactStrategy,
+    stream: row.stream,
+    seed,
+    makeClient: clientFactory({
+      backend: row.backend,
+      model: row.model,
+      ...(row.mode ? { mode: row.mode } : {}),
+      ...(row.think !== undefined ? { think: row.think } : {}),
+      ...(row.baseUrl ? { baseUrl: row.baseUrl } : {}),
+      ...(row.ggufPath ? { ggufPath: row.ggufPath } : {}),
+      ...(row.backend === "anthropic" && process.env.ANTHROPIC_API_KEY ? { apiKey: process.env.ANTHROPIC_API_KEY } : {}),
+    }),
+  };
+}
+
+export interface BatchOptions {
+  config: BatchConfig;
+  runs: number;
+  out: string;
+  ablation?: string;
+  onRecord?: (record: RunRecord) => void;
+  log?: (line: string) => void;
+}
+
+/**
+ * Per config row: how many of its planned runs are in the results file.
+ *
+ * @example batchProgress({ config, runs: 5, out }, readRecords(out)) // [{ config, done, expected }]
+ */
+export function batchProgress(options: Omit<BatchOptions, "onRecord">, records: readonly RunRecord[]): { config: string; done: number; expected: number }[] {
+  const have = new Set(records.map((r) => r.key));
+  const scenarios = selectScenarios({ names: options.config.scenarios, tags: options.config.tags });
+  return withAblation(options.config, options.ablation).map((row) => {
+    const config = runConfigFor(row, options.config.seed);
+    const keys = planKeys({ scenarios, runs: options.runs, config });
+    return { config: configName(config), done: keys.filter((k) => have.has(k.key)).length, expected: keys.length };
+  });
+}
+
+/**
+ * @example await runBatch({ config: loadBatchConfig("sim"), runs: 5, out: "eval_results.jsonl" });
+ */
+export async function runBatch(options: BatchOptions): Promise<{ ran: number; skipped: number }> {
+  const file = openResults(options.out, options.log);
+  const skip = new Set(file.records.map((r) => r.key));
+  const scenarios = selectScenarios({ names: options.config.scenarios, tags: options.config.tags });
+  let ran = 0;
+  let skipped = 0;
+  for (const row of withAblation(options.config, options.ablation)) {
+    const config = runConfigFor(row, options.config.seed);
+    skipped += planKeys({ scenarios, runs: options.runs, config }).filter((k) => skip.has(k.key)).length;
+    await runEval({
+      scenarios,
+      runs: options.runs,
+      config,
+      skip,
+      onRecord: (record) => {
+        file.append(record);
+        ran++;
+        options.onRecord?.(record);
+      },
+    });
+  }
+  return { ran, skipped };
+}

@@ -1,0 +1,91 @@
+/**
+ * `npm run eval -- --backend sim --runs 5 [--scenario a b] [--tags t] [--ablation bare] ...`
+ * Runs the selected scenarios, shows progress, prints the table; `--out` also appends JSONL.
+ */
+import { InvalidArgumentError } from "../../src/core/index.js";
+import { getAblation } from "../ablation.js";
+import { assertBackend, clientFactory, type BackendOptions } from "../backends.js";
+import { runEval, type CompactStrategyName } from "../harness.js";
+import { createProgress } from "../progress.js";
+import { probeLines } from "../probe.js";
+import { buildReportData } from "../report/report-data.js";
+import { renderTable } from "../report/table.js";
+import { openResults } from "../run-record.js";
+import { ALL_SCENARIOS, selectScenarios } from "../scenarios/index.js";
+import { int, many, one, parseFlags } from "./args.js";
+
+const SPEC = {
+  backend: "one", model: "one", runs: "one", scenario: "many", tags: "many", ablation: "one", stream: "bool",
+  think: "one", "compact-strategy": "one", seed: "one", probe: "bool", out: "one", "base-url": "one",
+  mode: "one", gguf: "one", list: "bool", help: "bool",
+} as const;
+
+const HELP = `usage: npm run eval -- [--backend sim|ollama|llamaserver|llamafile|openai|anthropic] [--model M]
+  [--runs N] [--scenario a b ...] [--tags t ...] [--ablation reforged|no_rescue|no_nudge|no_steps|no_recovery|no_compact|bare]
+  [--stream] [--think true|false] [--compact-strategy tiered|sliding|none] [--seed S] [--out results.jsonl]
+  [--base-url URL] [--mode native|prompt|auto] [--gguf path] [--probe] [--list]`;
+
+function parseBool(name: string, raw: string | undefined): boolean | undefined {
+  if (raw === undefined) return undefined;
+  if (raw !== "true" && raw !== "false") throw new InvalidArgumentError(`--${name}`, `expected true or false, got "${raw}"`);
+  return raw === "true";
+}
+
+async function main(argv: string[]): Promise<void> {
+  const p = parseFlags(argv, SPEC);
+  if (p.flags.help) return void console.log(HELP);
+  if (p.flags.list) {
+    for (const s of ALL_SCENARIOS) console.log(`${s.name.padEnd(34)} ideal=${s.idealIterations} budget=${s.budgetTokens} [${s.tags.join(", ")}]`);
+    return;
+  }
+  const backend = one(p, "backend") ?? "sim";
+  assertBackend(backend);
+  const model = one(p, "model") ?? (backend === "sim" ? "small-model" : undefined);
+  if (!model) throw new InvalidArgumentError("--model", `backend ${backend} needs --model`);
+  const strategy = (one(p, "compact-strategy") ?? "tiered") as CompactStrategyName;
+  if (!["tiered", "sliding", "none"].includes(strategy)) throw new InvalidArgumentError("--compact-strategy", `use tiered, sliding or none, not "${strategy}"`);
+  const think = parseBool("think", one(p, "think"));
+  const mode = one(p, "mode");
+  const backendOptions: BackendOptions = {
+    backend, model,
+    ...(mode ? { mode } : {}),
+    ...(think !== undefined ? { think } : {}),
+    ...(one(p, "base-url") ? { baseUrl: one(p, "base-url")! } : {}),
+    ...(one(p, "gguf") ? { ggufPath: one(p, "gguf")! } : {}),
+    ...(process.env.ANTHROPIC_API_KEY && backend === "anthropic" ? { apiKey: process.env.ANTHROPIC_API_KEY } : {}),
+    ...(process.env.OPENAI_API_KEY && backend === "openai" ? { apiKey: process.env.OPENAI_API_KEY } : {}),
+  };
+  const scenarios = selectScenarios({ names: many(p, "scenario"), tags: many(p, "tags") });
+  const makeClient = clientFactory(backendOptions);
+
+  if (p.flags.probe) {
+    const first = scenarios[0] ?? ALL_SCENARIOS[0]!;
+    const client = await makeClient({ scenario: first, instance: first.build(), seed: 0 });
+    for (const line of await probeLines(backend, model, client, scenarios)) console.log(line);
+    return;
+  }
+
+  const runs = int(p, "runs", 5);
+  if (runs < 1) throw new InvalidArgumentError("--runs", "must be at least 1");
+  const config = {
+    backend, model, ...(mode ? { mode } : {}), ablation: getAblation(one(p, "ablation") ?? "reforged"),
+    compactStrategy: strategy, stream: Boolean(p.flags.stream), seed: int(p, "seed", 42), makeClient,
+  };
+  const out = one(p, "out");
+  const file = out ? openResults(out) : undefined;
+  const progress = createProgress({ total: scenarios.length * runs });
+  const records = await runEval({
+    scenarios, runs, config,
+    onRecord: (r) => {
+      file?.append(r);
+      progress.tick(r);
+    },
+  });
+  progress.done();
+  console.log(renderTable(buildReportData(records)));
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  console.error(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+  process.exitCode = 1;
+});

@@ -1,0 +1,149 @@
+/**
+ * Run scenarios through the real WorkflowRunner and turn each run into a RunRecord. The
+ * ablation only flips runner switches; everything measured comes from runner.lastRunStats.
+ */
+import { ForgeError } from "../src/core/index.js";
+import { ContextManager, NoCompact, SlidingWindowCompact, TieredCompact, type CompactStrategy } from "../src/context/index.js";
+import { WorkflowRunner } from "../src/runner.js";
+import type { AblationConfig } from "./ablation.js";
+import type { ClientFactory } from "./backends.js";
+import { resumeKey, type RunRecord } from "./run-record.js";
+import type { EvalScenario } from "./scenario.js";
+
+export type CompactStrategyName = "tiered" | "sliding" | "none";
+
+export interface RunConfig {
+  backend: string;
+  model: string;
+  mode?: string;
+  ablation: AblationConfig;
+  compactStrategy: CompactStrategyName;
+  stream: boolean;
+  /** Base seed; each (scenario, run index) derives its own, identical across configs. */
+  seed: number;
+  makeClient: ClientFactory;
+}
+
+/** @example configName({ backend: "sim", model: "small-model", ablation: { name: "bare" }, compactStrategy: "tiered" }) // "sim:small-model@bare" */
+export function configName(c: Pick<RunConfig, "backend" | "model" | "mode" | "compactStrategy"> & { ablation: { name: string } }): string {
+  const strategy = c.compactStrategy === "tiered" ? "" : `+${c.compactStrategy}`;
+  return `${c.backend}:${c.model}${c.mode ? `:${c.mode}` : ""}@${c.ablation.name}${strategy}`;
+}
+
+/** FNV-1a of `${seed}|${scenario}|${runIndex}`: same pair, same seed, whatever the config. */
+export function runSeed(seed: number, scenario: string, runIndex: number): number {
+  let h = 0x811c9dc5;
+  for (const ch of `${seed}|${scenario}|${runIndex}`) {
+    h ^= ch.charCodeAt(0);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+function strategyFor(config: RunConfig): CompactStrategy {
+  if (!config.ablation.compaction || config.compactStrategy === "none") return new NoCompact();
+  return config.compactStrategy === "sliding" ? new SlidingWindowCompact({ keepRecent: 2 }) : new TieredCompact({ keepRecent: 2 });
+}
+
+/**
+ * One run of one scenario. Model failures (every ForgeError) become data in the record;
+ * anything else is a harness or tool-author bug and propagates.
+ *
+ * @example const record = await runScenario(basic2step, config, 0);
+ */
+export async function runScenario(scenario: EvalScenario, config: RunConfig, runIndex: number): Promise<RunRecord> {
+  const seed = runSeed(config.seed, scenario.name, runIndex);
+  const instance = scenario.build();
+  const client = await config.makeClient({ scenario, instance, seed });
+  const contextManager = new ContextManager({ strategy: strategyFor(config), budgetTokens: scenario.budgetTokens });
+  const { ablation } = config;
+  const runner = new WorkflowRunner({
+    client,
+    contextManager,
+    maxIterations: scenario.maxIterations,
+    maxRetriesPerStep: ablation.maxRetriesPerStep,
+    maxToolErrors: ablation.maxToolErrors,
+    rescueEnabled: ablation.rescueEnabled,
+    stepEnforcement: ablation.stepEnforcement,
+    stream: config.stream,
+  });
+  const started = performance.now();
+  let thrown: ForgeError | undefined;
+  try {
+    await runner.run(instance.workflow, scenario.userInput);
+  } catch (error) {
+    if (!ForgeError.isInstance(error)) throw error;
+    thrown = error;
+  }
+  const elapsedMs = performance.now() - started;
+  const stats = runner.lastRunStats;
+  if (!stats) throw new Error(`runner settled without lastRunStats (${scenario.name} run ${runIndex})`);
+  const completed = stats.outcome === "done" && stats.terminal !== undefined;
+  const correct = completed && scenario.validate({ tool: stats.terminal!.tool, args: stats.terminal!.args, state: instance.state });
+  const error = stats.error ?? (thrown ? { name: thrown.name, message: thrown.message } : undefined);
+  const sim = client as { injected?: unknown; streamRetries?: unknown };
+  const name = configName(config);
+  return {
+    key: resumeKey(name, scenario.name, runIndex),
+    config: name,
+    backend: config.backend,
+    model: config.model,
+    ...(config.mode ? { mode: config.mode } : {}),
+    ablation: ablation.name,
+    scenario: scenario.name,
+    tags: scenario.tags,
+    runIndex,
+    seed,
+    completed,
+    correct,
+    iterations: stats.iterations,
+    idealIterations: scenario.idealIterations,
+    wastedCalls: Math.max(0, stats.iterations - scenario.idealIterations),
+    elapsedMs: Math.round(elapsedMs * 10) / 10,
+    compactions: stats.compactions.length,
+    compactionPhases: stats.compactions.map((c) => c.phase),
+    streamRetries: typeof sim.streamRetries === "number" ? sim.streamRetries : 0,
+    inputTokens: stats.usage.inputTokens,
+    outputTokens: stats.usage.outputTokens,
+    retryNudges: stats.retryNudges,
+    stepNudges: stats.stepNudges,
+    prereqNudges: stats.prereqNudges,
+    rescues: stats.rescues,
+    toolErrors: stats.toolErrors,
+    ...(!correct && error ? { errorType: error.name, errorMessage: error.message.slice(0, 300) } : {}),
+    ...(!correct && !error ? { errorType: completed ? "ValidationFailed" : "Incomplete" } : {}),
+    ...(Array.isArray(sim.injected) ? { injectedFaults: sim.injected.map(String) } : {}),
+    timestamp: new Date().toISOString(),
+  };
+}
+
+export interface EvalPlan {
+  scenarios: EvalScenario[];
+  runs: number;
+  config: RunConfig;
+  /** Keys already recorded (batch resume): those runs are skipped. */
+  skip?: ReadonlySet<string>;
+  onRecord?: (record: RunRecord) => void;
+}
+
+/** Every (scenario, run index) of a plan, in order; the resume key of each. */
+export function planKeys(plan: Pick<EvalPlan, "scenarios" | "runs" | "config">): { scenario: EvalScenario; runIndex: number; key: string }[] {
+  const name = configName(plan.config);
+  return plan.scenarios.flatMap((scenario) => Array.from({ length: plan.runs }, (_, runIndex) => ({ scenario, runIndex, key: resumeKey(name, scenario.name, runIndex) })));
+}
+
+/**
+ * Run a plan sequentially (one model, one GPU: parallel runs would skew timings).
+ *
+ * @example const records = await runEval({ scenarios: ALL_SCENARIOS, runs: 5, config });
+ */
+export async function runEval(plan: EvalPlan): Promise<RunRecord[]> {
+  const out: RunRecord[] = [];
+  for (const { scenario, runIndex, key } of planKeys(plan)) {
+    if (plan.skip?.has(key)) continue;
+    const record = await runScenario(scenario, plan.config, runIndex);
+    out.push(record);
+    plan.onRecord?.(record);
+  }
+  return out;
+}

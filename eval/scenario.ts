@@ -1,0 +1,65 @@
+/**
+ * The EvalScenario contract: a deterministic workflow (fresh per run), the limits it runs
+ * under, a correctness check on the terminal call, and the oracle the simulated model plays.
+ */
+import type { Workflow } from "../src/core/index.js";
+
+/** What the simulated model sees of the run so far (mirrors src/clients/simulated.ts). */
+export interface OracleView {
+  results: { tool: string; args: Record<string, unknown>; content: string; isError: boolean; callId?: string }[];
+  userInput: string;
+  toolNames: string[];
+  turn: number;
+}
+
+/** One move of the simulated model (mirrors src/clients/simulated.ts). */
+export type OracleStep =
+  | { tool: string; args: Record<string, unknown> }
+  | { calls: { tool: string; args: Record<string, unknown> }[] }
+  | { text: string };
+
+export type Oracle = (view: OracleView) => OracleStep;
+
+/** The terminal call a run ended with, plus the per-run state its tools mutated. */
+export interface TerminalCall<TState = unknown> {
+  tool: string;
+  args: Record<string, unknown>;
+  state: TState;
+}
+
+/** A fresh workflow for one run; stateful scenarios also hand back the state its tools mutate. */
+export interface ScenarioInstance<TState = unknown> {
+  workflow: Workflow;
+  state: TState;
+}
+
+/**
+ * @example
+ * const s: EvalScenario = { name: "basic_2step", tags: ["plumbing"], idealIterations: 2,
+ *   maxIterations: 8, budgetTokens: 8192, userInput: "Weather in Paris?", description: "...",
+ *   build: () => ({ workflow, state: undefined }), validate: ({ args }) => args.city === "Paris",
+ *   oracle: planOracle([...]) };
+ */
+export interface EvalScenario<TState = unknown> {
+  name: string;
+  description: string;
+  tags: string[];
+  userInput: string;
+  /** LLM round trips on the shortest correct path (the oracle's path). */
+  idealIterations: number;
+  maxIterations: number;
+  /** Context budget in tokens for this scenario's ContextManager. */
+  budgetTokens: number;
+  build(): ScenarioInstance<TState>;
+  validate(call: TerminalCall<TState>): boolean;
+  oracle: Oracle;
+}
+
+/**
+ * Erase the state type so scenarios of different states share one list.
+ *
+ * @example export const s = scenario<MyState>({ ... });
+ */
+export function scenario<TState>(s: EvalScenario<TState>): EvalScenario {
+  return s as unknown as EvalScenario;
+}

@@ -1,0 +1,30 @@
+/** Every scenario of the suite, in report order, plus name/tag selection. */
+import { InvalidArgumentError } from "../../src/core/index.js";
+import type { EvalScenario } from "../scenario.js";
+import { PLUMBING } from "./plumbing.js";
+import { MODEL_QUALITY } from "./model-quality.js";
+import { REASONING } from "./reasoning.js";
+import { COMPACTION } from "./compaction.js";
+import { STATEFUL_VARIANTS } from "./stateful-variant.js";
+import { STATEFUL_CUSTOM } from "./stateful-custom.js";
+import { COMPACTION_CHAIN } from "./compaction-chain.js";
+
+export const CORE_SCENARIOS: EvalScenario[] = [...PLUMBING, ...MODEL_QUALITY, ...REASONING, ...COMPACTION];
+
+/** @example ALL_SCENARIOS.map((s) => s.name) // ["basic_2step", ..., "compaction_chain_p3"] */
+export const ALL_SCENARIOS: EvalScenario[] = [...CORE_SCENARIOS, ...STATEFUL_VARIANTS, ...STATEFUL_CUSTOM, ...COMPACTION_CHAIN];
+
+/**
+ * Pick scenarios by name (exact) and/or tag (any match); both empty selects all. An unknown
+ * name is an error, not an empty selection.
+ *
+ * @example selectScenarios({ names: ["basic_2step"], tags: [] })
+ */
+export function selectScenarios(filter: { names?: string[]; tags?: string[] }, from: EvalScenario[] = ALL_SCENARIOS): EvalScenario[] {
+  const names = filter.names ?? [];
+  const tags = filter.tags ?? [];
+  const known = new Set(from.map((s) => s.name));
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length > 0) throw new InvalidArgumentError("scenario", `unknown scenario(s): ${unknown.join(", ")}; known: ${[...known].join(", ")}`);
+  return from.filter((s) => (names.length === 0 || names.includes(s.name)) && (tags.length === 0 || s.tags.some((t) => tags.includes(t))));
+}

@@ -1,0 +1,140 @@
+/**
+ * Building blocks for scenario oracles: read `key=value` facts out of earlier tool results
+ * and play an ordered plan, one step per turn, from whatever the view shows so far. Oracles
+ * are pure functions of the view, so an injected fault (bare text, wrong tool) only costs the
+ * simulated model a turn: on the next turn it resumes from the first unfinished step.
+ */
+import type { Oracle, OracleView } from "../scenario.js";
+
+type Result = OracleView["results"][number];
+
+/**
+ * Our scenario tools never start a successful result with "["; runner error channels do.
+ *
+ * @example isSuccess({ tool: "t", args: {}, content: "[ToolError] x", isError: true }) // false
+ */
+export function isSuccess(r: Result): boolean {
+  return !r.isError && !r.content.trimStart().startsWith("[");
+}
+
+/**
+ * Every `key=value` pair in a tool result (values end at whitespace, comma or semicolon).
+ *
+ * @example facts("entity_id=42 name=Orion") // { entity_id: "42", name: "Orion" }
+ */
+export function facts(content: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of content.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=([^\s,;]+)/g)) out[m[1]!] = m[2]!;
+  return out;
+}
+
+/**
+ * Facts from the successful results seen so far, newest last.
+ *
+ * @example new Seen(view.results).get("search_companies", "entity_id", "42")
+ */
+export class Seen {
+  constructor(readonly results: readonly Result[]) {}
+
+  /** `key` from the latest successful result of `tool`, or `fallback` when it is not visible. */
+  get(tool: string, key: string, fallback: string): string {
+    for (let i = this.results.length - 1; i >= 0; i--) {
+      const r = this.results[i]!;
+      if (r.tool === tool && isSuccess(r)) {
+        const v = facts(r.content)[key];
+        if (v !== undefined) return v;
+      }
+    }
+    return fallback;
+  }
+
+  /** All successful results of `tool`. */
+  successes(tool: string): Result[] {
+    return this.results.filter((r) => r.tool === tool && isSuccess(r));
+  }
+
+  tried(tool: string): boolean {
+    return this.results.some((r) => r.tool === tool);
+  }
+}
+
+export interface PlanStep {
+  tool: string;
+  /** Arguments of the correct call, computed from what has been seen. */
+  args: (seen: Seen) => Record<string, unknown>;
+  /** Arguments of a deliberately wrong first attempt (error-recovery scenarios). */
+  firstTry?: Record<string, unknown>;
+}
+
+function sameArgs(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) if (JSON.stringify(a[k]) !== JSON.stringify(b[k])) return false;
+  return true;
+}
+
+/**
+ * An oracle that plays `steps` in order: each turn it makes the first step that has no
+ * successful result with the same arguments yet. The last step is normally the terminal tool.
+ *
+ * @example
+ * const oracle = planOracle([
+ *   { tool: "get_weather", args: () => ({ city: "Paris" }) },
+ *   { tool: "report_weather", args: (s) => ({ city: "Paris", temp_c: Number(s.get("get_weather", "temp_c", "18")) }) },
+ * ]);
+ */
+export function planOracle(steps: readonly PlanStep[]): Oracle {
+  if (steps.length === 0) throw new Error("planOracle needs at least one step");
+  return (view) => {
+    const seen = new Seen(view.results);
+    for (const step of steps) {
+      const args = step.args(seen);
+      const done = seen.successes(step.tool).some((r) => sameArgs(r.args, args));
+      if (done) continue;
+      if (step.firstTry && !seen.tried(step.tool)) return { tool: step.tool, args: step.firstTry };
+      return { tool: step.tool, args };
+    }
+    // Every step succeeded but the run goes on (a terminal call was blocked): call it again.
+    const last = steps[steps.length - 1]!;
+    return { tool: last.tool, args: last.args(seen) };
+  };
+}
+
+/**
+ * Deterministic filler text of about `chars` characters, for context-pressure scenarios.
+ *
+ * @example filler("log", 3000).length >= 3000 // true
+ */
+export function filler(label: string, chars: number): string {
+  const words = ["ledger", "entry", "routine", "checksum", "nominal", "archived", "batch", "record", "sync", "window"];
+  const out: string[] = [];
+  let n = 0;
+  let i = 0;
+  while (n < chars) {
+    const w = `${words[i % words.length]}-${label}-${i}`;
+    out.push(w);
+    n += w.length + 1;
+    i++;
+  }
+  return out.join(" ");
+}
+
+/**
+ * A per-run oracle that remembers every result it has seen, so results that compaction later
+ * truncates or drops from the context stay known. The simulated model thereby measures the
+ * loop's plumbing under compaction (does the run survive it?), not a model's recall.
+ *
+ * @example new SimulatedClient({ oracle: rememberingOracle(scenario.oracle), ... })
+ */
+export function rememberingOracle(oracle: Oracle): Oracle {
+  const memory: Result[] = [];
+  const known = new Set<string>();
+  return (view) => {
+    for (const r of view.results) {
+      const key = `${r.callId ?? ""}|${r.tool}|${JSON.stringify(r.args)}|${r.content}`;
+      if (known.has(key)) continue;
+      known.add(key);
+      memory.push(r);
+    }
+    return oracle({ ...view, results: [...memory] });
+  };
+}
