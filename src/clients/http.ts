@@ -19,6 +19,11 @@ export const defaultLogger: ClientLogger = (level, message) => {
   console.error(`[forge-ts] ${level}: ${message}`);
 };
 
+/** The `{ info, warn }` logger shape of src/server, backed by a client logger. */
+export function asForgeLogger(logger: ClientLogger): { info(message: string): void; warn(message: string): void } {
+  return { info: (m) => logger("info", m), warn: (m) => logger("warn", m) };
+}
+
 export interface HttpCallOptions {
   method?: "GET" | "POST";
   /** Serialized as JSON when given. */

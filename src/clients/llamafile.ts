@@ -9,8 +9,10 @@ import type { LLMClient, LLMResponse, SendOptions, StreamChunk, Usage } from "..
 import { isPlainObject, type OpenAIWireMessage, type WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { rescueToolCall } from "../parsing/index.js";
+import { clientSampling } from "../server/sampling.js";
 import {
   checkBoolean,
+  asForgeLogger,
   checkLogger,
   checkNumber,
   checkPositiveInt,
@@ -46,6 +48,8 @@ export interface LlamafileClientOptions {
   slotId?: number;
   /** Sampling fields sent as-is at the top level (top_p, top_k, min_p, repeat_penalty, ...). */
   sampling?: Record<string, unknown>;
+  /** Opt in to the model card's sampling values (src/server/sampling.ts); explicit fields still win. */
+  recommendedSampling?: boolean;
   logger?: ClientLogger;
 }
 
@@ -82,7 +86,6 @@ export class LlamafileClient implements LLMClient {
     if (this.ggufPath === undefined && model === undefined) throw new InvalidArgumentError("ggufPath", "give ggufPath (or model)");
     this.model = model ?? ggufStem(this.ggufPath!);
     this.baseUrl = checkUrl(o.baseUrl ?? "http://localhost:8080/v1", "baseUrl");
-    this.temperature = checkNumber(o.temperature, "temperature", 0, 2);
     const mode = o.mode ?? "auto";
     if (!MODES.includes(mode as LlamafileMode)) throw new InvalidArgumentError("mode", `must be one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
     this.mode = mode as LlamafileMode;
@@ -94,11 +97,19 @@ export class LlamafileClient implements LLMClient {
       throw new InvalidArgumentError("slotId", `must be a non-negative integer, got ${JSON.stringify(slot)}`);
     }
     this.slotId = slot;
-    this.sampling = { ...checkRecord(o.sampling, "sampling") };
-    for (const key of Object.keys(this.sampling)) {
+    const explicit = { ...checkRecord(o.sampling, "sampling") };
+    for (const key of Object.keys(explicit)) {
       if (RESERVED.has(key)) throw new InvalidArgumentError(`sampling.${key}`, "is set by the client itself; use the matching option");
     }
     this.logger = checkLogger(o.logger);
+    const sampling = clientSampling(this.ggufPath ?? this.model, {
+      recommendedSampling: checkBoolean(o.recommendedSampling, "recommendedSampling") ?? false,
+      temperature: checkNumber(o.temperature, "temperature", 0, 2),
+      extra: explicit,
+      logger: asForgeLogger(this.logger),
+    });
+    this.temperature = sampling.temperature;
+    this.sampling = sampling.extra;
     this.resolved = this.mode === "auto" ? undefined : this.mode;
   }
 

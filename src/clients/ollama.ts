@@ -2,12 +2,14 @@
  * Ollama's native function calling on /api/chat (`tools`), NDJSON streaming, the `think`
  * switch and `num_ctx`. Messages arrive already serialized in the "ollama" format.
  */
+import { clientSampling } from "../server/sampling.js";
 import { BackendError, InvalidArgumentError, StreamError, ThinkingNotSupportedError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, SendOptions, StreamChunk, Usage } from "../core/llm.js";
 import { isPlainObject, type WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import {
   checkBoolean,
+  asForgeLogger,
   checkLogger,
   checkNumber,
   checkPositiveInt,
@@ -37,6 +39,8 @@ export interface OllamaClientOptions {
   /** Extra Ollama `options` (top_p, top_k, min_p, repeat_penalty, seed, ...), passed through. */
   options?: Record<string, unknown>;
   numCtx?: number;
+  /** Opt in to the model card's sampling values (src/server/sampling.ts); explicit fields still win. */
+  recommendedSampling?: boolean;
   logger?: ClientLogger;
 }
 
@@ -70,13 +74,20 @@ export class OllamaClient implements LLMClient {
     const o = requireOptionsObject(options, "OllamaClient");
     this.model = checkString(o.model, "model", true)!;
     this.baseUrl = checkUrl(o.baseUrl ?? "http://localhost:11434", "baseUrl");
-    this.temperature = checkNumber(o.temperature, "temperature", 0, 2);
     this.timeoutMs = checkPositiveInt(o.timeoutMs, "timeoutMs") ?? 300_000;
     this.think = checkBoolean(o.think, "think");
-    this.extraOptions = { ...checkRecord(o.options, "options") };
-    if ("num_ctx" in this.extraOptions) throw new InvalidArgumentError("options.num_ctx", "use numCtx / setNumCtx() instead");
+    const extra = { ...checkRecord(o.options, "options") };
+    if ("num_ctx" in extra) throw new InvalidArgumentError("options.num_ctx", "use numCtx / setNumCtx() instead");
     this.numCtx = checkPositiveInt(o.numCtx, "numCtx");
     this.logger = checkLogger(o.logger);
+    const sampling = clientSampling(this.model, {
+      recommendedSampling: checkBoolean(o.recommendedSampling, "recommendedSampling") ?? false,
+      temperature: checkNumber(o.temperature, "temperature", 0, 2),
+      extra,
+      logger: asForgeLogger(this.logger),
+    });
+    this.temperature = sampling.temperature;
+    this.extraOptions = sampling.extra;
     this.sendThink = this.think ?? THINKING_MODEL.test(this.model);
   }
 

@@ -180,3 +180,26 @@ export function toWireSampling(params: SamplingParams): { temperature?: number; 
   }
   return params.temperature === undefined ? { extra } : { temperature: params.temperature, extra };
 }
+
+/**
+ * The sampling fields a client sends, in its wire shape: card values when `recommendedSampling`
+ * is on, with the caller's own temperature and snake_case extras winning field by field.
+ * Clients call this in their constructors, so every way of building one follows one policy.
+ *
+ * @example
+ * clientSampling("qwen3:8b", { recommendedSampling: true, temperature: 0.2, extra: { top_k: 40 } });
+ * // { temperature: 0.2, extra: { top_p: 0.95, top_k: 40, min_p: 0 } }
+ */
+export function clientSampling(
+  model: string,
+  options: { recommendedSampling?: boolean; temperature?: number; extra?: Record<string, unknown>; logger?: ForgeLogger },
+): { temperature?: number; extra: Record<string, unknown> } {
+  const resolved = resolveSampling(model, {
+    recommendedSampling: options.recommendedSampling ?? false,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const card = toWireSampling(resolved);
+  const temperature = options.temperature ?? card.temperature;
+  const extra = { ...card.extra, ...(options.extra ?? {}) };
+  return temperature === undefined ? { extra } : { temperature, extra };
+}

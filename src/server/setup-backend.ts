@@ -11,7 +11,7 @@ import { LlamafileClient } from "../clients/llamafile.js";
 import { OllamaClient } from "../clients/ollama.js";
 import { BudgetMode } from "./budget.js";
 import { consoleLogger, type ForgeLogger } from "./logger.js";
-import { resolveSampling, toWireSampling, type SamplingParams } from "./sampling.js";
+import { toWireSampling, type SamplingParams } from "./sampling.js";
 import { ServerManager, type BackendKind, type StartOptions } from "./server-manager.js";
 
 export interface SetupBackendOptions extends StartOptions {
@@ -114,10 +114,9 @@ export async function setupBackend(options: SetupBackendOptions): Promise<Backen
 }
 
 function buildClient(options: SetupBackendOptions, server: ServerManager, numCtx: number | undefined, logger: ForgeLogger): LLMClient {
-  const identity = options.backend === "ollama" ? options.model! : options.ggufPath!;
-  const sampling = toWireSampling(
-    resolveSampling(identity, { recommendedSampling: options.recommendedSampling ?? false, explicit: options.sampling, logger }),
-  );
+  // The client applies the sampling policy itself (clientSampling); hand it the caller's fields.
+  const sampling = toWireSampling(options.sampling ?? {});
+  const recommendedSampling = options.recommendedSampling ?? false;
   const clientLogger = (level: "info" | "warn", message: string): void => logger[level](message);
   if (options.backend === "ollama") {
     return new OllamaClient({
@@ -125,6 +124,7 @@ function buildClient(options: SetupBackendOptions, server: ServerManager, numCtx
       baseUrl: server.baseUrl,
       temperature: sampling.temperature,
       options: sampling.extra,
+      recommendedSampling,
       numCtx,
       logger: clientLogger,
     });
@@ -135,6 +135,7 @@ function buildClient(options: SetupBackendOptions, server: ServerManager, numCtx
     mode: options.mode,
     temperature: sampling.temperature,
     sampling: sampling.extra,
+    recommendedSampling,
     logger: clientLogger,
   });
 }
