@@ -3,6 +3,7 @@
  * state transition, nudge, rescue and tool result as it happens. Defaults to the embedded
  * simulated small model; `--backend` (or FORGE_BACKEND) points it at a real one.
  */
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { SimulatedClient } from "../clients/simulated.js";
 import { ContextManager } from "../context/context-manager.js";
@@ -61,9 +62,11 @@ function describe(m: Message): string {
   }
 }
 
-async function main(): Promise<number> {
+/** Run the demo with command-line arguments; resolves to the process exit code. */
+export async function demoMain(args: readonly string[]): Promise<number> {
   const env = process.env;
   const { values } = parseArgs({
+    args: [...args],
     options: {
       backend: { type: "string", default: env.FORGE_BACKEND ?? "sim" },
       model: { type: "string", ...(env.FORGE_MODEL ? { default: env.FORGE_MODEL } : {}) },
@@ -166,10 +169,15 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(red(String(error)));
-    process.exit(2);
-  },
-);
+/** Exit codes: 0 done, 1 the workflow failed, 2 bad usage. */
+export function runCli(main: (args: readonly string[]) => Promise<number>, args: readonly string[]): void {
+  main(args).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(red(String(error)));
+      process.exit(2);
+    },
+  );
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) runCli(demoMain, process.argv.slice(2));

@@ -40,3 +40,14 @@ describe("npm start (src/cli/demo.ts)", () => {
     expect((error as { stderr: string }).stderr).toContain("FORGE_BACKEND");
   }, 60_000);
 });
+
+describe("forge-ts command (src/cli/main.ts)", () => {
+  const cli = (args: string[]) => run(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env: { ...env, NO_COLOR: "1" } });
+  it("prints its version and runs the demo subcommand", async () => {
+    expect((await cli(["--version"])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    expect((await cli(["demo", "--quiet"])).stdout).toMatch(/"unit_price": ?0\.34/);
+  }, 60_000);
+  it("rejects an unknown command with exit code 2", async () => {
+    await expect(cli(["fly"])).rejects.toMatchObject({ code: 2 });
+  }, 60_000);
+});

@@ -1,0 +1,170 @@
+/**
+ * Runner overhead per iteration (`npm run bench -- runner`): the whole loop with an LLM that
+ * answers instantly and tools that do nothing, so every microsecond measured is framework cost.
+ * The same loop runs through the Vercel AI SDK (`generateText` + MockLanguageModelV4 +
+ * `stopWhen: stepCountIs(N)`) in the same process, alternating with ours, for a ratio.
+ *
+ * Both sides make exactly N model calls and N tool executions (N-1 × `step`, then `finish`),
+ * start from a system prompt and "go", keep and resend the full history every call, and get
+ * token usage from the model (so neither estimates it). Each figure is the best of several
+ * alternated rounds after a warm-up: the machine is shared and the minimum is the least
+ * disturbed figure. Target: forge ≤ 0.5× the AI SDK per step.
+ */
+import { generateText, stepCountIs, tool } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { z } from "zod";
+import { ContextManager } from "../../src/context/context-manager.js";
+import { NoCompact } from "../../src/context/no-compact.js";
+import type { LLMClient, LLMResponse } from "../../src/core/llm.js";
+import type { ApiFormat } from "../../src/core/messages.js";
+import { defineTool } from "../../src/core/tool.js";
+import { Workflow } from "../../src/core/workflow.js";
+import { WorkflowRunner } from "../../src/runner.js";
+import { measure, type BenchRow, type BenchSuite } from "./harness.js";
+
+const SIZES = [10, 100, 1_000] as const;
+const SYSTEM = "You are a benchmark agent. Call step until told otherwise, then call finish.";
+const USAGE = { inputTokens: 1, outputTokens: 1 } as const;
+
+/**
+ * An honest LLMClient that answers at once: a `step` call with `i` for calls 0..total-2, then
+ * `finish`. One small object per call, nothing else allocated.
+ */
+export class InstantToolClient implements LLMClient {
+  readonly apiFormat: ApiFormat = "openai";
+  calls = 0;
+  constructor(readonly total: number) {}
+
+  async send(): Promise<LLMResponse> {
+    const i = this.calls++;
+    if (i >= this.total) throw new Error(`InstantToolClient: call #${i} past the scripted ${this.total}`);
+    if (i === this.total - 1) return { type: "tool_calls", toolCalls: [{ tool: "finish", args: {}, id: `c${i}` }], usage: USAGE };
+    return { type: "tool_calls", toolCalls: [{ tool: "step", args: { i }, id: `c${i}` }], usage: USAGE };
+  }
+
+  async getContextLength(): Promise<number | undefined> {
+    return undefined;
+  }
+}
+
+export const benchWorkflow = new Workflow({
+  name: "bench",
+  tools: {
+    step: defineTool({ name: "step", description: "No-op step", parameters: z.object({ i: z.number() }), execute: async () => "ok" }),
+    finish: defineTool({ name: "finish", description: "End the run", parameters: z.object({}), execute: async () => "done" }),
+  },
+  terminalTool: "finish",
+  systemPromptTemplate: SYSTEM,
+});
+
+/** A runner that allows exactly this many iterations, no compaction (the trigger is never reached). */
+export function benchRunner(n: number): WorkflowRunner {
+  return new WorkflowRunner({
+    client: new InstantToolClient(n),
+    contextManager: new ContextManager({ budgetTokens: 100_000_000, strategy: new NoCompact() }),
+    maxIterations: n + 1,
+    maxToolRepeat: n + 1,
+  });
+}
+
+/** One forge run of n iterations; throws unless it finished on `finish` after exactly n calls. */
+export async function forgeRun(n: number): Promise<void> {
+  const runner = benchRunner(n);
+  const result = await runner.run(benchWorkflow, "go");
+  const stats = runner.lastRunStats;
+  if (result !== "done" || stats?.iterations !== n || stats.toolCalls !== n) {
+    throw new Error(`forge run of ${n}: result ${String(result)}, ${stats?.iterations} iterations, ${stats?.toolCalls} tool calls`);
+  }
+}
+
+const AI_USAGE = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+const aiTools = {
+  step: tool({ description: "No-op step", inputSchema: z.object({ i: z.number() }), execute: async () => "ok" }),
+  finish: tool({ description: "End the run", inputSchema: z.object({}), execute: async () => "done" }),
+};
+
+/** The same loop in the AI SDK; throws unless it ran n steps and ended on `finish`. */
+export async function aiSdkRun(n: number): Promise<void> {
+  let calls = 0;
+  const model = new MockLanguageModelV4({
+    doGenerate: async () => {
+      const i = calls++;
+      const last = i === n - 1;
+      return {
+        content: [{ type: "tool-call", toolCallId: `c${i}`, toolName: last ? "finish" : "step", input: last ? "{}" : `{"i":${i}}` }],
+        finishReason: { unified: "tool-calls", raw: undefined },
+        usage: AI_USAGE,
+        warnings: [],
+      };
+    },
+  });
+  const result = await generateText({ model, system: SYSTEM, prompt: "go", tools: aiTools, stopWhen: stepCountIs(n) });
+  const lastResult = result.steps.at(-1)?.toolResults[0];
+  if (result.steps.length !== n || calls !== n || lastResult?.toolName !== "finish" || lastResult.output !== "done") {
+    throw new Error(`AI SDK run of ${n}: ${result.steps.length} steps, ${calls} model calls, last ${lastResult?.toolName}`);
+  }
+}
+
+/** Rounds, warm-up runs and minimum wall clock per measurement, by run length. */
+function plan(n: number): { rounds: number; warmup: number; minIterations: number; minMs: number } {
+  if (n <= 10) return { rounds: 7, warmup: 50, minIterations: 50, minMs: 150 };
+  if (n <= 100) return { rounds: 5, warmup: 5, minIterations: 5, minMs: 200 };
+  return { rounds: 3, warmup: 1, minIterations: 1, minMs: 0 };
+}
+
+export const suite: BenchSuite = {
+  name: "runner",
+  async run() {
+    const rows: BenchRow[] = [];
+    // Warm both code paths (JIT, module init) before any figure is taken.
+    for (let k = 0; k < 20; k++) {
+      await forgeRun(20);
+      await aiSdkRun(20);
+    }
+    for (const n of SIZES) {
+      const p = plan(n);
+      let forgeMs = Number.POSITIVE_INFINITY;
+      let aiMs = Number.POSITIVE_INFINITY;
+      for (let round = 0; round < p.rounds; round++) {
+        const opts = { warmup: round === 0 ? p.warmup : 1, minIterations: p.minIterations, minMs: p.minMs };
+        // Alternate the order so neither side always runs on a GC-dirtier heap.
+        if (round % 2 === 0) {
+          forgeMs = Math.min(forgeMs, await measure(() => forgeRun(n), opts));
+          aiMs = Math.min(aiMs, await measure(() => aiSdkRun(n), opts));
+        } else {
+          aiMs = Math.min(aiMs, await measure(() => aiSdkRun(n), opts));
+          forgeMs = Math.min(forgeMs, await measure(() => forgeRun(n), opts));
+        }
+      }
+      const forgeUs = (forgeMs * 1000) / n;
+      const aiUs = (aiMs * 1000) / n;
+      rows.push({
+        suite: "runner",
+        case: `forge N=${n}`,
+        value: forgeUs,
+        unit: "µs/iter",
+        note:
+          `run ${forgeMs.toFixed(2)} ms; actor create+start, compaction check (token estimate), serializeMessages of full history, ` +
+          `zod validation, guards, loop-break keys, 2 messages + events/iter, result/stats`,
+      });
+      rows.push({
+        suite: "runner",
+        case: `ai-sdk N=${n}`,
+        value: aiUs,
+        unit: "µs/step",
+        note: `run ${aiMs.toFixed(2)} ms; generateText: prompt conversion of full history, zod input parse, step results, stopWhen`,
+      });
+      rows.push({
+        suite: "runner",
+        case: `ratio forge/ai-sdk N=${n}`,
+        value: forgeUs / aiUs,
+        unit: "×",
+        note: `target <= 0.5; best of ${p.rounds} alternated rounds each`,
+      });
+    }
+    return rows;
+  },
+};

@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+/** The `forge-ts` command. */
+import { readFileSync } from "node:fs";
+import { demoMain, runCli } from "./demo.js";
+
+const USAGE = `Usage: forge-ts <command> [options]
+
+Commands:
+  demo [options]   run the supplier-quote workflow (see: forge-ts demo --help)
+
+Options:
+  -h, --help       show this help
+  -v, --version    print the version`;
+
+async function main(args: readonly string[]): Promise<number> {
+  const [command, ...rest] = args;
+  if (command === undefined || command === "-h" || command === "--help") {
+    console.log(USAGE);
+    return 0;
+  }
+  if (command === "-v" || command === "--version") {
+    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
+    console.log(pkg.version);
+    return 0;
+  }
+  if (command === "demo") return demoMain(rest);
+  console.error(`forge-ts: unknown command "${command}"\n\n${USAGE}`);
+  return 2;
+}
+
+runCli(main, process.argv.slice(2));
