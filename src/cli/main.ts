@@ -12,6 +12,19 @@ Options:
   -h, --help       show this help
   -v, --version    print the version`;
 
+/** package.json sits two levels up from src/cli and three from dist/src/cli. */
+function packageVersion(): string {
+  for (const rel of ["../../package.json", "../../../package.json"]) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "forge-ts" && pkg.version) return pkg.version;
+    } catch {
+      // not at this level; try the next
+    }
+  }
+  throw new Error("forge-ts: cannot find its package.json");
+}
+
 async function main(args: readonly string[]): Promise<number> {
   const [command, ...rest] = args;
   if (command === undefined || command === "-h" || command === "--help") {
@@ -19,8 +32,7 @@ async function main(args: readonly string[]): Promise<number> {
     return 0;
   }
   if (command === "-v" || command === "--version") {
-    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string };
-    console.log(pkg.version);
+    console.log(packageVersion());
     return 0;
   }
   if (command === "demo") return demoMain(rest);
