@@ -15,7 +15,7 @@ import {
   toAnthropicTools,
   type AnthropicToolChoice,
 } from "./anthropic-convert.js";
-import { withStreamRetry } from "./stream-retry.js";
+import { trackedStream } from "./stream-retry.js";
 import { decodeToolArguments } from "./tool-args.js";
 
 export interface AnthropicClientOptions {
@@ -110,12 +110,8 @@ export class AnthropicClient implements LLMClient {
     return response;
   }
 
-  async *sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
-    const attempt = () => this.streamOnce(messages, tools, options.signal);
-    for await (const chunk of withStreamRetry(attempt, () => this.streamRetries++)) {
-      if (chunk.type === "final") this.lastUsage = chunk.response.usage;
-      yield chunk;
-    }
+  sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
+    return trackedStream(() => this.streamOnce(messages, tools, options.signal), this);
   }
 
   private params(messages: WireMessage[], tools: ToolSpec[] | undefined): RequestParams {

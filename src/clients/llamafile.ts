@@ -27,7 +27,7 @@ import {
 } from "./http.js";
 import { toPromptModeMessages } from "./llamafile-prompt.js";
 import { sendChatCompletion, streamChatCompletion, toWireTools, type ChatCallContext } from "./openai-wire.js";
-import { withStreamRetry } from "./stream-retry.js";
+import { trackedStream } from "./stream-retry.js";
 
 export type LlamafileMode = "native" | "prompt" | "auto";
 
@@ -133,12 +133,8 @@ export class LlamafileClient implements LLMClient {
     return response;
   }
 
-  async *sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
-    const attempt = () => this.streamOnce(messages, tools, options.signal);
-    for await (const chunk of withStreamRetry(attempt, () => this.streamRetries++)) {
-      if (chunk.type === "final") this.lastUsage = chunk.response.usage;
-      yield chunk;
-    }
+  sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
+    return trackedStream(() => this.streamOnce(messages, tools, options.signal), this);
   }
 
   /** Context window from llama-server's /props (`default_generation_settings.n_ctx`); undefined on 404. */

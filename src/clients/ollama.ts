@@ -26,7 +26,7 @@ import {
 } from "./http.js";
 import { parseNdjson } from "./ndjson.js";
 import { assembleResponse, toWireTools, type RawAssistantMessage } from "./openai-wire.js";
-import { withStreamRetry } from "./stream-retry.js";
+import { trackedStream } from "./stream-retry.js";
 
 export interface OllamaClientOptions {
   model: string;
@@ -112,12 +112,8 @@ export class OllamaClient implements LLMClient {
     return response;
   }
 
-  async *sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
-    const attempt = () => this.streamOnce(messages, tools, options.signal);
-    for await (const chunk of withStreamRetry(attempt, () => this.streamRetries++)) {
-      if (chunk.type === "final") this.lastUsage = chunk.response.usage;
-      yield chunk;
-    }
+  sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
+    return trackedStream(() => this.streamOnce(messages, tools, options.signal), this);
   }
 
   private async *streamOnce(messages: WireMessage[], tools: ToolSpec[] | undefined, signal?: AbortSignal): AsyncGenerator<StreamChunk> {

@@ -8,7 +8,7 @@ import { isPlainObject, type WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { checkNumber, checkPositiveInt, checkRecord, checkString, checkUrl, httpCall, isBackendError, joinUrl, parseJsonBody, requireOptionsObject } from "./http.js";
 import { sendChatCompletion, streamChatCompletion, toWireTools, type ChatCallContext } from "./openai-wire.js";
-import { withStreamRetry } from "./stream-retry.js";
+import { trackedStream } from "./stream-retry.js";
 
 export interface OpenAICompatClientOptions {
   model: string;
@@ -67,13 +67,9 @@ export class OpenAICompatClient implements LLMClient {
     return response;
   }
 
-  async *sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
+  sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
     const ctx = this.context(tools, options.signal);
-    const attempt = () => streamChatCompletion(this.body(messages, tools, true), ctx);
-    for await (const chunk of withStreamRetry(attempt, () => this.streamRetries++)) {
-      if (chunk.type === "final") this.lastUsage = chunk.response.usage;
-      yield chunk;
-    }
+    return trackedStream(() => streamChatCompletion(this.body(messages, tools, true), ctx), this);
   }
 
   /**

@@ -6,7 +6,7 @@
  * through untouched (the loop owns retries).
  */
 import { ForgeError, StreamError } from "../core/errors.js";
-import type { StreamChunk } from "../core/llm.js";
+import type { StreamChunk, Usage } from "../core/llm.js";
 
 export function isStreamError(error: unknown): error is StreamError {
   return ForgeError.isInstance(error) && error.code === "FORGE_STREAM";
@@ -37,5 +37,24 @@ export async function* withStreamRetry(
     }
     onRetry(failure.message);
     yield { type: "retry", reason: failure.message };
+  }
+}
+
+/** The per-client figures a stream updates: re-requests made and the last usage seen. */
+export interface StreamStats {
+  streamRetries: number;
+  lastUsage: Usage | undefined;
+}
+
+/**
+ * `withStreamRetry` plus the bookkeeping every client does around it.
+ *
+ * @example
+ * sendStream(messages, tools, opts) { return trackedStream(() => this.streamOnce(messages, tools, opts.signal), this); }
+ */
+export async function* trackedStream(attempt: () => AsyncIterable<StreamChunk>, stats: StreamStats): AsyncGenerator<StreamChunk> {
+  for await (const chunk of withStreamRetry(attempt, () => stats.streamRetries++)) {
+    if (chunk.type === "final") stats.lastUsage = chunk.response.usage;
+    yield chunk;
   }
 }

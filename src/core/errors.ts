@@ -364,7 +364,16 @@ export class ServerError extends ForgeError {
 /** Render any thrown value as a short string for feeding back to the model. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
+  return safeString(error);
+}
+
+/** String(value), except for values that refuse conversion (e.g. Object.create(null)). */
+export function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }
 
 type Revivable = (data: Record<string, unknown>, message: string) => Error;
@@ -399,7 +408,7 @@ const REVIVERS: Record<string, Revivable> = {
  * errors as JSON). Unknown codes come back as a plain Error carrying name and message.
  */
 export function reviveError(json: ErrorJSON): Error {
-  const revive = REVIVERS[json.code];
+  const revive = Object.hasOwn(REVIVERS, json.code) ? REVIVERS[json.code] : undefined;
   if (revive) return revive(json.data ?? {}, json.message);
   const error = new Error(json.message);
   error.name = json.name;
@@ -414,5 +423,5 @@ export function errorToJSON(error: unknown): ErrorJSON {
     const code = typeof raw === "string" ? raw : "ERR_UNKNOWN";
     return { name: error.name, code, message: error.message, data: {} };
   }
-  return { name: "Error", code: "ERR_UNKNOWN", message: String(error), data: {} };
+  return { name: "Error", code: "ERR_UNKNOWN", message: safeString(error), data: {} };
 }

@@ -65,7 +65,6 @@ export type DefineToolOptions<TSchema extends ZodObjectLike, TResult> =
   | (BaseOptions<TResult, Record<string, unknown>> & { jsonSchema: JSONSchema; parameters?: never });
 
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
-const ajv = new Ajv({ allErrors: true, strict: false });
 
 /**
  * Define a tool.
@@ -87,6 +86,9 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
   }
   if (typeof options.description !== "string") throw new ToolDefinitionError(name, "description must be a string");
   if (typeof options.execute !== "function") throw new ToolDefinitionError(name, "execute must be a function");
+  if (options.prerequisites !== undefined && !Array.isArray(options.prerequisites)) {
+    throw new ToolDefinitionError(name, "prerequisites must be an array of tool names or { tool, args }");
+  }
   const prerequisites = [...(options.prerequisites ?? [])];
   for (const p of prerequisites) {
     const ok = typeof p === "string" || (isPlainObject(p) && typeof p.tool === "string" && (p.args === undefined || isPlainObject(p.args)));
@@ -123,7 +125,8 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
     }
     let check: ValidateFunction;
     try {
-      check = ajv.compile(schema);
+      // One Ajv per tool: a shared instance would refuse two tools whose schemas share an $id.
+      check = new Ajv({ allErrors: true, strict: false }).compile(schema);
     } catch (cause) {
       throw new ToolDefinitionError(name, `malformed jsonSchema: ${(cause as Error).message}`, { cause });
     }
@@ -132,10 +135,7 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
       if (check(args)) return { ok: true, value: args as Record<string, unknown> };
       return {
         ok: false,
-        issues: (check.errors ?? []).map((e) => ({
-          path: (e.instancePath.replace(/^\//, "").replaceAll("/", ".") || missingProperty(e.params)) ?? "(root)",
-          message: e.message ?? "invalid",
-        })),
+        issues: (check.errors ?? []).map((e) => ({ path: issuePath(e.instancePath, e.params), message: e.message ?? "invalid" })),
       };
     };
   } else {
@@ -147,8 +147,14 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
   return Object.freeze({ name, description: options.description, spec, prerequisites, validateArgs, execute });
 }
 
-function missingProperty(params: Record<string, unknown>): string | undefined {
-  return typeof params.missingProperty === "string" ? params.missingProperty : undefined;
+/** ajv's JSON-pointer path, dotted and unescaped, plus the missing property for `required` errors. */
+function issuePath(instancePath: string, params: Record<string, unknown>): string {
+  const parts = instancePath
+    .split("/")
+    .slice(1)
+    .map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~"));
+  if (typeof params.missingProperty === "string") parts.push(params.missingProperty);
+  return parts.length > 0 ? parts.join(".") : "(root)";
 }
 
 /** "field `city`: expected string" lines, for the tool-error channel. */

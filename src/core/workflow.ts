@@ -52,19 +52,19 @@ export class Workflow {
     const required = options.requiredSteps ?? [];
     if (!Array.isArray(required)) fail("requiredSteps must be an array of tool names");
     for (const step of required) {
-      if (!(step in tools)) fail(`required step "${step}" is not one of the tools [${Object.keys(tools).join(", ")}]`);
+      if (!Object.hasOwn(tools, step)) fail(`required step "${step}" is not one of the tools [${Object.keys(tools).join(", ")}]`);
     }
     if (new Set(required).size !== required.length) fail("requiredSteps lists a tool twice");
     const terminal = typeof options.terminalTool === "string" ? [options.terminalTool] : options.terminalTool;
     if (!Array.isArray(terminal) || terminal.length === 0) fail("terminalTool must be a tool name or a non-empty list");
     for (const t of terminal) {
-      if (!(t in tools)) fail(`terminal tool "${t}" is not one of the tools [${Object.keys(tools).join(", ")}]`);
+      if (!Object.hasOwn(tools, t)) fail(`terminal tool "${t}" is not one of the tools [${Object.keys(tools).join(", ")}]`);
       if (required.includes(t)) fail(`terminal tool "${t}" cannot also be a required step`);
     }
     for (const tool of Object.values(tools)) {
       for (const p of tool.prerequisites) {
         const pn = prerequisiteName(p);
-        if (!(pn in tools)) fail(`prerequisite "${pn}" of tool "${tool.name}" is not one of the tools`);
+        if (!Object.hasOwn(tools, pn)) fail(`prerequisite "${pn}" of tool "${tool.name}" is not one of the tools`);
         if (pn === tool.name) fail(`tool "${tool.name}" cannot be its own prerequisite`);
       }
     }
@@ -106,7 +106,7 @@ export class Workflow {
   }
 
   getTool(name: string): AnyToolDef {
-    const tool = this.tools[name];
+    const tool = Object.hasOwn(this.tools, name) ? this.tools[name] : undefined;
     if (!tool) throw new WorkflowDefinitionError(`no tool named "${name}"`, this.name);
     return tool;
   }

@@ -80,7 +80,7 @@ describe("OpenAICompatClient", () => {
       toolCalls: [
         { tool: "get_weather", args: '{"city": "Par' },
         { tool: "answer", args: "just a string" },
-        { tool: "answer", args: "" },
+        { tool: "answer", args: {} }, // "" = a call without arguments
       ],
     });
     expect((await collect(client.sendStream(MESSAGES, TOOLS))).at(-1)).toEqual({ type: "final", response: sent });
