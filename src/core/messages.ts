@@ -103,16 +103,17 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /**
- * Ollama's schema wants an object for `arguments`. A call whose args were not an object has
- * already been answered with a tool error; its history entry keeps the raw value visibly
- * instead of pretending it was `{}`.
+ * Backends want an object for `arguments` (Ollama's schema; llama-server parses the OpenAI
+ * string for its chat template and answers 500 on invalid JSON). A call whose args were not an
+ * object has already been answered with a tool error; its history entry keeps the raw value
+ * visibly instead of pretending it was `{}`.
  */
-function ollamaArgs(args: unknown): Record<string, unknown> {
-  return isPlainObject(args) ? args : { _invalid_arguments: args };
+function objectArgs(args: unknown): Record<string, unknown> {
+  return isPlainObject(args) ? args : { _invalid_arguments: args ?? null };
 }
 
 function openaiArgs(args: unknown): string {
-  return typeof args === "string" ? args : JSON.stringify(args ?? {});
+  return JSON.stringify(objectArgs(args));
 }
 
 /** Serialize one message for the wire, stripping metadata. */
@@ -120,7 +121,7 @@ export function toApiMessage(message: Message, format: ApiFormat): WireMessage {
   if (format === "ollama") {
     const out: OllamaWireMessage = { role: message.role, content: message.content };
     if (message.toolCalls?.length) {
-      out.tool_calls = message.toolCalls.map((c) => ({ function: { name: c.name, arguments: ollamaArgs(c.args) } }));
+      out.tool_calls = message.toolCalls.map((c) => ({ function: { name: c.name, arguments: objectArgs(c.args) } }));
     }
     if (message.role === "tool" && message.toolName !== undefined) out.tool_name = message.toolName;
     return out;
@@ -183,6 +184,6 @@ export function serializeMessages(
 /** The text of a message as a reader (or the token estimator) sees it, tool calls included. */
 export function messageText(message: Message): string {
   if (!message.toolCalls?.length) return message.content;
-  const calls = message.toolCalls.map((c) => `${c.name}(${openaiArgs(c.args)})`).join("\n");
+  const calls = message.toolCalls.map((c) => `${c.name}(${typeof c.args === "string" ? c.args : JSON.stringify(c.args ?? {})})`).join("\n");
   return message.content ? `${message.content}\n${calls}` : calls;
 }

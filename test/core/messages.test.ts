@@ -133,10 +133,10 @@ describe("toApiMessage: openai", () => {
     expect(toApiMessage(toolResult, "openai")).toEqual({ role: "tool", content: "72F", tool_call_id: "c1", name: "get_weather" });
   });
 
-  it("passes string args through and renders missing args as {}", () => {
-    const raw = createMessage("assistant", "", MessageType.TOOL_CALL, { toolCalls: [call("t", '{"a":1}'), call("u", undefined)] });
+  it("always sends a JSON object string: non-object args are kept visibly under _invalid_arguments", () => {
+    const raw = createMessage("assistant", "", MessageType.TOOL_CALL, { toolCalls: [call("t", '{"a":'), call("u", undefined), call("v", { ok: 1 })] });
     const wire = toApiMessage(raw, "openai") as OpenAIWireMessage;
-    expect(wire.tool_calls?.map((c) => c.function.arguments)).toEqual(['{"a":1}', "{}"]);
+    expect(wire.tool_calls?.map((c) => JSON.parse(c.function.arguments))).toEqual([{ _invalid_arguments: '{"a":' }, { _invalid_arguments: null }, { ok: 1 }]);
   });
 
   it("plain messages carry only role and content", () => {
