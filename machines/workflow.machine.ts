@@ -43,6 +43,7 @@ export interface CompactOutput {
   now: number;
 }
 export interface ExecuteToolInput {
+  runId: string;
   tool: string;
   args: Record<string, unknown>;
   callId: string;
@@ -251,6 +252,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
               input: ({ context }) => {
                 const call = act.nextCall(context);
                 return {
+                  runId: context.runId,
                   tool: call.tool,
                   args: call.args,
                   callId: call.callId,

@@ -3,24 +3,18 @@
  * tool execution), runs it, and turns its final state into a result or a typed error.
  * Runs can be snapshotted at any moment and resumed in a new actor or process.
  */
-import { createActor, fromPromise, type Actor, type InspectionEvent, type Observer, type Snapshot } from "xstate";
-import {
-  createWorkflowMachine,
-  type CompactOutput,
-  type ExecuteToolInput,
-  type InferOutput,
-  type WorkflowMachine,
-} from "../machines/workflow.machine.js";
+import { createActor, type Actor, type InspectionEvent, type Observer, type Snapshot } from "xstate";
+import { createWorkflowMachine, type WorkflowMachine } from "../machines/workflow.machine.js";
 import type { ContextManager } from "./context/context-manager.js";
-import { InvalidArgumentError, StreamError, WorkflowCancelledError, reviveError } from "./core/errors.js";
-import type { LLMClient, LLMResponse, StreamChunk } from "./core/llm.js";
-import { createMessage, MessageType, serializeMessages, type Message, type ReasoningReplay } from "./core/messages.js";
+import { InvalidArgumentError, WorkflowCancelledError, reviveError } from "./core/errors.js";
+import type { LLMClient, StreamChunk } from "./core/llm.js";
+import { createMessage, MessageType, type Message, type ReasoningReplay } from "./core/messages.js";
 import type { Workflow } from "./core/workflow.js";
-import { estimateTokensChars4 } from "./context/token-estimator.js";
 import { MACHINE_VERSION, type WorkflowContext, type WorkflowInput } from "./loop/context.js";
 import { runStatsFrom, type RunStats } from "./loop/run-stats.js";
 import { assertRestorable, type PersistedRun } from "./persistence/snapshot.js";
 import { DEFAULT_MAX_TOOL_REPEAT } from "./guardrails/loop-break.js";
+import { createServices, type ServiceFailures } from "./services.js";
 
 export interface WorkflowRunnerOptions {
   client: LLMClient;
@@ -67,22 +61,6 @@ export interface RunOptions {
 }
 
 type WorkflowActor = Actor<WorkflowMachine>;
-
-/** The live error of the last failed inference/compaction service of one run. */
-interface ServiceFailures {
-  error?: unknown;
-}
-
-function remember<TArgs, TOut>(failures: ServiceFailures, fn: (args: TArgs) => Promise<TOut>): (args: TArgs) => Promise<TOut> {
-  return async (args) => {
-    try {
-      return await fn(args);
-    } catch (error) {
-      failures.error = error;
-      throw error;
-    }
-  };
-}
 
 const nonNegativeInt = (name: string, value: unknown): number => {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
@@ -230,52 +208,18 @@ export class WorkflowRunner {
   }
 
   #machine(workflow: Workflow, failures: ServiceFailures): WorkflowMachine {
-    const { client, contextManager } = this.options;
-    const replay = this.options.reasoningReplay ?? "none";
-    const stream = this.options.stream ?? false;
-    const onChunk = this.options.onChunk;
-    const specs = workflow.getToolSpecs();
-    const now = () => this.#now();
-
-    const infer = fromPromise<InferOutput, { messages: Message[]; iteration: number }>(remember(failures, async ({ input, signal }) => {
-      const wire = serializeMessages(input.messages, client.apiFormat, { reasoningReplay: replay });
-      let response: LLMResponse | undefined;
-      if (stream && client.sendStream) {
-        for await (const chunk of client.sendStream(wire, specs, { signal })) {
-          if (onChunk) await onChunk(chunk);
-          if (chunk.type === "final") response = chunk.response;
-        }
-        if (!response) throw new StreamError();
-      } else {
-        response = await client.send(wire, specs, { signal });
-      }
-      // Backends that report no usage still count against token budgets, by estimate.
-      const usage = response.usage ?? {
-        inputTokens: contextManager.estimateTokens(input.messages),
-        outputTokens: Math.ceil(JSON.stringify(response).length / 4),
-      };
-      return { response, usage, now: now() };
-    }));
-
-    const compact = fromPromise<CompactOutput, { messages: Message[]; iteration: number; stepHint: string }>(
-      remember(failures, async ({ input }) => {
-        const { messages, event } = contextManager.compact(input.messages, { stepIndex: input.iteration, stepHint: input.stepHint });
-        return { messages, event, now: now() };
-      }),
-    );
-
-    const executeTool = fromPromise<unknown, ExecuteToolInput>(async ({ input, signal }) => {
-      const tool = workflow.getTool(input.tool);
-      return tool.execute(input.args, {
-        signal,
-        idempotencyKey: input.idempotencyKey,
-        runId: input.idempotencyKey.split(":")[0] ?? "",
-        iteration: input.iteration,
-        callIndex: input.index,
-      });
+    const o = this.options;
+    const services = createServices({
+      workflow,
+      client: o.client,
+      contextManager: o.contextManager,
+      reasoningReplay: o.reasoningReplay ?? "none",
+      stream: o.stream ?? false,
+      ...(o.onChunk ? { onChunk: o.onChunk } : {}),
+      now: () => this.#now(),
+      failures,
     });
-
-    return createWorkflowMachine({ tools: workflow.tools }).provide({ actors: { infer, compact, executeTool } });
+    return createWorkflowMachine({ tools: workflow.tools }).provide({ actors: services });
   }
 
   #drive(actor: WorkflowActor, failures: ServiceFailures, signal: AbortSignal | undefined): Promise<unknown> {
