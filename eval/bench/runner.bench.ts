@@ -146,16 +146,16 @@ export const suite: BenchSuite = {
         case: `forge N=${n}`,
         value: forgeUs,
         unit: "µs/iter",
-        note:
-          `run ${forgeMs.toFixed(2)} ms; actor create+start, compaction check (token estimate), serializeMessages of full history, ` +
-          `zod validation, guards, loop-break keys, 2 messages + events/iter, result/stats`,
+        // What each side pays for: forge builds its machine + actor per run and, per iteration,
+        // checks compaction (token estimate), serializes the history, validates with zod, runs guards.
+        note: `run ${forgeMs.toFixed(2)} ms; machine+actor per run; per iter: token estimate, wire serialization, zod, guards, loop-break`,
       });
       rows.push({
         suite: "runner",
         case: `ai-sdk N=${n}`,
         value: aiUs,
         unit: "µs/step",
-        note: `run ${aiMs.toFixed(2)} ms; generateText: prompt conversion of full history, zod input parse, step results, stopWhen`,
+        note: `run ${aiMs.toFixed(2)} ms; generateText: full-history prompt conversion, zod input parse, step results`,
       });
       rows.push({
         suite: "runner",

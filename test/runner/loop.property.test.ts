@@ -59,6 +59,9 @@ function runnerOptions(b: Budget): Omit<WorkflowRunnerOptions, "client"> {
   };
 }
 
+/** Every runner run these properties start (the issue asks for ≥ 10,000 per CI). */
+let generatedRuns = 0;
+
 interface Outcome {
   state: string;
   result?: unknown;
@@ -93,6 +96,7 @@ describe("workflow machine properties", () => {
         const seen: WorkflowContext[] = [];
         const runner = new WorkflowRunner({ client, ...runnerOptions(budget), onStateChange: (_s, ctx) => seen.push(ctx) });
         const outcome = await settle(runner.run(workflow, "go", { promptVars: { company: "Acme" }, signal: controller.signal }), runner);
+        generatedRuns++;
         const final = runner.snapshot().context;
         seen.push(final);
 
@@ -172,6 +176,7 @@ describe("workflow machine properties", () => {
             const r3 = new WorkflowRunner({ client: new PolicyClient(policy), ...runnerOptions(budget) });
             actual = await settle(r3.resume(snapshot as never, resumed.workflow), r3);
           }
+          generatedRuns += 2; // the uninterrupted run, and the interrupted + resumed one
           expect(actual).toEqual(expected);
           const counts = new Map<string, number>();
           for (const e of resumed.log) counts.set(e.key, (counts.get(e.key) ?? 0) + 1);
@@ -184,4 +189,8 @@ describe("workflow machine properties", () => {
       { numRuns: 2500 },
     );
   }, 240_000);
+
+  it("drove at least 10,000 generated runs through the real machine", () => {
+    expect(generatedRuns).toBeGreaterThanOrEqual(10_000);
+  });
 });
