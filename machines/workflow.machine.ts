@@ -58,7 +58,9 @@ export type WorkflowEmitted =
   | { type: "message"; message: Message }
   | { type: "compact"; event: CompactEvent }
   | { type: "toolStart"; tool: string; args: Record<string, unknown>; callId: string; index: number }
-  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string };
+  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string }
+  /** The live error of a failed service (the context keeps only its JSON form). */
+  | { type: "serviceError"; origin: "infer" | "compact"; error: unknown };
 
 export interface WorkflowOutput {
   result: unknown;
@@ -162,7 +164,10 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       failIterations: assign({ error: ({ context }) => fail.iterationsExhausted(context) }),
       failTokenBudget: assign({ error: ({ context }) => fail.budgetExhausted(context, "token_budget") }),
       failWallClock: assign({ error: ({ context }) => fail.budgetExhausted(context, "wall_clock") }),
-      failService: assign({ error: (_, params: { origin: "infer" | "compact"; error: unknown }) => fail.serviceFailed(params.origin, params.error) }),
+      failService: enqueueActions(({ enqueue }, params: { origin: "infer" | "compact"; error: unknown }) => {
+        enqueue.assign({ error: fail.serviceFailed(params.origin, params.error) });
+        enqueue.emit({ type: "serviceError", origin: params.origin, error: params.error });
+      }),
       recordCancellation: assign({ error: ({ context, event }) => fail.cancelled(context, event.type === "workflow.cancel" ? event.reason : undefined) }),
     },
   }).createMachine({

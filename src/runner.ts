@@ -12,9 +12,9 @@ import { createMessage, MessageType, type Message, type ReasoningReplay } from "
 import type { Workflow } from "./core/workflow.js";
 import { MACHINE_VERSION, type WorkflowContext, type WorkflowInput } from "./loop/context.js";
 import { runStatsFrom, type RunStats } from "./loop/run-stats.js";
-import { assertRestorable, type PersistedRun } from "./persistence/snapshot.js";
+import { assertRestorable, dehydrate, hydrate, type PersistedRun } from "./persistence/snapshot.js";
 import { DEFAULT_MAX_TOOL_REPEAT } from "./guardrails/loop-break.js";
-import { createServices, type ServiceFailures } from "./services.js";
+import { createServices } from "./services.js";
 
 export interface WorkflowRunnerOptions {
   client: LLMClient;
@@ -79,6 +79,7 @@ export class WorkflowRunner {
   #actor: WorkflowActor | undefined;
   #stats: RunStats | undefined;
   #stopRun: ((error: Error) => void) | undefined;
+  readonly #machines = new WeakMap<Workflow, WorkflowMachine>();
 
   constructor(options: WorkflowRunnerOptions) {
     if (!options || typeof options !== "object") throw new InvalidArgumentError("options", "expected an options object");
@@ -117,7 +118,7 @@ export class WorkflowRunner {
   /** JSON-safe persisted snapshot of the current run, at any moment. */
   snapshot(): PersistedRun {
     if (!this.#actor) throw new InvalidArgumentError("snapshot", "no run has started on this runner");
-    return this.#actor.getPersistedSnapshot() as unknown as PersistedRun;
+    return dehydrate(this.#actor.getPersistedSnapshot() as unknown as PersistedRun);
   }
 
   /** Stop the current actor (its in-flight service gets an aborted signal); the run's promise rejects. */
@@ -158,9 +159,8 @@ export class WorkflowRunner {
       switches: { rescueEnabled: this.options.rescueEnabled ?? true, stepEnforcement: this.options.stepEnforcement ?? true },
       startedAt: now,
     };
-    const failures: ServiceFailures = {};
-    const actor = createActor(this.#machine(workflow, failures), { input, ...this.#inspectOption() });
-    return this.#drive(actor, failures, options.signal);
+    const actor = createActor(this.#machine(workflow), { input, ...this.#inspectOption() });
+    return this.#drive(actor, options.signal);
   }
 
   /**
@@ -168,9 +168,8 @@ export class WorkflowRunner {
    * flight is re-run with its persisted input; finished tool results are already in context.
    */
   async resume(snapshot: PersistedRun, workflow: Workflow, options: { signal?: AbortSignal } = {}): Promise<unknown> {
-    const restorable = assertRestorable(snapshot, workflow);
-    const failures: ServiceFailures = {};
-    const machine = this.#machine(workflow, failures);
+    const restorable = hydrate(assertRestorable(snapshot, workflow));
+    const machine = this.#machine(workflow);
     // Shape was checked by assertRestorable; XState's snapshot type is opaque here.
     const persisted = restorable as unknown as Snapshot<unknown>;
     // XState ignores `input` when a snapshot is given; the context's own copy keeps types honest.
@@ -188,7 +187,7 @@ export class WorkflowRunner {
       startedAt: ctx.startedAt,
     };
     const actor: WorkflowActor = createActor(machine, { snapshot: persisted, input, ...this.#inspectOption() });
-    return this.#drive(actor, failures, options.signal);
+    return this.#drive(actor, options.signal);
   }
 
   #now(): number {
@@ -207,7 +206,10 @@ export class WorkflowRunner {
     return `You complete the "${workflow.name}" workflow by calling its tools.${workflow.description ? ` ${workflow.description}` : ""}`;
   }
 
-  #machine(workflow: Workflow, failures: ServiceFailures): WorkflowMachine {
+  /** One machine per workflow per runner: building and providing it costs more than a short run. */
+  #machine(workflow: Workflow): WorkflowMachine {
+    const cached = this.#machines.get(workflow);
+    if (cached) return cached;
     const o = this.options;
     const services = createServices({
       workflow,
@@ -217,12 +219,13 @@ export class WorkflowRunner {
       stream: o.stream ?? false,
       ...(o.onChunk ? { onChunk: o.onChunk } : {}),
       now: () => this.#now(),
-      failures,
     });
-    return createWorkflowMachine({ tools: workflow.tools }).provide({ actors: services });
+    const machine = baseMachine(workflow).provide({ actors: services });
+    this.#machines.set(workflow, machine);
+    return machine;
   }
 
-  #drive(actor: WorkflowActor, failures: ServiceFailures, signal: AbortSignal | undefined): Promise<unknown> {
+  #drive(actor: WorkflowActor, signal: AbortSignal | undefined): Promise<unknown> {
     this.#actor = actor;
     this.#stats = undefined;
     const { onMessage, onStateChange } = this.options;
@@ -235,6 +238,8 @@ export class WorkflowRunner {
       };
       this.#stopRun = (error) => settle(() => reject(error));
       if (onMessage) cleanup.push(actor.on("message", (e) => onMessage(e.message)).unsubscribe);
+      let serviceError: unknown;
+      cleanup.push(actor.on("serviceError", (e) => (serviceError = e.error)).unsubscribe);
       let lastState = "";
       const sub = actor.subscribe({
         next: (snapshot) => {
@@ -250,7 +255,7 @@ export class WorkflowRunner {
           const json = ctx.error;
           const origin = json?.origin;
           // A failed service's live error carries more than its JSON form (cause, stack).
-          const live = (origin === "infer" || origin === "compact") && failures.error instanceof Error ? failures.error : undefined;
+          const live = (origin === "infer" || origin === "compact") && serviceError instanceof Error ? serviceError : undefined;
           const error = live ?? (json ? reviveError(json) : new Error(`workflow ended in state "${state}" without an error`));
           settle(() => reject(error));
         },
@@ -268,6 +273,17 @@ export class WorkflowRunner {
       actor.start();
     });
   }
+}
+
+/** The statechart with a workflow's tools, built once per workflow (services come per runner). */
+const baseMachines = new WeakMap<Workflow, WorkflowMachine>();
+function baseMachine(workflow: Workflow): WorkflowMachine {
+  let machine = baseMachines.get(workflow);
+  if (!machine) {
+    machine = createWorkflowMachine({ tools: workflow.tools });
+    baseMachines.set(workflow, machine);
+  }
+  return machine;
 }
 
 function stateName(value: unknown): string {

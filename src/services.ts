@@ -12,11 +12,6 @@ import type { LLMClient, LLMResponse, StreamChunk } from "./core/llm.js";
 import { serializeMessages, type ReasoningReplay } from "./core/messages.js";
 import type { Workflow } from "./core/workflow.js";
 
-/** The live error of the last failed inference/compaction service of one run. */
-export interface ServiceFailures {
-  error?: unknown;
-}
-
 export interface ServiceOptions {
   workflow: Workflow;
   client: LLMClient;
@@ -25,19 +20,6 @@ export interface ServiceOptions {
   stream: boolean;
   onChunk?: (chunk: StreamChunk) => void | Promise<void>;
   now: () => number;
-  failures: ServiceFailures;
-}
-
-function remember<TArgs, TOut>(failures: ServiceFailures, fn: (args: TArgs) => Promise<TOut>): (args: TArgs) => Promise<TOut> {
-  return async (args) => {
-    try {
-      return await fn(args);
-    } catch (error) {
-      // Kept for the runner to rethrow: the live error carries more than its JSON form.
-      failures.error = error;
-      throw error;
-    }
-  };
 }
 
 /** @example createWorkflowMachine({ tools: wf.tools }).provide({ actors: createServices({ workflow: wf, client, ... }) }) */
@@ -45,8 +27,7 @@ export function createServices(o: ServiceOptions) {
   const { client, contextManager, workflow, now } = o;
   const specs = workflow.getToolSpecs();
 
-  const infer = fromPromise<InferOutput, InferInput>(
-    remember(o.failures, async ({ input, signal }) => {
+  const infer = fromPromise<InferOutput, InferInput>(async ({ input, signal }) => {
       const wire = serializeMessages(input.messages, client.apiFormat, { reasoningReplay: o.reasoningReplay });
       let response: LLMResponse | undefined;
       if (o.stream && client.sendStream) {
@@ -64,15 +45,12 @@ export function createServices(o: ServiceOptions) {
         outputTokens: Math.ceil(JSON.stringify(response).length / 4),
       };
       return { response, usage, now: now() };
-    }),
-  );
+  });
 
-  const compact = fromPromise<CompactOutput, CompactInput>(
-    remember(o.failures, async ({ input }) => {
-      const { messages, event } = contextManager.compact(input.messages, { stepIndex: input.iteration, stepHint: input.stepHint });
-      return { messages, event, now: now() };
-    }),
-  );
+  const compact = fromPromise<CompactOutput, CompactInput>(async ({ input }) => {
+    const { messages, event } = contextManager.compact(input.messages, { stepIndex: input.iteration, stepHint: input.stepHint });
+    return { messages, event, now: now() };
+  });
 
   const executeTool = fromPromise<unknown, ExecuteToolInput>(async ({ input, signal }) =>
     workflow.getTool(input.tool).execute(input.args, {

@@ -24,8 +24,18 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
  * estimateMessageTokensChars4(createMessage("user", "12345678", "user_input")); // 2 + 4 = 6
  */
 export function estimateMessageTokensChars4(message: Message): number {
-  return Math.ceil(messageText(message).length / 4) + MESSAGE_OVERHEAD_TOKENS;
+  const cached = estimates.get(message);
+  if (cached !== undefined) return cached;
+  const tokens = Math.ceil(messageText(message).length / 4) + MESSAGE_OVERHEAD_TOKENS;
+  estimates.set(message, tokens);
+  return tokens;
 }
+
+/**
+ * Messages are never mutated (strategies copy, the loop appends), so each one is measured once;
+ * the loop re-estimates the whole history every iteration.
+ */
+const estimates = new WeakMap<Message, number>();
 
 /**
  * Default estimator: the sum of {@link estimateMessageTokensChars4} over the history. Because it

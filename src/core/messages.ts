@@ -170,15 +170,32 @@ export function serializeMessages(
       if (replay === "full" || (replay === "keep-last" && i === lastReasoning)) pending.push(m.content);
       continue;
     }
-    const wire = toApiMessage(m, format);
+    const wire = cachedApiMessage(m, format);
     if (pending.length > 0 && m.role === "assistant") {
       const folded = [...pending, m.content].filter((s) => s.length > 0).join("\n\n");
-      wire.content = folded;
+      out.push({ ...wire, content: folded });
       pending = [];
+    } else {
+      out.push(wire);
     }
-    out.push(wire);
   }
   return out;
+}
+
+/**
+ * The loop serializes the whole history on every call; messages never change, so each one's
+ * wire form is built once per format. Cached forms are frozen: a client that tried to edit
+ * one in place would corrupt every later request, so it fails loudly instead.
+ */
+const wireCache = { ollama: new WeakMap<Message, WireMessage>(), openai: new WeakMap<Message, WireMessage>() };
+function cachedApiMessage(message: Message, format: ApiFormat): WireMessage {
+  const cache = wireCache[format];
+  let wire = cache.get(message);
+  if (!wire) {
+    wire = Object.freeze(toApiMessage(message, format));
+    cache.set(message, wire);
+  }
+  return wire;
 }
 
 /** The text of a message as a reader (or the token estimator) sees it, tool calls included. */

@@ -47,12 +47,15 @@ export function findRepeatViolations(
   counts: Readonly<Record<string, number>>,
   maxToolRepeat: number,
 ): RepeatViolation[] {
-  const seen: Record<string, number> = { ...counts };
+  // Counts added by this batch live beside the run's record: copying the record would make
+  // every check cost as much as the whole run's history of distinct calls.
+  const inBatch = new Map<string, number>();
   const violations: RepeatViolation[] = [];
   calls.forEach((call, index) => {
     const key = callKey(call.tool, call.args);
-    if (isRepeatExceeded(seen, key, maxToolRepeat)) violations.push({ index, tool: call.tool, count: seen[key] ?? 0 });
-    else seen[key] = (seen[key] ?? 0) + 1;
+    const count = (Object.hasOwn(counts, key) ? counts[key]! : 0) + (inBatch.get(key) ?? 0);
+    if (count >= maxToolRepeat) violations.push({ index, tool: call.tool, count });
+    else inBatch.set(key, (inBatch.get(key) ?? 0) + 1);
   });
   return violations;
 }

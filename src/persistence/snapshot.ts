@@ -54,3 +54,36 @@ export function assertRestorable(snapshot: unknown, workflow: Workflow): Persist
   }
   return snapshot as unknown as PersistedRun;
 }
+
+/** Stands for `context.messages` inside a persisted service input. */
+export const CONTEXT_MESSAGES_REF = "$context.messages";
+
+type ChildRecord = NonNullable<PersistedRun["children"]>[string];
+
+function mapChildInputs(snapshot: PersistedRun, map: (input: Record<string, unknown>) => Record<string, unknown>): PersistedRun {
+  const children = snapshot.children;
+  if (!children) return snapshot;
+  const mapped: Record<string, ChildRecord> = {};
+  for (const [id, child] of Object.entries(children)) {
+    const inner = isPlainObject(child.snapshot) ? child.snapshot : undefined;
+    const input = inner && isPlainObject(inner.input) ? inner.input : undefined;
+    mapped[id] = input ? { ...child, snapshot: { ...inner, input: map(input) } } : child;
+  }
+  return { ...snapshot, children: mapped };
+}
+
+/**
+ * The in-flight service's persisted input repeats the whole history (XState re-runs it with
+ * that input on restore). Persist it as a reference to `context.messages` instead: the history
+ * cannot change while a service runs, and this halves the snapshot.
+ */
+export function dehydrate(snapshot: PersistedRun): PersistedRun {
+  const messages = snapshot.context.messages;
+  return mapChildInputs(snapshot, (input) => (input.messages === messages ? { ...input, messages: CONTEXT_MESSAGES_REF } : input));
+}
+
+/** Undo {@link dehydrate} before handing the snapshot to XState. */
+export function hydrate(snapshot: PersistedRun): PersistedRun {
+  const messages = snapshot.context.messages;
+  return mapChildInputs(snapshot, (input) => (input.messages === CONTEXT_MESSAGES_REF ? { ...input, messages } : input));
+}

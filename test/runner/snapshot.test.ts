@@ -92,3 +92,12 @@ describe("snapshots", () => {
     expect(child.log).toEqual(["fetch_b", "finish"]);
   }, 30_000);
 });
+
+describe("snapshot size", () => {
+  it("persists the in-flight service's history as a reference to context.messages", async () => {
+    const { snap } = await interruptedAt(1); // inferring: the infer input would repeat the history
+    const [child] = Object.values(snap.children ?? {});
+    expect((child as { snapshot: { input: { messages: unknown } } }).snapshot.input.messages).toBe("$context.messages");
+    expect(JSON.stringify(snap).split('"role":"system"').length - 1).toBe(1);
+  });
+});
