@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeToolArguments } from "../../src/clients/tool-args.js";
+import { jsonValue } from "../support/arbitraries.js";
 
 describe("decodeToolArguments", () => {
   it("parses a JSON string once", () => {
@@ -24,7 +25,7 @@ describe("decodeToolArguments", () => {
 
   it("property: objects round-trip through their JSON string", () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (obj) => {
+      fc.property(fc.dictionary(fc.string(), jsonValue()), (obj) => {
         const wire = JSON.parse(JSON.stringify(obj)) as unknown;
         expect(decodeToolArguments(JSON.stringify(obj))).toEqual(wire);
       }),

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { ChunkType, textResponse, toolCallsResponse, type LLMResponse, type StreamChunk, type ToolCall } from "../../src/core/llm.js";
+import { jsonValue } from "../support/arbitraries.js";
 
 describe("ChunkType", () => {
   it("has the seed's four values", () => {
@@ -62,7 +63,7 @@ describe("toolCallsResponse", () => {
   });
 
   it("property: both helpers are JSON round-trippable for JSON args", () => {
-    const callArb = fc.record({ tool: fc.string(), args: fc.jsonValue({ maxDepth: 2 }), id: fc.string() });
+    const callArb = fc.record({ tool: fc.string(), args: jsonValue({ maxDepth: 2 }), id: fc.string() });
     fc.assert(
       fc.property(fc.array(callArb, { maxLength: 4 }), fc.string(), fc.nat(), fc.nat(), (toolCalls, text, i, o) => {
         const usage = { inputTokens: i, outputTokens: o };

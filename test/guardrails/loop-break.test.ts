@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { callKey, countCalls, DEFAULT_MAX_TOOL_REPEAT, findRepeatViolations, isRepeatExceeded } from "../../src/guardrails/loop-break.js";
+import { jsonValue } from "../support/arbitraries.js";
 
 describe("callKey", () => {
   it("is canonical: key order does not matter, values and tool do", () => {
@@ -11,7 +12,7 @@ describe("callKey", () => {
 
   it("is invariant under key order (property)", () => {
     fc.assert(
-      fc.property(fc.string(), fc.dictionary(fc.string(), fc.jsonValue()), fc.integer(), (tool, args, seed) => {
+      fc.property(fc.string(), fc.dictionary(fc.string(), jsonValue()), fc.integer(), (tool, args, seed) => {
         const keys = Object.keys(args);
         const shuffled = [...keys].sort((x, y) => ((x.length * 31 + seed) % 7) - ((y.length * 31 + seed) % 7) || (x < y ? 1 : -1));
         const permuted = Object.fromEntries(shuffled.map((k) => [k, args[k]]));

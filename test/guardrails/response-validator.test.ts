@@ -4,6 +4,7 @@ import { assertValidatorTools, rejectionBudget, ResponseValidator, toolNamesOf, 
 import { batchSkippedMessage } from "../../src/guardrails/nudges.js";
 import type { LLMResponse } from "../../src/core/llm.js";
 import { fenced, tools } from "./fixtures.js";
+import { jsonValue } from "../support/arbitraries.js";
 
 const calls = (...toolCalls: { tool: string; args: unknown; id?: string }[]): LLMResponse => ({ type: "tool_calls", toolCalls });
 
@@ -82,7 +83,7 @@ describe("validateResponse", () => {
     const names = ["get_weather", "respond"];
     const call = fc.record({
       tool: fc.constantFrom("get_weather", "respond", "nope", "Respond", ""),
-      args: fc.oneof(fc.jsonValue(), fc.dictionary(fc.string(), fc.jsonValue())),
+      args: fc.oneof(jsonValue(), fc.dictionary(fc.string(), jsonValue())),
     });
     fc.assert(
       fc.property(fc.array(call, { maxLength: 4 }), fc.boolean(), (batch, useDefs) => {
