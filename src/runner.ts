@@ -15,6 +15,7 @@ import { runStatsFrom, type RunStats } from "./loop/run-stats.js";
 import { assertRestorable, dehydrate, hydrate, type PersistedRun } from "./persistence/snapshot.js";
 import { DEFAULT_MAX_TOOL_REPEAT } from "./guardrails/loop-break.js";
 import { createServices } from "./services.js";
+import { stateName } from "./loop/state-name.js";
 
 export interface WorkflowRunnerOptions {
   client: LLMClient;
@@ -80,6 +81,7 @@ export class WorkflowRunner {
   #stats: RunStats | undefined;
   #stopRun: ((error: Error) => void) | undefined;
   readonly #machines = new WeakMap<Workflow, WorkflowMachine>();
+  #stoppedAt: PersistedRun | undefined;
 
   constructor(options: WorkflowRunnerOptions) {
     if (!options || typeof options !== "object") throw new InvalidArgumentError("options", "expected an options object");
@@ -115,9 +117,13 @@ export class WorkflowRunner {
     return this.#stats;
   }
 
-  /** JSON-safe persisted snapshot of the current run, at any moment. */
+  /**
+   * JSON-safe persisted snapshot of the current run, at any moment. After `stop()` it is the
+   * snapshot taken just before stopping (a stopped actor has dropped its in-flight service).
+   */
   snapshot(): PersistedRun {
     if (!this.#actor) throw new InvalidArgumentError("snapshot", "no run has started on this runner");
+    if (this.#stoppedAt) return this.#stoppedAt;
     return dehydrate(this.#actor.getPersistedSnapshot() as unknown as PersistedRun);
   }
 
@@ -126,6 +132,7 @@ export class WorkflowRunner {
     const actor = this.#actor;
     if (!actor || actor.getSnapshot().status !== "active") return;
     const ctx = actor.getSnapshot().context;
+    this.#stoppedAt = this.snapshot();
     actor.stop();
     this.#stopRun?.(new WorkflowCancelledError(ctx.messages, [...new Set(ctx.steps.completed.map((s) => s.tool))], ctx.iteration, reason));
   }
@@ -226,7 +233,11 @@ export class WorkflowRunner {
   }
 
   #drive(actor: WorkflowActor, signal: AbortSignal | undefined): Promise<unknown> {
+    if (this.#actor?.getSnapshot().status === "active") {
+      throw new InvalidArgumentError("run", "a run is already active on this runner (one run at a time: use another runner, or stop() it)");
+    }
     this.#actor = actor;
+    this.#stoppedAt = undefined;
     this.#stats = undefined;
     const { onMessage, onStateChange } = this.options;
     return new Promise<unknown>((resolve, reject) => {
@@ -284,16 +295,6 @@ function baseMachine(workflow: Workflow): WorkflowMachine {
     baseMachines.set(workflow, machine);
   }
   return machine;
-}
-
-function stateName(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value && typeof value === "object") {
-    const [key, inner] = Object.entries(value)[0] ?? ["", undefined];
-    const sub = stateName(inner);
-    return sub ? `${key}.${sub}` : key;
-  }
-  return "";
 }
 
 function abortReason(signal: AbortSignal): string {

@@ -7,6 +7,7 @@ import { SnapshotError } from "../core/errors.js";
 import { isPlainObject } from "../core/messages.js";
 import type { Workflow } from "../core/workflow.js";
 import { MACHINE_VERSION, type WorkflowContext } from "../loop/context.js";
+import { stateName } from "../loop/state-name.js";
 
 /** The JSON form of `actor.getPersistedSnapshot()` for the workflow machine. */
 export interface PersistedRun {
@@ -19,6 +20,13 @@ export interface PersistedRun {
 
 /** The services the workflow machine invokes; nothing else may appear as a child src. */
 export const SERVICE_NAMES = ["infer", "compact", "executeTool"] as const;
+
+/** The service each waiting state invokes. */
+const SERVICE_OF_STATE: Record<string, (typeof SERVICE_NAMES)[number]> = {
+  compacting: "compact",
+  inferring: "infer",
+  "executingTools.running": "executeTool",
+};
 
 export function assertRestorable(snapshot: unknown, workflow: Workflow): PersistedRun {
   if (!isPlainObject(snapshot) || !isPlainObject(snapshot.context)) {
@@ -41,6 +49,13 @@ export function assertRestorable(snapshot: unknown, workflow: Workflow): Persist
   if (missingTools.length > 0) {
     throw new SnapshotError(`workflow "${workflow.name}" lacks tools the snapshot used: ${missingTools.join(", ")}`, { missingTools });
   }
+  if (snapshot.status !== "active" && snapshot.status !== "done") {
+    throw new SnapshotError(
+      `snapshot status is "${String(snapshot.status)}": only an active or finished run can be resumed ` +
+        "(take the snapshot before stopping the actor; WorkflowRunner.stop() keeps one for you)",
+      { status: snapshot.status },
+    );
+  }
   const children = snapshot.children ?? {};
   if (!isPlainObject(children)) throw new SnapshotError("snapshot children must be an object");
   for (const [id, child] of Object.entries(children)) {
@@ -51,6 +66,13 @@ export function assertRestorable(snapshot: unknown, workflow: Workflow): Persist
         { child: id, src },
       );
     }
+  }
+  // An active run waiting in a service state must carry that service, or restoring would hang.
+  const waitingOn = snapshot.status === "active" ? SERVICE_OF_STATE[stateName(snapshot.value)] : undefined;
+  if (waitingOn && !Object.values(children).some((c) => isPlainObject(c) && c.src === waitingOn)) {
+    throw new SnapshotError(`snapshot is in state "${stateName(snapshot.value)}" but carries no "${waitingOn}" service to resume`, {
+      state: stateName(snapshot.value),
+    });
   }
   return snapshot as unknown as PersistedRun;
 }

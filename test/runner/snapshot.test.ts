@@ -101,3 +101,31 @@ describe("snapshot size", () => {
     expect(JSON.stringify(snap).split('"role":"system"').length - 1).toBe(1);
   });
 });
+
+describe("stopped runs", () => {
+  it("snapshot() after stop() is the snapshot from just before stopping, and it resumes", async () => {
+    const { workflow } = loopWorkflow();
+    let seen = 0;
+    const runner: WorkflowRunner = runnerFor(() => {
+      if (seen++ === 1) runner.stop("pause");
+    });
+    await expect(runner.run(workflow, "go", vars)).rejects.toThrow(/pause/);
+    const snap = JSON.parse(JSON.stringify(runner.snapshot())) as PersistedRun;
+    expect(snap.status).toBe("active");
+    await expect(runnerFor().resume(snap, workflow)).resolves.toEqual({ done: "all done" });
+  });
+
+  it("refuses a stopped snapshot, or an active one waiting on a service it does not carry", async () => {
+    const { snap, workflow } = await interruptedAt(1);
+    await expect(runnerFor().resume({ ...snap, status: "stopped" }, workflow)).rejects.toThrow(/only an active or finished run/);
+    await expect(runnerFor().resume({ ...snap, children: {} }, workflow)).rejects.toThrow(/carries no "infer" service/);
+  });
+
+  it("one run at a time per runner", async () => {
+    const { workflow } = loopWorkflow();
+    const runner = runnerFor();
+    const first = runner.run(workflow, "go", vars);
+    await expect(runner.run(workflow, "again", vars)).rejects.toThrow(/already active/);
+    await expect(first).resolves.toEqual({ done: "all done" });
+  });
+});
