@@ -1,8 +1,9 @@
 /**
  * llama-server and llamafile over their OpenAI-compatible /v1/chat/completions. Three modes:
  * "native" (the `tools` parameter; needs a --jinja server), "prompt" (tool prompt injected,
- * calls extracted from text) and "auto" (native first; on an HTTP error of the very first
- * request, prompt from then on — logged and visible as `resolvedMode`).
+ * calls extracted from text) and "auto" (native first; when the very first request is refused
+ * with an HTTP error that means "no native tools" (see rejectsNativeTools), prompt from then
+ * on — logged and visible as `resolvedMode`).
  */
 import { BackendError, ContextDiscoveryError, InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, SendOptions, StreamChunk, Usage } from "../core/llm.js";
@@ -175,9 +176,15 @@ export class LlamafileClient implements LLMClient {
       }
     };
     const { first, it } = await this.withModeResolution(open);
-    if (first.done) return;
-    yield first.value;
-    if (it) yield* it;
+    try {
+      if (first.done) return;
+      yield first.value;
+      if (it) yield* it;
+    } finally {
+      // A consumer that stops right after the first chunk never entered `yield*`, which would
+      // otherwise close the inner stream (and its socket) for us.
+      await it?.return(undefined);
+    }
   }
 
   /** Run with the active mode; the first auto request falls back to prompt once on an HTTP error. */
@@ -191,7 +198,7 @@ export class LlamafileClient implements LLMClient {
       }
       return result;
     } catch (error) {
-      if (!isBackendError(error) || error.statusCode < 400 || error.statusCode === 408) throw error;
+      if (!rejectsNativeTools(error)) throw error;
       this.resolved = "prompt";
       this.logger(
         "warn",
@@ -216,6 +223,18 @@ export class LlamafileClient implements LLMClient {
     if (this.slotId !== undefined) body.id_slot = this.slotId;
     return body;
   }
+}
+
+/**
+ * The HTTP errors that mean "this server cannot do native tool calling": the request was
+ * rejected (400/422, e.g. an old llamafile) or the server failed on it (500/501, e.g.
+ * llama-server without --jinja: "tools param requires --jinja flag"). Not a reason: no answer,
+ * timeouts, auth/URL mistakes, busy or still-loading servers (429/503), and a prompt that
+ * exceeds the context — switching to prompt mode for good would hide those.
+ */
+function rejectsNativeTools(error: unknown): error is BackendError {
+  if (!isBackendError(error) || ![400, 422, 500, 501].includes(error.statusCode)) return false;
+  return !/exceed_context_size|exceeds the available context/i.test(error.body);
 }
 
 /** "/models/Foo-Q4_K_M.gguf" → "Foo-Q4_K_M". */

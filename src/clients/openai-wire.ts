@@ -191,6 +191,7 @@ export async function* streamChatCompletion(body: Record<string, unknown>, ctx: 
   const assembler = new OpenAIStreamAssembler(ctx.think);
   let done = false;
   for await (const event of parseSse(res.body)) {
+    if (event.event === "error") throw midStreamError(event.data);
     if (event.data === "[DONE]") {
       done = true;
       break;
@@ -201,9 +202,7 @@ export async function* streamChatCompletion(body: Record<string, unknown>, ctx: 
     } catch (cause) {
       throw new StreamError(`Malformed stream: invalid JSON event ${JSON.stringify(event.data.slice(0, 200))}`, { cause });
     }
-    if (isPlainObject(data) && data.error !== undefined) {
-      throw new BackendError(500, event.data, `Backend reported an error mid-stream: ${event.data.slice(0, 500)}`);
-    }
+    if (isPlainObject(data) && data.error !== undefined) throw midStreamError(event.data);
     yield* assembler.push(data);
   }
   if (!done && assembler.finishReason === undefined) {
@@ -211,4 +210,23 @@ export async function* streamChatCompletion(body: Record<string, unknown>, ctx: 
   }
   const response = assembleResponse(assembler.message(), { availableTools: ctx.availableTools, think: ctx.think, usage: assembler.usage });
   yield { type: "final", response };
+}
+
+/**
+ * An error the server reported inside a 200 stream (`data: {"error": ...}`, `event: error`,
+ * llama.cpp's `error: {...}` line) is the backend's answer, not a malformed stream: a
+ * BackendError carrying the server's own status code when it gives one (e.g. 400 for
+ * llama-server's exceed_context_size_error), else 500.
+ */
+function midStreamError(data: string): BackendError {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    parsed = undefined; // Not JSON: the raw text is still the server's message.
+  }
+  const inner = isPlainObject(parsed) && parsed.error !== undefined ? parsed.error : parsed;
+  const code = isPlainObject(inner) ? inner.code : undefined;
+  const status = typeof code === "number" && Number.isInteger(code) && code >= 400 && code <= 599 ? code : 500;
+  return new BackendError(status, data, `Backend reported an error mid-stream (HTTP ${status}): ${data.slice(0, 500)}`);
 }

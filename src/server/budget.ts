@@ -25,10 +25,15 @@ export type BudgetMode = (typeof BudgetMode)[keyof typeof BudgetMode];
 
 const MODES: ReadonlySet<string> = new Set(Object.values(BudgetMode));
 
-/** Ollama's documented default context per total VRAM (it uses these same tiers internally). */
+/**
+ * Ollama's default context per total VRAM in GiB (docs: <24 → 4K, 24–48 → 32K, ≥48 → 256K).
+ * The thresholds are Ollama's own from server/routes.go, one GiB below the documented ones
+ * ("to account for small differences in the exact value"): a 24 GB card reports ~23.99 GiB
+ * (RTX 4090: 24,564 MiB) and Ollama gives it 32K, so the budget must too.
+ */
 export const OLLAMA_VRAM_TIERS = [
-  { minGb: 48, tokens: 262_144 },
-  { minGb: 24, tokens: 32_768 },
+  { minGb: 47, tokens: 262_144 },
+  { minGb: 23, tokens: 32_768 },
   { minGb: 0, tokens: 4_096 },
 ] as const;
 
@@ -61,10 +66,11 @@ export function validateManualTokens(manualTokens: unknown): number {
 }
 
 /**
- * The Ollama tier for a total VRAM size: <24 GB → 4,096; 24–48 GB → 32,768; ≥48 GB → 262,144.
+ * The Ollama tier for a total VRAM size in MiB (nvidia-smi's unit): <23 GiB → 4,096;
+ * 23–47 GiB → 32,768; ≥47 GiB → 262,144 (Ollama's own cut-offs, see OLLAMA_VRAM_TIERS).
  *
  * @example
- * ollamaTierBudget(24 * 1024); // 32768
+ * ollamaTierBudget(24_564); // 32768 (RTX 4090)
  */
 export function ollamaTierBudget(vramTotalMb: number): number {
   const gb = vramTotalMb / 1024;
@@ -77,7 +83,7 @@ export function ollamaTierBudget(vramTotalMb: number): number {
  * GPU; BACKEND mirrors what Ollama itself will use, which is 4,096 without a GPU.
  *
  * @example
- * resolveOllamaBudget("forge-fast", { gpuName: "RTX 4090", vramTotalMb: 24564, vramTotalGb: 23.99, gpus: [] }); // 2048
+ * resolveOllamaBudget("forge-fast", { gpuName: "RTX 4090", vramTotalMb: 24564, vramTotalGb: 23.99, gpus: [] }); // 16384
  */
 export function resolveOllamaBudget(mode: Exclude<BudgetMode, "manual">, hardware: HardwareProfile | undefined): number {
   if (!hardware) {

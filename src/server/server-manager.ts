@@ -83,7 +83,9 @@ export class ServerManager {
       throw new InvalidArgumentError("backend", `use one of ${BACKENDS.join(", ")}`);
     }
     const port = options.port ?? 8080;
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError("port", `${port} is not a TCP port`);
+    // Port 0 ("any free port") cannot work: the server would pick one we never learn, and the
+    // health poll would wait out healthTimeoutMs against :0.
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError("port", `${port} is not a TCP port (1-65535)`);
     const healthTimeoutMs = options.healthTimeoutMs ?? 120_000;
     if (!(healthTimeoutMs > 0)) throw new InvalidArgumentError("healthTimeoutMs", "must be a positive number of milliseconds");
     this.backend = options.backend;
@@ -151,6 +153,15 @@ export class ServerManager {
     }
     await this.stopProcess();
     this.fastCtx = undefined;
+    // Something else answering on our port (a stale server from an earlier run) would pass the
+    // health poll while the new process dies on the busy port: refuse instead of adopting it.
+    if (await this.isHealthy()) {
+      throw new ServerError(
+        `${this.baseUrl}/health already answers before ${this.backend} was started: another server holds port ${this.port}; ` +
+          "stop it or choose another port",
+        "",
+      );
+    }
     const proc = ManagedProcess.spawn(launch, this.backend, this.logger);
     this.running = { process: proc, key };
     try {
@@ -248,6 +259,7 @@ export class ServerManager {
   /**
    * Start and resolve the budget in one call. FORGE_FAST on llama-server starts without `-c`,
    * reads the auto-tuned n_ctx, restarts with `-c` half of it (times slots), and re-reads /props.
+   * MANUAL on llama-server starts with `-c manualTokens` and returns /props' per-slot n_ctx.
    */
   startWithBudget(options: StartWithBudgetOptions = {}): Promise<number> {
     return this.serial(() => this.startWithBudgetNow(options));
@@ -263,7 +275,10 @@ export class ServerManager {
     }
     if (budgetMode === BudgetMode.MANUAL) {
       await this.startNow({ ...start, ctxOverride: manualTokens });
-      return this.resolveBudget(budgetMode, manualTokens);
+      // -c sizes the whole pool; with --parallel N each slot (one conversation) gets 1/N of it.
+      const perSlot = await this.getServerContext();
+      this.logger.info(`Budget ${perSlot} tokens (mode manual: -c ${manualTokens}, /props n_ctx per slot)`);
+      return perSlot;
     }
     if (budgetMode === BudgetMode.FORGE_FAST) {
       await this.startNow({ ...start, ctxOverride: undefined });

@@ -62,7 +62,7 @@ function hasSetNumCtx(client: LLMClient): client is LLMClient & NumCtxSettable {
  */
 export async function setupBackend(options: SetupBackendOptions): Promise<BackendSetup> {
   const logger = options.logger ?? consoleLogger;
-  const { backend, budgetMode = BudgetMode.BACKEND, manualTokens } = options;
+  const { backend } = options;
   if (backend === "ollama" && !options.model) throw new InvalidArgumentError("model", 'backend "ollama" needs the model tag');
   if (backend !== "ollama" && !options.ggufPath) throw new InvalidArgumentError("ggufPath", `backend "${backend}" needs the model file`);
 
@@ -76,6 +76,25 @@ export async function setupBackend(options: SetupBackendOptions): Promise<Backen
     logger,
     detectHardware: options.detectHardware,
   });
+  try {
+    return await wire(options, server, logger);
+  } catch (error) {
+    // A process we spawned must not outlive a setup that never handed the caller its server.
+    if (backend !== "ollama") await stopAfterFailure(server, error);
+    throw error;
+  }
+}
+
+async function stopAfterFailure(server: ServerManager, error: unknown): Promise<void> {
+  try {
+    await server.stop();
+  } catch (stopError) {
+    throw new AggregateError([error, stopError], "setupBackend failed and stopping the server it started failed too");
+  }
+}
+
+async function wire(options: SetupBackendOptions, server: ServerManager, logger: ForgeLogger): Promise<BackendSetup> {
+  const { backend, budgetMode = BudgetMode.BACKEND, manualTokens } = options;
   const budgetTokens = await server.startWithBudget({
     model: options.model,
     ggufPath: options.ggufPath,

@@ -122,6 +122,23 @@ describe("LlamafileClient auto mode", () => {
     expect(c.streamRetries).toBe(0);
   });
 
+  it.each([
+    ["503 still loading", 503, { error: { code: 503, message: "Loading model", type: "unavailable_error" } }],
+    ["429 busy", 429, { error: { code: 429, message: "no slot available" } }],
+    ["401 auth", 401, { error: { code: 401, message: "Invalid API Key" } }],
+    ["400 prompt too long", 400, { error: { code: 400, message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error" } }],
+  ])("%s is not a reason to fall back: the error surfaces and native is tried again", async (_label, status, body) => {
+    const s = await serve((_req, res, n) => (n === 0 ? sendJson(res, status, body) : replying({ content: "ok" })(_req, res, n)));
+    const c = client(s.url);
+    await expect(c.send(MESSAGES, TOOLS)).rejects.toMatchObject({ code: "FORGE_BACKEND", statusCode: status });
+    expect(c.resolvedMode).toBeUndefined();
+    expect(s.requests).toHaveLength(1);
+    await c.send(MESSAGES, TOOLS);
+    expect(c.resolvedMode).toBe("native");
+    expect(s.requests.map((r) => r.body.tools !== undefined)).toEqual([true, true]);
+    expect(c.lines.some(([level]) => level === "warn")).toBe(false);
+  });
+
   it("a connection failure is not a reason to fall back", async () => {
     const s = await serve((_req, res) => void res.socket?.destroy());
     const c = client(s.url);
@@ -206,6 +223,52 @@ describe("LlamafileClient server quirks", () => {
       type: "final",
       response: { type: "tool_calls", toolCalls: [{ tool: "get_weather", args: { city: "Paris" }, id: "call_0" }, { tool: "answer", args: { text: "done" }, id: "call_1" }] },
     });
+  });
+});
+
+describe("LlamafileClient stream faults", () => {
+  it("llama-server's `error:` SSE line (then [DONE]) is the server's BackendError, not an empty FINAL", async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`data: ${JSON.stringify(openaiSseEvents({ content: "x" })[0])}\n\n`);
+      res.write('error: {"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}\n\n');
+      res.end("data: [DONE]\n\n");
+    });
+    const c = client(s.url, { mode: "native" });
+    const error = await collect(c.sendStream(MESSAGES, TOOLS)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "FORGE_BACKEND", statusCode: 400 });
+    expect((error as Error).message).toContain("exceeds the available context size");
+    expect(c.streamRetries).toBe(0);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it("`event: error` and a data error object carry the server's status code", async () => {
+    const s = await serve((_req, res, n) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      if (n === 0) res.end('event: error\ndata: {"error":{"code":503,"message":"overloaded"}}\n\n');
+      else res.end('data: {"error":{"message":"no code given"}}\n\n');
+    });
+    const c = client(s.url, { mode: "native" });
+    await expect(collect(c.sendStream(MESSAGES))).rejects.toMatchObject({ statusCode: 503 });
+    await expect(collect(c.sendStream(MESSAGES))).rejects.toMatchObject({ statusCode: 500 });
+    expect(c.streamRetries).toBe(0);
+  });
+
+  it("a consumer that stops after the first chunk releases the connection at once", async () => {
+    let closed = false;
+    const s = await serve((_req, res) => {
+      res.on("close", () => (closed = true));
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`data: ${JSON.stringify(openaiSseEvents({ content: "hello" })[1])}\n\n`); // then silence
+    });
+    const c = client(s.url, { mode: "native", timeoutMs: 60_000 });
+    for await (const chunk of c.sendStream(MESSAGES)) {
+      expect(chunk).toMatchObject({ type: "text_delta" });
+      break;
+    }
+    for (let i = 0; i < 50 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(closed).toBe(true);
+    expect(s.requests).toHaveLength(1);
   });
 });
 

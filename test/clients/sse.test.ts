@@ -17,6 +17,11 @@ describe("parseSse", () => {
     expect(await events([text])).toEqual([{ event: "delta", data: "a\nb" }, { data: "no-space" }, { data: "[DONE]" }]);
   });
 
+  it("keeps llama.cpp's non-standard `error:` line as an event named error; other unknown fields are ignored", async () => {
+    const text = 'id: 7\nretry: 100\ndata: {"a":1}\n\nerror: {"code":400,"message":"too long"}\n\ndata: [DONE]\n\n';
+    expect(await events([text])).toEqual([{ data: '{"a":1}' }, { event: "error", data: '{"code":400,"message":"too long"}' }, { data: "[DONE]" }]);
+  });
+
   it("yields a last event that lacks its blank line", async () => {
     expect(await events(["data: {\"x\":1}\n"])).toEqual([{ data: '{"x":1}' }]);
   });

@@ -20,11 +20,17 @@ describe("budget resolution (pure)", () => {
   });
 
   it.each([
-    [8, 4096], [12, 4096], [23.9, 4096], [24, 32768], [32, 32768], [47.9, 32768], [48, 262144], [80, 262144],
-  ])("%d GB → %d tokens", (gb, tokens) => {
+    [8, 4096], [12, 4096], [22.9, 4096], [23, 32768], [23.99, 32768], [24, 32768], [32, 32768], [46.9, 32768], [47, 262144], [48, 262144], [80, 262144],
+  ])("%d GiB → %d tokens (Ollama's 23/47 GiB cut-offs)", (gb, tokens) => {
     expect(ollamaTierBudget(gb * 1024)).toBe(tokens);
     expect(resolveOllamaBudget("forge-full", hw(gb))).toBe(tokens);
     expect(resolveOllamaBudget("forge-fast", hw(gb))).toBe(tokens / 2);
+  });
+
+  it("a 24 GB card as nvidia-smi reports it (RTX 4090: 24564 MiB = 23.99 GiB) gets Ollama's 32K tier, not 4K", () => {
+    expect(ollamaTierBudget(24_564)).toBe(32_768);
+    expect(ollamaTierBudget(49_140)).toBe(262_144); // two of them: Ollama sums every GPU
+    expect(ollamaTierBudget(12_282)).toBe(4_096); // RTX 3060 12 GB
   });
 
   it("property: tiers are monotonic in VRAM", () => {

@@ -125,6 +125,32 @@ describe("ServerManager (llama-server, fake executable)", () => {
     await expect(m.startWithBudget({ ggufPath: "/m/a.gguf", budgetMode: BudgetMode.MANUAL })).rejects.toBeInstanceOf(InvalidArgumentError);
   });
 
+  it("manual with slots: the budget is the per-slot window /props reports, not the whole -c pool", async () => {
+    const { m } = await manager();
+    expect(await m.startWithBudget({ ggufPath: "/m/a.gguf", nSlots: 2, budgetMode: BudgetMode.MANUAL, manualTokens: 6000 })).toBe(3000);
+    expect((await props(m)).fake.flags).toMatchObject({ ctx: 6000, parallel: 2 });
+  });
+
+  it("refuses to start when another server already answers /health on the port (no adopting a stale server)", async () => {
+    const stale = await loopback((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end('{"status":"ok"}');
+    });
+    try {
+      const port = Number(new URL(stale.url).port);
+      const logger = memoryLogger();
+      const m = new ServerManager({ backend: "llamaserver", binary: FAKE, port, logger });
+      managers.push(m);
+      const error = await m.start({ ggufPath: "/m/a.gguf" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServerError);
+      expect((error as ServerError).message).toMatch(new RegExp(`another server holds port ${port}`));
+      expect(m.pid).toBeUndefined();
+      expect(logger.lines.some((l) => l.includes("Starting"))).toBe(false);
+    } finally {
+      await stale.close();
+    }
+  });
+
   it("an unparseable /props is a ContextDiscoveryError; an unreachable one a BudgetResolutionError", async () => {
     process.env.FAKE_LLAMA_BAD_PROPS = "1";
     const { m } = await manager();
@@ -148,7 +174,7 @@ describe("ServerManager (ollama)", () => {
 
   it("resolves the VRAM tiers for forge-full / forge-fast / backend and logs the choice", async () => {
     const logger = memoryLogger();
-    const cases: [number, number][] = [[12, 4096], [24, 32768], [47.9, 32768], [48, 262144]];
+    const cases: [number, number][] = [[12, 4096], [24, 32768], [46.9, 32768], [48, 262144]];
     for (const [gb, tokens] of cases) {
       const m = new ServerManager({ backend: "ollama", detectHardware: gpu(gb), logger });
       expect(await m.resolveBudget(BudgetMode.FORGE_FULL)).toBe(tokens);
@@ -206,5 +232,7 @@ describe("ServerManager (ollama)", () => {
   it("validates constructor options", () => {
     expect(() => new ServerManager({ backend: "vllm" as never })).toThrow(InvalidArgumentError);
     expect(() => new ServerManager({ backend: "llamaserver", port: 70000 })).toThrow(/port/);
+    // port 0 would launch `--port 0` and then poll :0/health until healthTimeoutMs: fail at once.
+    expect(() => new ServerManager({ backend: "llamaserver", port: 0 })).toThrow(expect.objectContaining({ code: "FORGE_INVALID_ARGUMENT", argument: "port" }));
   });
 });

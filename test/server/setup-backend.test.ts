@@ -8,7 +8,7 @@ import { BudgetMode } from "../../src/server/budget.js";
 import { resetSamplingInfoLog } from "../../src/server/sampling.js";
 import type { ServerManager } from "../../src/server/server-manager.js";
 import { setupBackend } from "../../src/server/setup-backend.js";
-import { freePort, loopback, memoryLogger } from "./helpers.js";
+import { freePort, isAlive, loopback, memoryLogger } from "./helpers.js";
 
 const FAKE = fileURLToPath(new URL("../fixtures/fake-llama-server.mjs", import.meta.url));
 const gpu32 = async () => ({ gpuName: "RTX 5090", vramTotalMb: 32607, vramTotalGb: 32607 / 1024, gpus: [{ name: "RTX 5090", vramTotalMb: 32607 }] });
@@ -93,6 +93,25 @@ describe("setupBackend", () => {
     expect(setup.contextManager.triggerTokens).toBe(16384);
     expect(setup.contextManager.strategy).toBeInstanceOf(SlidingWindowCompact);
     expect(logger.lines.some((l) => l.includes("strategy SlidingWindowCompact"))).toBe(true);
+  });
+
+  it.each([
+    ["an unknown model with recommendedSampling", { ggufPath: "/m/mystery-model-Q4_K_M.gguf", recommendedSampling: true }, "FORGE_UNSUPPORTED_MODEL"],
+    ["an unreadable /props", { ggufPath: "/m/a.gguf", budgetMode: BudgetMode.FORGE_FULL, env: "FAKE_LLAMA_BAD_PROPS" }, "FORGE_CONTEXT_DISCOVERY"],
+  ])("llama-server: %s after the spawn stops the process it started", async (_label, extra, code) => {
+    const { env, ...rest } = extra as { env?: string } & Record<string, unknown>;
+    if (env) process.env[env] = "1";
+    const logger = memoryLogger();
+    try {
+      const error = await setupBackend({ backend: "llamaserver", binary: FAKE, port: await freePort(), logger, ...rest }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code });
+    } finally {
+      if (env) delete process.env[env];
+    }
+    const healthy = logger.lines.find((l) => /healthy at .*\(pid \d+\)/.test(l));
+    expect(healthy).toBeDefined();
+    const pid = Number(/\(pid (\d+)\)/.exec(healthy!)![1]);
+    expect(isAlive(pid)).toBe(false);
   });
 
   it("checks the model identity up front", async () => {
