@@ -5,13 +5,15 @@
  * - Protected (never cut): messages[0] (the system prompt), every `system_prompt`, every
  *   `user_input` (the first one per the seed; later ones too, because they are the human's own
  *   words in a multi-turn history) and every `summary` (TieredCompact phase 3 rewrites it).
- * - Recent: unprotected messages whose `meta.stepIndex` is among the `keepRecent` largest
- *   distinct step indexes of the unprotected messages. A parallel batch (one tool_call with N
- *   calls + N tool_results) shares one stepIndex, so it is one iteration.
+ * - Recent: unprotected messages of the `keepRecent` latest iterations, counted from the END of
+ *   the history. An iteration is a contiguous run of unprotected messages sharing one
+ *   `meta.stepIndex` (a parallel batch — one tool_call with N calls + N tool_results — is one
+ *   iteration); a protected message (e.g. a later user_input) ends a run.
  * - Everything else is eligible, including unprotected messages without a stepIndex.
  *
- * Step indexes are compared by value: a multi-turn history whose earlier turn used larger
- * indexes than the current one would keep the earlier turn as "recent".
+ * Position, not the stepIndex value, decides recency: a multi-turn history restarts stepIndex at
+ * 0 for every run, so an earlier turn may carry larger indexes than the current one, and the
+ * current turn's latest iterations must still be the ones kept.
  */
 import { MessageType, type Message } from "../core/messages.js";
 import { InvalidArgumentError } from "../core/errors.js";
@@ -27,39 +29,43 @@ export function isProtectedMessage(message: Message, index: number): boolean {
 }
 
 /**
- * The smallest stepIndex inside the recent window: unprotected messages with
- * `stepIndex >= cutoff` are recent. `-Infinity` when there are at most `keepRecent`
- * iterations (all stepped messages are recent); `Infinity` when `keepRecent` is 0.
- * One pass plus a top-k insertion (k = keepRecent is small), so linear in the history.
+ * Index where the recent window starts: unprotected messages with a stepIndex at or after it
+ * are recent (see isRecentMessage). `messages.length` when `keepRecent` is 0. One backward
+ * pass, so linear in the history.
  *
  * @example
- * const cutoff = recentStepCutoff(messages, 2);
- * const recent = messages.filter((m) => isRecentMessage(m, cutoff));
+ * const start = recentWindowStart(messages, 2);
+ * const recent = messages.filter((m, i) => isRecentMessage(m, i, start));
  */
-export function recentStepCutoff(messages: readonly Message[], keepRecent: number): number {
-  if (keepRecent === 0) return Number.POSITIVE_INFINITY;
-  const top: number[] = []; // distinct values, descending, at most keepRecent long
-  for (let i = 0; i < messages.length; i++) {
+export function recentWindowStart(messages: readonly Message[], keepRecent: number): number {
+  let start = messages.length;
+  if (keepRecent === 0) return start;
+  let runs = 0;
+  let current: number | undefined; // stepIndex of the run being walked
+  for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
+    if (isProtectedMessage(m, i)) {
+      current = undefined;
+      continue;
+    }
     const s = m.meta.stepIndex;
-    if (s === undefined || isProtectedMessage(m, i)) continue;
-    if (top.length === keepRecent && s <= top[keepRecent - 1]!) continue;
-    let pos = 0;
-    while (pos < top.length && top[pos]! > s) pos++;
-    if (top[pos] === s) continue;
-    top.splice(pos, 0, s);
-    if (top.length > keepRecent) top.pop();
+    if (s === undefined) continue;
+    if (s !== current) {
+      if (runs === keepRecent) break;
+      runs++;
+      current = s;
+    }
+    start = i;
   }
-  return top.length < keepRecent ? Number.NEGATIVE_INFINITY : top[keepRecent - 1]!;
+  return start;
 }
 
 /**
  * @example
- * isRecentMessage(message, recentStepCutoff(messages, 2));
+ * isRecentMessage(messages[i], i, recentWindowStart(messages, 2));
  */
-export function isRecentMessage(message: Message, cutoff: number): boolean {
-  const s = message.meta.stepIndex;
-  return s !== undefined && s >= cutoff;
+export function isRecentMessage(message: Message, index: number, windowStart: number): boolean {
+  return index >= windowStart && message.meta.stepIndex !== undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Sliding window strategy (seed 000, "SlidingWindowCompact"). */
 import type { Message } from "../core/messages.js";
 import type { CompactResult, CompactStrategy } from "./compact-strategy.js";
-import { isProtectedMessage, isRecentMessage, recentStepCutoff, validateKeepRecent } from "./history-window.js";
+import { isProtectedMessage, isRecentMessage, recentWindowStart, validateKeepRecent } from "./history-window.js";
 
 /**
  * Keeps the protected head (system prompt, user inputs, summaries) and the last `keepRecent`
@@ -22,11 +22,11 @@ export class SlidingWindowCompact implements CompactStrategy {
   }
 
   compact(messages: readonly Message[], _triggerTokens: number): CompactResult {
-    const cutoff = recentStepCutoff(messages, this.keepRecent);
+    const windowStart = recentWindowStart(messages, this.keepRecent);
     const out: Message[] = [];
     for (let i = 0; i < messages.length; i++) {
       const m = messages[i]!;
-      if (isProtectedMessage(m, i) || isRecentMessage(m, cutoff)) out.push(m);
+      if (isProtectedMessage(m, i) || isRecentMessage(m, i, windowStart)) out.push(m);
     }
     return { messages: out, phase: out.length < messages.length ? 1 : 0 };
   }

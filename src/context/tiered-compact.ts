@@ -5,7 +5,7 @@ import {
   headEndIndex,
   isProtectedMessage,
   isRecentMessage,
-  recentStepCutoff,
+  recentWindowStart,
   validateKeepRecent,
   validateTriggerTokens,
 } from "./history-window.js";
@@ -21,10 +21,10 @@ const Fate = {
 } as const;
 type Fate = (typeof Fate)[keyof typeof Fate];
 
-function fateOf(m: Message, index: number, cutoff: number): Fate {
+function fateOf(m: Message, index: number, windowStart: number): Fate {
   const t = m.meta.type;
   if (t === MessageType.SUMMARY) return Fate.Summary;
-  if (isProtectedMessage(m, index) || isRecentMessage(m, cutoff)) return Fate.Keep;
+  if (isProtectedMessage(m, index) || isRecentMessage(m, index, windowStart)) return Fate.Keep;
   if (NUDGE_TYPES.has(t)) return Fate.Nudge;
   if (t === MessageType.TOOL_RESULT) return Fate.Result;
   if (t === MessageType.REASONING || t === MessageType.TEXT_RESPONSE) return Fate.Thought;
@@ -70,7 +70,7 @@ export class TieredCompact implements CompactStrategy {
   compact(messages: readonly Message[], triggerTokens: number, options: CompactOptions = {}): CompactResult {
     const trigger = validateTriggerTokens(triggerTokens);
     const estimate = options.estimateTokens ?? estimateTokensChars4;
-    const cutoff = recentStepCutoff(messages, this.keepRecent);
+    const windowStart = recentWindowStart(messages, this.keepRecent);
     const n = messages.length;
     const fates = new Uint8Array(n);
     // Characters each eligible result keeps when truncated (0 = left whole); the truncated
@@ -78,7 +78,7 @@ export class TieredCompact implements CompactStrategy {
     const keeps = new Uint32Array(n);
     for (let i = 0; i < n; i++) {
       const m = messages[i]!;
-      const fate = fateOf(m, i, cutoff);
+      const fate = fateOf(m, i, windowStart);
       fates[i] = fate;
       if (fate === Fate.Result) keeps[i] = truncationKeep(m);
     }

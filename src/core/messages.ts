@@ -164,11 +164,25 @@ export function serializeMessages(
   }
   const out: WireMessage[] = [];
   let pending: string[] = [];
+  // OpenAI-style servers reject a tool_calls message whose ids are not all answered by tool
+  // messages right after it; compaction may have dropped old results, so stand-ins go there.
+  let unanswered: ToolCallInfo[] = [];
+  const closeCalls = () => {
+    for (const c of unanswered) {
+      out.push({ role: "tool", content: DROPPED_RESULT, tool_call_id: c.callId, name: c.name } satisfies OpenAIWireMessage);
+    }
+    unanswered = [];
+  };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     if (m.meta.type === MessageType.REASONING) {
       if (replay === "full" || (replay === "keep-last" && i === lastReasoning)) pending.push(m.content);
       continue;
+    }
+    if (format === "openai") {
+      if (m.role === "tool") unanswered = unanswered.filter((c) => c.callId !== m.toolCallId);
+      else closeCalls();
+      if (m.toolCalls?.length) unanswered = [...m.toolCalls];
     }
     const wire = cachedApiMessage(m, format);
     if (pending.length > 0 && m.role === "assistant") {
@@ -179,8 +193,12 @@ export function serializeMessages(
       out.push(wire);
     }
   }
+  closeCalls();
   return out;
 }
+
+/** Content of a stand-in result for a call whose result compaction removed. */
+export const DROPPED_RESULT = "[Result removed from the context to save space]";
 
 /**
  * The loop serializes the whole history on every call; messages never change, so each one's

@@ -103,6 +103,9 @@ export class Guardrails {
           return fatal(new ToolCallError(`Invalid tool call in ${n} consecutive response(s)`, { rawResponse: JSON.stringify(validation.calls), attempt: n, lastError: first.message }));
         }
       } else {
+        // Every call names a known tool: a valid tool call as far as the retry budget goes
+        // (seed 000, 3d), so retries start over — the workflow machine does the same.
+        this.#errors.resetRetries();
         const f = this.#countToolError(first.tool, first.message);
         if (f) return f;
       }

@@ -130,7 +130,7 @@ export function recordPrereqViolation(ctx: WorkflowContext): ActionResult {
  * with a loop-break answer and counts as one tool error, as in the Guardrails facade.
  */
 export function recordLoopBreak(ctx: WorkflowContext): ActionResult {
-  const offending = new Map(repeatViolations(ctx).map((v) => [v.index, loopBreakMessage(v.tool, v.count + 1)] as const));
+  const offending = new Map(repeatViolations(ctx).map((v) => [v.index, loopBreakMessage(v.tool, v.count)] as const));
   const appended = blockBatch(ctx, blockedBatchResults(validatedCalls(ctx), offending), MessageType.TOOL_RESULT);
   return append(ctx, appended, {
     counters: { ...ctx.counters, toolErrors: ctx.counters.toolErrors + 1 },

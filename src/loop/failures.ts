@@ -59,7 +59,7 @@ export function toolErrorsExhausted(ctx: WorkflowContext): Failure {
     return loop(new ToolExecutionError(r?.tool ?? "", r?.message ?? "", attempts));
   }
   const repeat = repeatViolations(ctx)[0];
-  return loop(new ToolExecutionError(repeat?.tool ?? "", loopBreakMessage(repeat?.tool ?? "", (repeat?.count ?? 0) + 1), attempts));
+  return loop(new ToolExecutionError(repeat?.tool ?? "", loopBreakMessage(repeat?.tool ?? "", repeat?.count ?? 0), attempts));
 }
 
 export function iterationsExhausted(ctx: WorkflowContext): Failure {

@@ -9,9 +9,9 @@ import type { ToolCall } from "../core/llm.js";
 import type { CallSpan, ScanContext } from "./call-span.js";
 import { callsFromValue, salvageCall } from "./call-object.js";
 import { parseGlmBody } from "./glm.js";
-import { jsonThenCloser } from "./call-span.js";
+import { jsonThenCloser, scanContext } from "./call-span.js";
 import { decodeJsonSpan, nextFinder } from "./json-scan.js";
-import { parseFunctionBlock } from "./qwen-coder.js";
+import { parseFunctionBlock, parseQwenCoder } from "./qwen-coder.js";
 
 const OPEN = "<tool_call>";
 const CLOSE = "</tool_call>";
@@ -67,6 +67,9 @@ function parseMarkupBody(raw: string): ToolCall[] {
     return salvaged ? [salvaged] : [];
   }
   if (body.startsWith("<function=")) {
+    // Several <function=…>…</function> blocks in one wrapper are parallel calls (vLLM reads them so).
+    const blocks = parseQwenCoder(scanContext(body));
+    if (blocks.length > 0 && body.slice(blocks.at(-1)!.end).trim() === "") return blocks.flatMap((b) => b.calls);
     const fnEnd = body.lastIndexOf("</function>");
     const call = parseFunctionBlock(fnEnd >= 0 ? body.slice(0, fnEnd) : body);
     return call ? [call] : [];

@@ -2,7 +2,8 @@
  * Pythonic calls (Llama 3.2 / Llama 4, also Llama 4's `<|python_start|>…<|python_end|>`):
  * `[get_weather(city="Paris", days=2), get_time(tz=None)]`. Keyword arguments only — a positional
  * argument has no name to bind, so such a list is not read as a call. The list must be bracketed:
- * a bare `f(x=1)` in prose is far more often an illustration than a call.
+ * a bare `f(x=1)` in prose is far more often an illustration than a call, and so is a subscript
+ * `items[f(x=1)]` (a "[" right after a word character, "]" or ")").
  */
 import type { ToolCall } from "../core/llm.js";
 import type { CallSpan, ScanContext } from "./call-span.js";
@@ -25,6 +26,8 @@ export function parsePythonic(ctx: ScanContext): CallSpan[] {
 }
 
 function readCallList(text: string, start: number): { end: number; calls: ToolCall[] } | undefined {
+  // `results[get_weather(city="x")]` indexes a collection (code in prose), it is not a call list.
+  if (start > 0 && /[\w\])]/.test(text.charAt(start - 1))) return undefined;
   // Cheap gate before any real parsing: "[" then an identifier then "(".
   const nameStart = skipWs(text, start + 1);
   const nameEnd = identEnd(text, nameStart);

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../src/core/messages.js";
 import type { CompactStrategy } from "../../src/context/compact-strategy.js";
-import { isProtectedMessage, recentStepCutoff } from "../../src/context/history-window.js";
+import { isProtectedMessage, isRecentMessage, recentWindowStart } from "../../src/context/history-window.js";
 import { SlidingWindowCompact } from "../../src/context/sliding-window-compact.js";
 import { TieredCompact } from "../../src/context/tiered-compact.js";
 import { estimateTokensChars4 } from "../../src/context/token-estimator.js";
@@ -34,8 +34,8 @@ const strategies: [string, (keepRecent: number) => CompactStrategy][] = [
 
 /** The unprotected messages of the keepRecent latest iterations, in order. */
 function recentWindow(history: readonly Message[], keepRecent: number): Message[] {
-  const cutoff = recentStepCutoff(history, keepRecent);
-  return history.filter((m, i) => !isProtectedMessage(m, i) && m.meta.stepIndex !== undefined && m.meta.stepIndex >= cutoff);
+  const start = recentWindowStart(history, keepRecent);
+  return history.filter((m, i) => !isProtectedMessage(m, i) && isRecentMessage(m, i, start));
 }
 
 describe.each(strategies)("%s properties", (_name, make) => {

@@ -51,6 +51,15 @@ describe("SlidingWindowCompact", () => {
     ]);
   });
 
+  it("keeps the current turn's latest iterations when an earlier turn used larger step indexes", () => {
+    // multi-turn: turn 1 (initialMessages) ran steps 0..4, turn 2 restarted the loop at step 0
+    const turn1 = buildHistory([0, 1, 2, 3, 4].map(() => ({ resultLengths: [10] })));
+    const turn2 = [...iterationMessages(0, { resultLengths: [10], userInputBefore: true }), ...iterationMessages(1, { resultLengths: [10] })];
+    const ms = deepFreeze([...turn1, ...turn2]);
+    const r = new SlidingWindowCompact({ keepRecent: 2 }).compact(ms, 0);
+    expect(r.messages).toEqual([...turn1.slice(0, 2), ...turn2]);
+  });
+
   it("validates keepRecent", () => {
     expect(() => new SlidingWindowCompact({ keepRecent: -2 })).toThrow(InvalidArgumentError);
     expect(new SlidingWindowCompact().keepRecent).toBe(3);

@@ -159,6 +159,21 @@ describe("TieredCompact", () => {
     ]);
   });
 
+  it("keeps the current turn's latest iterations intact when an earlier turn used larger step indexes", () => {
+    // multi-turn: turn 1 (initialMessages) ran steps 0..4, turn 2 restarted the loop at step 0
+    const turn1 = buildHistory([0, 1, 2, 3, 4].map(() => ({ resultLengths: [1500], reasoning: 100 })));
+    const turn2 = [
+      ...iterationMessages(0, { resultLengths: [1500], reasoning: 100, userInputBefore: true }),
+      ...iterationMessages(1, { resultLengths: [1500], reasoning: 100 }),
+    ];
+    const ms = deepFreeze([...turn1, ...turn2]);
+    const r = new TieredCompact({ keepRecent: 2 }).compact(ms, 0);
+    expect(r.phase).toBe(3);
+    expect(r.messages.slice(-turn2.length)).toEqual(turn2);
+    expect(r.messages.slice(-turn2.length).every((m, i) => m === turn2[i])).toBe(true);
+    expect(types(r.messages.slice(2, -turn2.length))).toEqual(Array(5).fill("tool_call"));
+  });
+
   it("uses a custom estimator for the phase checks", () => {
     const h = sample();
     const count: TokenEstimator = (ms) => ms.length; // one token per message

@@ -4,6 +4,7 @@ import {
   MessageRole,
   MessageType,
   NUDGE_TYPES,
+  DROPPED_RESULT,
   createMessage,
   isPlainObject,
   messageText,
@@ -222,7 +223,9 @@ describe("serializeMessages: reasoning folding", () => {
 
   it("never sends REASONING standalone", () => {
     for (const replay of ["none", "keep-last", "full"] as const) {
-      expect(serializeMessages(history, "openai", { reasoningReplay: replay })).toHaveLength(history.length - 2);
+      // (the trailing unanswered call gets its openai stand-in result; it is not reasoning)
+      const wire = serializeMessages(history, "openai", { reasoningReplay: replay }).filter((w) => w.content !== DROPPED_RESULT);
+      expect(wire).toHaveLength(history.length - 2);
     }
   });
 
@@ -263,7 +266,8 @@ describe("serializeMessages: reasoning folding", () => {
     fc.assert(
       fc.property(fc.array(messageArb, { maxLength: 10 }), fc.constantFrom(...formats), replayArb, (messages, format, replay) => {
         const kept = messages.filter((m) => m.meta.type !== MessageType.REASONING);
-        const wire = serializeMessages(messages, format, { reasoningReplay: replay });
+        // openai stand-ins for unanswered calls are covered by their own test
+        const wire = serializeMessages(messages, format, { reasoningReplay: replay }).filter((w) => w.content !== DROPPED_RESULT);
         expect(wire.map((w) => w.role)).toEqual(kept.map((m) => m.role));
         kept.forEach((m, i) => {
           if (m.role !== "assistant" || replay === "none") expect(wire[i]?.content).toBe(m.content);
@@ -299,5 +303,25 @@ describe("messageText", () => {
     expect(messageText(assistantCall)).toBe('get_weather({"city":"Paris"})');
     const m = createMessage("assistant", "Checking.", MessageType.TOOL_CALL, { toolCalls: [call("a", { x: 1 }), call("b", "raw")] });
     expect(messageText(m)).toBe('Checking.\na({"x":1})\nb(raw)');
+  });
+});
+
+describe("serializeMessages: unanswered tool calls (openai)", () => {
+  it("answers every call id whose result compaction dropped, right after its call message", () => {
+    const calls = [call("a", { x: 1 }), call("b", {})].map((c, i) => ({ ...c, callId: `id${i}` }));
+    const history = [
+      createMessage("system", "s", MessageType.SYSTEM_PROMPT),
+      createMessage("user", "u", MessageType.USER_INPUT),
+      createMessage("assistant", "", MessageType.TOOL_CALL, { toolCalls: calls, stepIndex: 1 }),
+      createMessage("tool", "kept", MessageType.TOOL_RESULT, { toolName: "b", toolCallId: "id1", stepIndex: 1 }),
+      createMessage("assistant", "", MessageType.TOOL_CALL, { toolCalls: [{ name: "c", args: {}, callId: "id2" }], stepIndex: 2 }),
+    ];
+    const wire = serializeMessages(history, "openai") as OpenAIWireMessage[];
+    expect(wire.map((w) => `${w.role}:${w.tool_call_id ?? ""}`)).toEqual([
+      "system:", "user:", "assistant:", "tool:id1", "tool:id0", "assistant:", "tool:id2",
+    ]);
+    expect(wire[4]!.content).toBe(DROPPED_RESULT);
+    // ollama needs no ids: nothing is added
+    expect(serializeMessages(history, "ollama")).toHaveLength(history.length);
   });
 });

@@ -88,6 +88,16 @@ describe("Guardrails.check: rejected batches", () => {
   });
 });
 
+describe("Guardrails.check: retry reset by known-tool batches", () => {
+  it("a batch of known tools with bad args resets retries (seed 000 3d), like the workflow machine", () => {
+    const g = new Guardrails({ tools, maxRetries: 1, maxToolErrors: 5 });
+    expect(g.check(text("hmm")).action).toBe("retry");
+    expect(g.check(calls({ tool: "get_weather", args: { city: 1 } })).action).toBe("tool_error");
+    expect(g.counters).toMatchObject({ retries: 0, toolErrors: 1 });
+    expect(g.check(text("hmm again")).action).toBe("retry");
+  });
+});
+
 describe("Guardrails.check: step enforcement", () => {
   it("premature terminal: tiers 1,2,3 then StepEnforcementError on the 4th", () => {
     const g = new Guardrails({ tools, requiredSteps: ["get_weather"], terminalTools: "respond" });

@@ -61,6 +61,19 @@ describe("Qwen3-Coder <function=…><parameter=…>", () => {
     ]);
   });
 
+  it("several <function=…> blocks inside one <tool_call> wrapper are parallel calls", () => {
+    const text = block(
+      "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n<function=get_time>\n<parameter=tz>\nUTC\n</parameter>\n</function>",
+    );
+    expect(rescue(text)).toEqual([
+      { tool: "get_weather", args: { city: "Paris" } },
+      { tool: "get_time", args: { tz: "UTC" } },
+    ]);
+    // a value quoting "</function>" still reads as one call
+    const quoted = block("<function=write_file>\n<parameter=content>\nend </function> here\n</parameter>\n</function>");
+    expect(rescue(quoted)).toEqual([{ tool: "write_file", args: { content: "end </function> here" } }]);
+  });
+
   it("bare <function=…> without the <tool_call> wrapper, and Functionary v3.1 JSON bodies", () => {
     expect(rescue("Sure.\n<function=get_time>\n</function>")).toEqual([{ tool: "get_time", args: {} }]);
     expect(rescue('<function=get_weather>{"city": "Lima"}</function>')).toEqual([{ tool: "get_weather", args: { city: "Lima" } }]);

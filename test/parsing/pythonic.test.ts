@@ -30,6 +30,12 @@ describe("pythonic calls (Llama 3.2 / 4)", () => {
     expect(rescue("See [1] and [note(s)] for details.")).toEqual([]);
   });
 
+  it("negatives: a subscript in code is not a call list", () => {
+    expect(rescue('Use cache[get_weather(city="Paris")] to memoise it.')).toEqual([]);
+    expect(rescue('rows[0][get_time(tz="UTC")] and f()[get_time(tz="UTC")]')).toEqual([]);
+    expect(rescue('Calling: [get_time(tz="UTC")]')).toEqual([{ tool: "get_time", args: { tz: "UTC" } }]);
+  });
+
   it("a list with one unknown tool keeps the known one only", () => {
     expect(rescue("[get_time(), reboot(now=True)]")).toEqual([{ tool: "get_time", args: {} }]);
   });

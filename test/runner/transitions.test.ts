@@ -165,7 +165,8 @@ describe("WorkflowRunner transitions", () => {
     const t = setup(scriptThenCorrect([call("extra", { n: 1 }), call("extra", { n: 1 }), call("extra", { n: 1 }), call("extra", { n: 1 })]));
     await t.run();
     expect(t.log.filter((e) => e.tool === "extra")).toHaveLength(3);
-    expect(t.messages.some((m) => m.content.startsWith("[LoopBreak]"))).toBe(true);
+    const loopBreak = t.messages.find((m) => m.content.startsWith("[LoopBreak]"));
+    expect(loopBreak?.content).toContain("has already run 3 time(s)");
     expect(t.runner.lastRunStats?.loopBreaks).toBe(1);
   });
 
