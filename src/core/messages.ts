@@ -146,6 +146,8 @@ export function toApiMessage(message: Message, format: ApiFormat): WireMessage {
  * `reasoningReplay` they are folded into the content of the assistant message that follows
  * them ("full": all of them, "keep-last": only the latest, "none": dropped), which keeps
  * the wire alternation valid while the internal list keeps them separate for compaction.
+ * SUMMARY messages are folded into the leading system message, and (openai format) every
+ * tool-call id gets a result right after its call message.
  */
 export function serializeMessages(
   messages: readonly Message[],
@@ -177,6 +179,12 @@ export function serializeMessages(
     const m = messages[i]!;
     if (m.meta.type === MessageType.REASONING) {
       if (replay === "full" || (replay === "keep-last" && i === lastReasoning)) pending.push(m.content);
+      continue;
+    }
+    if (m.meta.type === MessageType.SUMMARY && out[0]?.role === "system") {
+      // Many chat templates (Gemma, Mistral) refuse a system message after the first turn:
+      // compaction summaries travel inside the leading system prompt instead.
+      out[0] = { ...out[0], content: [out[0].content, m.content].filter((x) => x).join("\n\n") };
       continue;
     }
     if (format === "openai") {

@@ -148,7 +148,8 @@ describe("toApiMessage: openai", () => {
 });
 
 const formats: ApiFormat[] = ["ollama", "openai"];
-const typeArb = fc.constantFrom(...Object.values(MessageType));
+// Summaries are folded into the system prompt (own test below), so the order properties leave them out.
+const typeArb = fc.constantFrom(...Object.values(MessageType).filter((t) => t !== MessageType.SUMMARY));
 const roleArb = fc.constantFrom(...Object.values(MessageRole));
 const callArb = fc.record({ name: fc.string({ minLength: 1, maxLength: 10 }), args: jsonValue({ maxDepth: 3 }), callId: fc.string({ maxLength: 8 }) });
 const messageArb: fc.Arbitrary<Message> = fc
@@ -323,5 +324,22 @@ describe("serializeMessages: unanswered tool calls (openai)", () => {
     expect(wire[4]!.content).toBe(DROPPED_RESULT);
     // ollama needs no ids: nothing is added
     expect(serializeMessages(history, "ollama")).toHaveLength(history.length);
+  });
+});
+
+describe("serializeMessages: compaction summaries", () => {
+  it("fold into the leading system message instead of a mid-conversation system turn", () => {
+    const history = [
+      createMessage("system", "Be useful.", MessageType.SYSTEM_PROMPT),
+      createMessage("user", "go", MessageType.USER_INPUT),
+      createMessage("system", "[Steps completed: a, b]", MessageType.SUMMARY),
+      createMessage("user", "more", MessageType.USER_INPUT),
+    ];
+    for (const format of ["openai", "ollama"] as const) {
+      const wire = serializeMessages(history, format);
+      expect(wire.map((w) => w.role)).toEqual(["system", "user", "user"]);
+      expect(wire[0]!.content).toBe("Be useful.\n\n[Steps completed: a, b]");
+    }
+    expect(history[0]!.content).toBe("Be useful.");
   });
 });
