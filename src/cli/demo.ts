@@ -11,6 +11,7 @@ import { TieredCompact } from "../context/tiered-compact.js";
 import { ForgeError, InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
+import { splitReasoning } from "../parsing/index.js";
 import { WorkflowRunner } from "../runner.js";
 import { assertBackend, buildClient } from "./backends.js";
 import { supplierQuoteWorkflow } from "./demo-workflow.js";
@@ -145,7 +146,8 @@ export async function demoMain(args: readonly string[]): Promise<number> {
       if (midLine) process.stdout.write("\n"), (midLine = false);
       if (ctx.stats.rescues > rescues) {
         rescues = ctx.stats.rescues;
-        say(`${green("rescue ")} tool call recovered from the model's text`);
+        const raw = ctx.lastResponse?.type === "text" ? splitReasoning(ctx.lastResponse.content).content.trim() : "";
+        say(`  ${green("rescue ")} ↳ the model wrote that call as text, recovered by the parser: "${clip(raw, 120)}"`);
       }
       say(dim(`→ ${state}`));
     },

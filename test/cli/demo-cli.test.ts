@@ -12,7 +12,7 @@ describe("npm start (src/cli/demo.ts)", () => {
     const { stdout } = await demo([]);
     expect(stdout).toContain("→ compacting");
     expect(stdout).toContain("→ executingTools.running");
-    expect(stdout).toMatch(/rescue +tool call recovered/);
+    expect(stdout).toMatch(/rescue +↳ the model wrote that call as text/);
     expect(stdout).toContain("[StepEnforcementError]");
     expect(stdout).toMatch(/result +submit_quote/);
     expect(stdout).toMatch(/"unit_price": ?0\.34/);
