@@ -220,3 +220,18 @@ describe("options", () => {
     expect(log.map((e) => e.key)).toEqual(["run-1:1:0", "run-1:2:0", "run-1:3:0"]);
   });
 });
+
+describe("inspection", () => {
+  it("the inspect option receives XState inspection events for the run's actors", async () => {
+    const { workflow } = loopWorkflow();
+    const types = new Set<string>();
+    const runner = new WorkflowRunner({
+      client: new PolicyClient(scriptThenCorrect([])),
+      contextManager: cm(),
+      inspect: (event) => types.add(event.type),
+    });
+    await runner.run(workflow, "go", vars);
+    expect([...types]).toEqual(expect.arrayContaining(["@xstate.actor", "@xstate.event", "@xstate.snapshot", "@xstate.microstep"]));
+    expect(runner.actor?.getSnapshot().value).toBe("done");
+  });
+});
