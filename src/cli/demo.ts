@@ -119,13 +119,17 @@ export async function demoMain(args: readonly string[]): Promise<number> {
         });
   const budgetTokens = int("budget", values.budget) ?? (await client.getContextLength()) ?? 8192;
   const quiet = values.quiet;
-  const say = (line: string) => quiet || console.log(line);
+  let midLine = false;
+  const say = (line: string) => {
+    if (quiet) return;
+    if (midLine) process.stdout.write("\n"), (midLine = false);
+    console.log(line);
+  };
 
   say(`forge-ts demo — ${demo.workflow.name} on ${backend === "sim" ? `the simulated model (profile ${model}, seed ${seed})` : `${backend}:${model}`}`);
   say(`${dim("budget")} ${budgetTokens} tokens, tiered compaction`);
   say(`${dim("user   ")} ${demo.userInput}`);
   let rescues = 0;
-  let midLine = false;
   const runner = new WorkflowRunner({
     client,
     contextManager: new ContextManager({
@@ -138,12 +142,12 @@ export async function demoMain(args: readonly string[]): Promise<number> {
     onChunk: (chunk) => {
       if (quiet) return;
       if (chunk.type === "text_delta" || chunk.type === "tool_call_delta") {
+        if (!midLine) process.stdout.write(`  ${dim("stream ")} `);
         process.stdout.write(dim(chunk.content));
         midLine = true;
-      } else if (chunk.type === "retry") process.stdout.write(`\n${yellow("stream retry")} ${chunk.reason}\n`);
+      } else if (chunk.type === "retry") say(`  ${yellow("retry  ")} stream re-requested: ${chunk.reason}`);
     },
     onStateChange: (state, ctx) => {
-      if (midLine) process.stdout.write("\n"), (midLine = false);
       if (ctx.stats.rescues > rescues) {
         rescues = ctx.stats.rescues;
         const raw = ctx.lastResponse?.type === "text" ? splitReasoning(ctx.lastResponse.content).content.trim() : "";

@@ -18,6 +18,12 @@ describe("npm start (src/cli/demo.ts)", () => {
     expect(stdout).toMatch(/"unit_price": ?0\.34/);
   }, 60_000);
 
+  it("streams deltas with --stream and still prints the result", async () => {
+    const { stdout } = await demo(["--stream", "--seed", "6"]);
+    expect(stdout).toMatch(/stream +\{"part_number":"PN-4471"\}/);
+    expect(stdout).toMatch(/"unit_price": ?0\.34/);
+  }, 60_000);
+
   it("rejects an unknown backend with exit code 2 and a clear message", async () => {
     const error = await demo(["--backend", "gpt5"]).catch((e: unknown) => e as { code: number; stderr: string });
     expect(error).toMatchObject({ code: 2 });
