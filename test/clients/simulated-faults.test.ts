@@ -17,10 +17,10 @@ const toolNames = demo.workflow.toolNames;
 const wires: WireMessage[][] = [];
 for (let k = 0; k <= 3; k++) wires.push(await oracleConversation(demo, k));
 
-const only = (kind: FaultKind, extra: Partial<Record<FaultKind, number>> = {}) => ({ name: `only-${kind}`, rates: { [kind]: 1, ...extra } });
+const onlyFault = (kind: FaultKind, extra: Partial<Record<FaultKind, number>> = {}) => ({ name: `only-${kind}`, rates: { [kind]: 1, ...extra } });
 
 async function faulty(kind: FaultKind, at: number, seed = 1, formats?: (typeof RESCUE_FORMATS)[number][]) {
-  const profile = formats ? { ...only(kind), formats } : only(kind);
+  const profile = formats ? { ...onlyFault(kind), formats } : onlyFault(kind);
   const client = new SimulatedClient({ oracle: demo.oracle, workflow: demo.workflow, profile, seed });
   const response = await client.send(wires[at]!, specs);
   return { client, response, correct: demo.oracle(readConversation(wires[at]!, specs).view) };
@@ -80,7 +80,7 @@ describe("each fault kind is produced and well-formed", () => {
     const { response, client, correct } = await faulty("premature_terminal", 3);
     expect(callsOf(response).map((c) => ({ tool: c.tool, args: c.args }))).toEqual([correct]);
     expect(client.injected).toEqual([]);
-    const noWorkflow = new SimulatedClient({ oracle: demo.oracle, profile: only("premature_terminal") });
+    const noWorkflow = new SimulatedClient({ oracle: demo.oracle, profile: onlyFault("premature_terminal") });
     await noWorkflow.send(wires[0]!, specs);
     expect(noWorkflow.injected).toEqual([]);
   });
@@ -176,7 +176,7 @@ describe("fault rates", () => {
   it("a turn right after a correction is damped (CORRECTION_DAMPING = 0.4)", async () => {
     const corrected: WireMessage[] = [...wires[0]!, { role: "assistant", content: "I'll check." }, { role: "user", content: "Your last reply was plain text." }];
     const n = 2000;
-    const tally = await count(only("bare_text"), corrected, n);
+    const tally = await count(onlyFault("bare_text"), corrected, n);
     within(tally.get("bare_text") ?? 0, 0.4, n);
   });
 });
