@@ -4,7 +4,6 @@
  * assigns and emits. No I/O, no clock, no randomness: the same context gives the same patch.
  */
 import { createMessage, MessageType, type Message, type ToolCallInfo } from "../core/messages.js";
-import type { ToolCall } from "../core/llm.js";
 import { blockedBatchResults, type BlockedResult } from "../guardrails/blocked-batch.js";
 import { countCalls } from "../guardrails/loop-break.js";
 import { loopBreakMessage, toolErrorMessage, toolResolutionMessage } from "../guardrails/nudges.js";

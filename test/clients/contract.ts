@@ -95,7 +95,7 @@ export function clientContract(target: ContractTarget): void {
     }
 
     it("malformed stream → RETRY chunk, one re-request, then success", async () => {
-      const s = await serve((req, res, n) => (n === 0 ? target.malformed(res) : target.reply(res, TEXT_REPLY, true)));
+      const s = await serve((_req, res, n) => (n === 0 ? target.malformed(res) : target.reply(res, TEXT_REPLY, true)));
       const client = target.makeClient(s.url, {});
       const chunks = await collect(client.sendStream(MESSAGES, TOOLS));
       const retryAt = chunks.findIndex((c) => c.type === "retry");

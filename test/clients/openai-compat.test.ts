@@ -93,7 +93,7 @@ describe("OpenAICompatClient", () => {
   });
 
   it("getContextLength from /models max_model_len; undefined on 404", async () => {
-    const s = await serve((req, res, n) =>
+    const s = await serve((_req, res, n) =>
       n === 0
         ? sendJson(res, 200, { object: "list", data: [{ id: "other", max_model_len: 1 }, { id: "Qwen/Qwen3-8B", object: "model", max_model_len: 40960 }] })
         : sendJson(res, 404, { error: "no such route" }),
