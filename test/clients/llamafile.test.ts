@@ -1,9 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LlamafileClient, type LlamafileClientOptions } from "../../src/clients/llamafile.js";
 import type { WireMessage } from "../../src/core/messages.js";
 import { buildToolPrompt } from "../../src/parsing/index.js";
 import { collect, MESSAGES, TOOLS } from "./contract.js";
-import { sendJson, sendSse, startFakeServer, type FakeHandler, type FakeServer } from "./support/fake-server.js";
+import { sendJson, sendSse, useFakeServers, type FakeHandler } from "./support/fake-server.js";
 import { openaiCompletion, openaiSseEvents, type ModelReply } from "./support/wire.js";
 
 const WIRE_TOOLS = TOOLS.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }));
@@ -17,15 +17,7 @@ const HISTORY: WireMessage[] = [
   { role: "user", content: "And tomorrow?" },
 ];
 
-let server: FakeServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function serve(handler: FakeHandler) {
-  server = await startFakeServer(handler);
-  return server;
-}
+const serve = useFakeServers();
 const replying = (reply: ModelReply): FakeHandler => (req, res) =>
   req.body.stream ? sendSse(res, openaiSseEvents(reply)) : sendJson(res, 200, openaiCompletion(reply));
 /** A llama-server started without --jinja: any request with `tools` fails. */

@@ -1,21 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OllamaClient } from "../../src/clients/ollama.js";
 import { collect, MESSAGES, TOOLS } from "./contract.js";
-import { sendJson, sendNdjson, startFakeServer, type FakeHandler, type FakeServer } from "./support/fake-server.js";
+import { sendJson, sendNdjson, useFakeServers, type FakeHandler } from "./support/fake-server.js";
 import { ollamaChat, ollamaStreamLines, type ModelReply } from "./support/wire.js";
 
 const WIRE_TOOLS = TOOLS.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }));
 const REFUSAL = { error: '"llama3.1:8b" does not support thinking' };
 
-let server: FakeServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function serve(handler: FakeHandler) {
-  server = await startFakeServer(handler);
-  return server;
-}
+const serve = useFakeServers();
 const replying = (reply: ModelReply): FakeHandler => (req, res) =>
   req.body.stream ? sendNdjson(res, ollamaStreamLines(reply)) : sendJson(res, 200, ollamaChat(reply));
 /** Answers 400 to any request carrying think, like an Ollama model without thinking support. */

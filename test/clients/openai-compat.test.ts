@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OpenAICompatClient } from "../../src/clients/openai-compat.js";
 import { collect, MESSAGES, TOOLS } from "./contract.js";
-import { sendJson, sendSse, startFakeServer, type FakeHandler, type FakeServer } from "./support/fake-server.js";
+import { sendJson, sendSse, useFakeServers, type FakeHandler } from "./support/fake-server.js";
 import { openaiCompletion, openaiSseEvents, type ModelReply } from "./support/wire.js";
 
 const WIRE_TOOLS = TOOLS.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }));
 
-let server: FakeServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-async function serve(handler: FakeHandler) {
-  server = await startFakeServer(handler);
-  return server;
-}
+const serve = useFakeServers();
 const replying = (reply: ModelReply): FakeHandler => (req, res) =>
   req.body.stream ? sendSse(res, openaiSseEvents(reply)) : sendJson(res, 200, openaiCompletion(reply));
 

@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "vitest";
 
 export interface RecordedRequest {
   method: string;
@@ -90,4 +91,20 @@ export function resetConnection(res: ServerResponse): void {
 /** Never answer: headers are not sent (a model "thinking" past the timeout). */
 export function stallBeforeHeaders(_res: ServerResponse): void {
   // Intentionally nothing: the client's headersTimeout must fire.
+}
+
+/**
+ * Per-test server lifecycle for a test file: the returned `serve(handler)` starts a server that
+ * is closed after the test that started it.
+ */
+export function useFakeServers(): (handler: FakeHandler) => Promise<FakeServer> {
+  const open: FakeServer[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+  return async (handler) => {
+    const server = await startFakeServer(handler);
+    open.push(server);
+    return server;
+  };
 }
