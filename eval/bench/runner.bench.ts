@@ -1,7 +1,7 @@
 /**
  * Runner overhead per iteration (`npm run bench -- runner`): the whole loop with an LLM that
  * answers instantly and tools that do nothing, so every microsecond measured is framework cost.
- * The same loop runs through the Vercel AI SDK (`generateText` + MockLanguageModelV4 +
+ * The same loop runs through the Vercel AI SDK (`generateText` + MockLanguageModelV3 +
  * `stopWhen: stepCountIs(N)`) in the same process, alternating with ours, for a ratio.
  *
  * Both sides make exactly N model calls and N tool executions (N-1 × `step`, then `finish`),
@@ -11,7 +11,7 @@
  * disturbed figure. Target: forge ≤ 0.5× the AI SDK per step.
  */
 import { generateText, stepCountIs, tool } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 import { ContextManager } from "../../src/context/context-manager.js";
 import { NoCompact } from "../../src/context/no-compact.js";
@@ -107,7 +107,7 @@ const aiTools = {
 /** The same loop in the AI SDK; throws unless it ran n steps and ended on `finish`. */
 export async function aiSdkRun(n: number): Promise<void> {
   let calls = 0;
-  const model = new MockLanguageModelV4({
+  const model = new MockLanguageModelV3({
     doGenerate: async () => {
       const i = calls++;
       const last = i === n - 1;
