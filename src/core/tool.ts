@@ -123,21 +123,12 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
     if (!isPlainObject(schema) || schema.type !== "object") {
       throw new ToolDefinitionError(name, 'jsonSchema must be an object schema ({ type: "object", ... })');
     }
-    let check: ValidateFunction;
     try {
-      // One Ajv per tool: a shared instance would refuse two tools whose schemas share an $id.
-      check = new Ajv({ allErrors: true, strict: false }).compile(schema);
+      validateArgs = compileJsonSchema(schema);
     } catch (cause) {
       throw new ToolDefinitionError(name, `malformed jsonSchema: ${(cause as Error).message}`, { cause });
     }
     parameters = structuredClone(schema);
-    validateArgs = (args) => {
-      if (check(args)) return { ok: true, value: args as Record<string, unknown> };
-      return {
-        ok: false,
-        issues: (check.errors ?? []).map((e) => ({ path: issuePath(e.instancePath, e.params), message: e.message ?? "invalid" })),
-      };
-    };
   } else {
     throw new ToolDefinitionError(name, "parameters (zod) or jsonSchema is required; use z.object({}) for none");
   }
@@ -145,6 +136,25 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
   const spec: ToolSpec = { name, description: options.description, parameters };
   const execute = options.execute as ToolDef["execute"];
   return Object.freeze({ name, description: options.description, spec, prerequisites, validateArgs, execute });
+}
+
+/**
+ * A raw JSON Schema as an argument validator (ajv). Throws ajv's own error when the schema
+ * itself is malformed; callers wrap it in their error type.
+ *
+ * @example
+ * compileJsonSchema({ type: "object", required: ["city"] })({}); // { ok: false, issues: [{ path: "city", ... }] }
+ */
+export function compileJsonSchema(schema: JSONSchema): (args: unknown) => ArgValidation<Record<string, unknown>> {
+  // One Ajv per schema: a shared instance would refuse two schemas that share an $id.
+  const check: ValidateFunction = new Ajv({ allErrors: true, strict: false, logger: false }).compile(schema);
+  return (args) => {
+    if (check(args)) return { ok: true, value: args as Record<string, unknown> };
+    return {
+      ok: false,
+      issues: (check.errors ?? []).map((e) => ({ path: issuePath(e.instancePath, e.params), message: e.message ?? "invalid" })),
+    };
+  };
 }
 
 /** ajv's JSON-pointer path, dotted and unescaped, plus the missing property for `required` errors. */
