@@ -2,11 +2,13 @@
 /** The `forge-ts` command. */
 import { readFileSync } from "node:fs";
 import { demoMain, runCli } from "./demo.js";
+import { proxyMain } from "./proxy.js";
 
 const USAGE = `Usage: forge-ts <command> [options]
 
 Commands:
   demo [options]   run the supplier-quote workflow (see: forge-ts demo --help)
+  proxy [options]  OpenAI/Anthropic-compatible proxy with the guardrails inside (see: forge-ts proxy --help)
 
 Options:
   -h, --help       show this help
@@ -36,6 +38,7 @@ async function main(args: readonly string[]): Promise<number> {
     return 0;
   }
   if (command === "demo") return demoMain(rest);
+  if (command === "proxy") return proxyMain(rest);
   console.error(`forge-ts: unknown command "${command}"\n\n${USAGE}`);
   return 2;
 }

@@ -1,0 +1,156 @@
+/**
+ * `forge-ts proxy`: serve the OpenAI- and Anthropic-compatible proxy in front of one backend.
+ * Every flag also reads a FORGE_* environment variable; flags win.
+ */
+import { parseArgs } from "node:util";
+import { InvalidArgumentError } from "../core/errors.js";
+import { createProxy } from "../proxy/create-proxy.js";
+import { assertBackend, buildClient, DEFAULT_BASE_URLS } from "./backends.js";
+
+export const PROXY_HELP = `Usage: forge-ts proxy --backend <name> --model <name> [options]
+
+Serves POST /v1/chat/completions (OpenAI) and POST /v1/messages (Anthropic) with forge's
+guardrails (rescue of text-format tool calls, retries on unknown tools and bad arguments),
+plus GET /v1/models, GET /health and GET /forge/stats. Point your harness's base URL at it.
+
+Backend:
+  --backend <name>          ollama | llamaserver | llamafile | openai | anthropic       [FORGE_BACKEND]
+  --model <name>            backend model (Ollama tag, served name, Claude model id)   [FORGE_MODEL]
+  --base-url <url>          backend URL (default per backend, e.g. http://127.0.0.1:11434) [FORGE_BASE_URL]
+  --mode <mode>             llamaserver/llamafile: native | prompt | auto (default auto) [FORGE_MODE]
+  --think <bool>            thinking on/off for models that support it                [FORGE_THINK]
+  --backend-api-key <key>   backend credential (else OPENAI_API_KEY / ANTHROPIC_API_KEY) [FORGE_BACKEND_API_KEY]
+  --pin-model               always use --model, ignore the model name callers send     [FORGE_PIN_MODEL]
+
+Serving:
+  --port <n>                default 8081                                               [FORGE_PORT]
+  --host <addr>             default 127.0.0.1 (loopback only)                          [FORGE_HOST]
+  --api-key <key>           require this key from callers (Bearer or x-api-key)        [FORGE_API_KEY]
+  --body-limit <bytes>      largest request body, default 16777216 (16 MiB)            [FORGE_BODY_LIMIT]
+  --keep-alive-ms <ms>      stream keep-alive interval while validating, default 5000  [FORGE_KEEP_ALIVE_MS]
+
+Guardrails:
+  --max-retries <n>         unusable answers (unknown tool, text where a call is due) per request, default 3 [FORGE_MAX_RETRIES]
+  --max-tool-errors <n>     answers with schema-invalid arguments per request, default 2 [FORGE_MAX_TOOL_ERRORS]
+  --no-rescue               do not recover tool calls written as text                  [FORGE_NO_RESCUE]
+  --inject-respond-tool     offer the model a respond tool; its call returns as plain text [FORGE_INJECT_RESPOND_TOOL]
+
+  -h, --help
+
+Exit codes: 0 after a clean shutdown (Ctrl-C / SIGTERM), 1 the server could not start, 2 bad flags.`;
+
+const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
+
+function int(name: string, raw: string | undefined, min: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`--${name}`, `expected an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+/** Parse flags and env; serve until SIGINT/SIGTERM. Resolves to the exit code. */
+export async function proxyMain(args: readonly string[], signals: NodeJS.EventEmitter = process): Promise<number> {
+  const env = process.env;
+  const str = (name: string) => (env[name] !== undefined && env[name] !== "" ? { default: env[name] } : {});
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      backend: { type: "string", ...str("FORGE_BACKEND") },
+      model: { type: "string", ...str("FORGE_MODEL") },
+      "base-url": { type: "string", ...str("FORGE_BASE_URL") },
+      mode: { type: "string", ...str("FORGE_MODE") },
+      think: { type: "string", ...str("FORGE_THINK") },
+      "backend-api-key": { type: "string", ...str("FORGE_BACKEND_API_KEY") },
+      "pin-model": { type: "boolean", default: truthy(env.FORGE_PIN_MODEL) },
+      port: { type: "string", default: env.FORGE_PORT ?? "8081" },
+      host: { type: "string", default: env.FORGE_HOST ?? "127.0.0.1" },
+      "api-key": { type: "string", ...str("FORGE_API_KEY") },
+      "body-limit": { type: "string", ...str("FORGE_BODY_LIMIT") },
+      "keep-alive-ms": { type: "string", ...str("FORGE_KEEP_ALIVE_MS") },
+      "max-retries": { type: "string", ...str("FORGE_MAX_RETRIES") },
+      "max-tool-errors": { type: "string", ...str("FORGE_MAX_TOOL_ERRORS") },
+      "no-rescue": { type: "boolean", default: truthy(env.FORGE_NO_RESCUE) },
+      "inject-respond-tool": { type: "boolean", default: truthy(env.FORGE_INJECT_RESPOND_TOOL) },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(PROXY_HELP);
+    return 0;
+  }
+  if (values.backend === undefined) throw new InvalidArgumentError("--backend", "is required (or FORGE_BACKEND)");
+  const backend = values.backend;
+  assertBackend(backend);
+  if (backend === "sim") throw new InvalidArgumentError("--backend", "the proxy needs a real backend: ollama, llamaserver, llamafile, openai or anthropic");
+  if (values.model === undefined) throw new InvalidArgumentError("--model", "is required (or FORGE_MODEL)");
+  if (values.think !== undefined && !["true", "false"].includes(values.think)) throw new InvalidArgumentError("--think", `use true or false, not "${values.think}"`);
+  const port = int("port", values.port, 0)!;
+  if (port > 65_535) throw new InvalidArgumentError("--port", `expected 0..65535, got ${port}`);
+  const backendKey = values["backend-api-key"] ?? (backend === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY);
+  const baseUrl = values["base-url"] ?? DEFAULT_BASE_URLS[backend];
+  const client = buildClient({
+    backend,
+    model: values.model,
+    ...(values["base-url"] ? { baseUrl: values["base-url"] } : {}),
+    ...(values.mode ? { mode: values.mode } : {}),
+    ...(values.think ? { think: values.think === "true" } : {}),
+    ...(backendKey ? { apiKey: backendKey } : {}),
+  });
+  const maxRetries = int("max-retries", values["max-retries"], 0);
+  const maxToolErrors = int("max-tool-errors", values["max-tool-errors"], 0);
+  const bodyLimitBytes = int("body-limit", values["body-limit"], 1);
+  const keepAliveMs = int("keep-alive-ms", values["keep-alive-ms"], 1);
+  const proxy = createProxy({
+    client,
+    model: values.model,
+    forwardModel: !values["pin-model"],
+    rescueEnabled: !values["no-rescue"],
+    injectRespondTool: values["inject-respond-tool"],
+    ...(values["api-key"] ? { apiKey: values["api-key"] } : {}),
+    ...(maxRetries !== undefined ? { maxRetries } : {}),
+    ...(maxToolErrors !== undefined ? { maxToolErrors } : {}),
+    ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
+    ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
+  });
+
+  let address: { url: string };
+  try {
+    address = await proxy.listen({ port, host: values.host });
+  } catch (error) {
+    console.error(`forge-ts proxy: cannot listen on ${values.host}:${port}: ${(error as Error).message}`);
+    return 1;
+  }
+  const mode = backend === "llamaserver" || backend === "llamafile" ? ` mode ${values.mode ?? "auto"}${(values.mode ?? "auto") === "auto" ? " (native tools first; falls back to prompt mode once if the server refuses them, and logs it)" : ""}` : "";
+  console.log(`forge-ts proxy listening on ${address.url}`);
+  console.log(`  OpenAI harnesses:    base URL ${address.url}/v1${values["api-key"] ? "  (API key: the one given with --api-key)" : ""}`);
+  console.log(`  Anthropic harnesses: ANTHROPIC_BASE_URL=${address.url}`);
+  console.log(`  backend: ${backend} ${values.model}${baseUrl ? ` at ${baseUrl}` : ""}${mode}`);
+  await reportBackend(client, values.model);
+
+  await new Promise<void>((resolve) => {
+    const stop = (name: string) => {
+      console.log(`forge-ts proxy: ${name}, shutting down (in-flight requests get an error)`);
+      resolve();
+    };
+    signals.once("SIGINT", () => stop("SIGINT"));
+    signals.once("SIGTERM", () => stop("SIGTERM"));
+  });
+  await proxy.close();
+  return 0;
+}
+
+/**
+ * One line on whether the backend answers (its model list). An unreachable backend is a
+ * warning, not a refusal to start: the proxy may well come up before the model server.
+ */
+async function reportBackend(client: ReturnType<typeof buildClient>, model: string): Promise<void> {
+  if (!client.listModels) return;
+  try {
+    const models = await client.listModels({ signal: AbortSignal.timeout(5_000) });
+    const known = models.some((m) => m.id === model);
+    console.log(`  backend reachable: ${models.length} model(s)${known ? "" : `; "${model}" is not among them`}`);
+  } catch (error) {
+    console.warn(`  warning: backend not reachable yet (${(error as Error).message}); requests get 502 until it is`);
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * The proxy surface: an OpenAI- and Anthropic-compatible HTTP server with forge's guardrails
+ * inside, as a Web-standard `fetch(request)` handler (mountable in Hono, Node or a test with
+ * no socket) plus `listen()`. Stateless per request: any load balancer can scale it out.
+ */
+import { randomBytes } from "node:crypto";
+import { serve } from "@hono/node-server";
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { InvalidArgumentError } from "../core/errors.js";
+import type { LLMClient } from "../core/llm.js";
+import { budgetOption } from "../guardrails/error-tracker.js";
+import { parseMessagesRequest } from "./anthropic-request.js";
+import { AnthropicStreamEncoder, anthropicMessage } from "./anthropic-response.js";
+import { callerAuth } from "./caller-auth.js";
+import { HttpError, toHttpError, type Dialect } from "./http-error.js";
+import { listModels } from "./models.js";
+import { parseChatCompletionRequest } from "./openai-request.js";
+import { OpenAIStreamEncoder, chatCompletion } from "./openai-response.js";
+import { ProxyStats, type ProxyStatsSnapshot } from "./proxy-stats.js";
+import { parseJsonObject } from "./request-body.js";
+import type { ProxyGuardrailOptions } from "./request-context.js";
+import { runProxyRequest, type RunResult } from "./request-run.js";
+import { requestToolDefs } from "./request-tools.js";
+import type { ResponseMeta } from "./sse-frames.js";
+import { streamedResponse } from "./sse-response.js";
+
+export interface ProxyOptions extends Partial<ProxyGuardrailOptions> {
+  /** The backend. */
+  client: LLMClient;
+  /** Required from callers as `Authorization: Bearer …` or `x-api-key` when set. */
+  apiKey?: string;
+  /** Send the caller's model name to the backend (default true); false pins the client's model. */
+  forwardModel?: boolean;
+  /** Largest accepted request body in bytes (default 16 MiB → 413). */
+  bodyLimitBytes?: number;
+  /** Keep-alive interval for streams while the proxy validates (default 5,000 ms). */
+  keepAliveMs?: number;
+  /** The model name reported when the caller sent none (default: the client's `model`). */
+  model?: string;
+}
+
+export interface ProxyServer {
+  /** The Web-standard handler. */
+  fetch(request: Request): Promise<Response>;
+  listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; host: string }>;
+  stats(): ProxyStatsSnapshot;
+  /** Stop accepting, end in-flight requests with an error event or 503, close sockets. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
+
+function checkOptions(o: ProxyOptions) {
+  if (typeof o !== "object" || o === null) throw new InvalidArgumentError("options", "createProxy needs an options object");
+  const client = o.client as Partial<LLMClient> | undefined;
+  if (!client || typeof client.send !== "function" || (client.apiFormat !== "openai" && client.apiFormat !== "ollama")) {
+    throw new InvalidArgumentError("client", "must be an LLMClient (OllamaClient, LlamafileClient, OpenAICompatClient, AnthropicClient, ...)");
+  }
+  for (const key of ["rescueEnabled", "injectRespondTool", "forwardModel"] as const) {
+    if (o[key] !== undefined && typeof o[key] !== "boolean") throw new InvalidArgumentError(key, "must be a boolean");
+  }
+  if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey === "")) throw new InvalidArgumentError("apiKey", "must be a non-empty string");
+  const positive = (name: string, v: unknown, fallback: number) => {
+    if (v === undefined) return fallback;
+    if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new InvalidArgumentError(name, `must be a positive integer, got ${String(v)}`);
+    return v;
+  };
+  return {
+    guardrails: {
+      maxRetries: budgetOption("maxRetries", o.maxRetries, 3),
+      maxToolErrors: budgetOption("maxToolErrors", o.maxToolErrors, 2),
+      rescueEnabled: o.rescueEnabled ?? true,
+      injectRespondTool: o.injectRespondTool ?? false,
+    } satisfies ProxyGuardrailOptions,
+    bodyLimit: positive("bodyLimitBytes", o.bodyLimitBytes, DEFAULT_BODY_LIMIT),
+    keepAliveMs: positive("keepAliveMs", o.keepAliveMs, 5_000),
+    forwardModel: o.forwardModel ?? true,
+    model: o.model ?? (o.client as { model?: unknown }).model,
+  };
+}
+
+/**
+ * @example
+ * const proxy = createProxy({ client: new OllamaClient({ model: "qwen3:8b" }) });
+ * const { url } = await proxy.listen({ port: 8081 });   // point the harness at `${url}/v1`
+ */
+export function createProxy(options: ProxyOptions): ProxyServer {
+  const cfg = checkOptions(options);
+  const client = options.client;
+  const defaultModel = typeof cfg.model === "string" ? cfg.model : "";
+  const stats = new ProxyStats();
+  const inFlight = new Set<AbortController>();
+  let closing = false;
+
+  const dialectOf = (c: Context): Dialect => (c.req.path.startsWith("/v1/messages") ? "anthropic" : "openai");
+  const app = new Hono();
+  app.onError((error, c) => {
+    const http = error instanceof HttpError ? error : new HttpError(500, "api_error", "Internal proxy error");
+    if (!(error instanceof HttpError)) console.error("forge-ts proxy: unexpected error", error);
+    if (http.status < 500) stats.rejected++;
+    return http.render(dialectOf(c));
+  });
+  app.notFound((c) => {
+    stats.rejected++;
+    return new HttpError(404, "not_found_error", `No route for ${c.req.method} ${c.req.path}`).render(dialectOf(c));
+  });
+  app.get("/health", (c) => c.json({ status: closing ? "closing" : "ok", backend: client.apiFormat, model: defaultModel }));
+  if (options.apiKey !== undefined) app.use("*", callerAuth(options.apiKey));
+  app.get("/forge/stats", (c) => c.json(stats.snapshot()));
+  app.get("/v1/models", async (c) => c.json(await listModels(client, defaultModel, c.req.header("anthropic-version") !== undefined, c.req.raw.signal)));
+  const limit = bodyLimit({
+    maxSize: cfg.bodyLimit,
+    onError: () => {
+      throw new HttpError(413, "request_too_large", `Request body exceeds ${cfg.bodyLimit} bytes`);
+    },
+  });
+  app.post("/v1/chat/completions", limit, (c) => complete(c, "openai"));
+  app.post("/v1/messages", limit, (c) => complete(c, "anthropic"));
+
+  async function complete(c: Context, dialect: Dialect): Promise<Response> {
+    if (closing) throw new HttpError(503, "api_error", "The proxy is shutting down");
+    const body = parseJsonObject(await c.req.text());
+    const request = dialect === "openai" ? parseChatCompletionRequest(body) : parseMessagesRequest(body);
+    requestToolDefs(request.tools); // a malformed schema is the caller's 400, before the backend is asked
+    stats.requests++;
+    const started = performance.now();
+    const requestId = randomBytes(12).toString("hex");
+    const guarded = request.tools.length > 0 && request.toolChoice !== "none";
+    const meta: ResponseMeta = {
+      id: `${dialect === "openai" ? "chatcmpl-" : "msg_"}${requestId}`,
+      created: Math.floor(Date.now() / 1000),
+      model: request.model || defaultModel,
+      guarded,
+      includeUsage: request.includeUsage,
+    };
+    const controller = new AbortController();
+    const onCallerGone = () => controller.abort("client disconnected");
+    c.req.raw.signal.addEventListener("abort", onCallerGone, { once: true });
+    inFlight.add(controller);
+    stats.inFlight++;
+    let finished = false;
+    const done = (result: RunResult) => {
+      if (finished) return;
+      finished = true;
+      inFlight.delete(controller);
+      stats.inFlight--;
+      c.req.raw.signal.removeEventListener("abort", onCallerGone);
+      stats.record(result.outcome, guarded, performance.now() - started - result.backendMs);
+    };
+    const start = (onDelta?: (channel: "content" | "reasoning", text: string) => void) =>
+      runSafely(() =>
+        runProxyRequest({
+          client,
+          input: { requestId, request, options: cfg.guardrails },
+          signal: controller.signal,
+          forwardModel: cfg.forwardModel,
+          onDelta,
+        }),
+      );
+    const failure = (result: RunResult) => failureResponse(result, dialect);
+    if (request.stream) {
+      return streamedResponse(c, {
+        dialect,
+        encoder: dialect === "openai" ? new OpenAIStreamEncoder(meta) : new AnthropicStreamEncoder(meta),
+        keepAliveMs: cfg.keepAliveMs,
+        start,
+        live: !guarded,
+        abort: (reason) => controller.abort(reason),
+        done,
+        failure,
+        headers: { "x-forge-request-id": requestId },
+      });
+    }
+    const result = await start(undefined);
+    done(result);
+    const { outcome } = result;
+    if (outcome.kind !== "answer") return failure(result);
+    const headers: Record<string, string> = { "x-forge-request-id": requestId };
+    if (guarded) headers["x-forge-attempts"] = String(outcome.attempts);
+    if (outcome.exhausted) headers["x-forge-exhausted"] = outcome.exhausted.reason;
+    return c.json(dialect === "openai" ? chatCompletion(outcome, meta) : anthropicMessage(outcome, meta), 200, headers);
+  }
+
+  function failureResponse(result: RunResult, dialect: Dialect): Response {
+    const { outcome } = result;
+    if (outcome.kind === "failed") return toHttpError(outcome.error).render(dialect);
+    if (outcome.kind === "cancelled") return new HttpError(503, "api_error", `Request cancelled: ${outcome.reason}`).render(dialect);
+    throw new Error("failureResponse called for an answer");
+  }
+
+  let server: ReturnType<typeof serve> | undefined;
+  return {
+    fetch: (request) => Promise.resolve(app.fetch(request)),
+    stats: () => stats.snapshot(),
+    listen({ port = 8081, host = "127.0.0.1" } = {}) {
+      if (server) return Promise.reject(new InvalidArgumentError("listen", "this proxy is already listening"));
+      return new Promise((resolve, reject) => {
+        const s = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
+          const shown = host.includes(":") ? `[${host}]` : host;
+          resolve({ url: `http://${shown}:${info.port}`, port: info.port, host });
+        });
+        s.once("error", reject);
+        server = s;
+      });
+    },
+    async close() {
+      closing = true;
+      for (const controller of inFlight) controller.abort("proxy shutting down");
+      const s = server;
+      if (!s) return;
+      await new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        // Streams end once their runs see the abort; idle keep-alive sockets go now.
+        (s as import("node:http").Server).closeIdleConnections?.();
+        setTimeout(() => (s as import("node:http").Server).closeAllConnections?.(), 2_000).unref();
+      });
+    },
+  };
+}
+
+/** A run never rejects: a bug inside it becomes a failed outcome (500), not a hung stream. */
+async function runSafely(run: () => Promise<RunResult>): Promise<RunResult> {
+  try {
+    return await run();
+  } catch (error) {
+    console.error("forge-ts proxy: request run failed unexpectedly", error);
+    return { outcome: { kind: "failed", error: { name: "HttpError", message: "Internal proxy error", statusCode: 500 }, attempts: 0 }, backendMs: 0 };
+  }
+}

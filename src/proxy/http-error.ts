@@ -1,0 +1,81 @@
+/**
+ * The proxy's one HTTP error: a status, the API's error type and a message for the caller.
+ * It renders itself in the caller's dialect — OpenAI `{ error: { type, message, ... } }` or
+ * Anthropic `{ type: "error", error: { type, message } }` — and never carries a stack trace.
+ */
+import { ForgeError } from "../core/errors.js";
+
+export type Dialect = "openai" | "anthropic";
+
+export type ErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "not_found_error"
+  | "request_too_large"
+  | "api_error"
+  | "timeout_error";
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: ErrorType,
+    message: string,
+  ) {
+    super(message);
+    this.name = "HttpError";
+  }
+
+  /** The error body in the caller's dialect. */
+  body(dialect: Dialect): Record<string, unknown> {
+    return dialect === "anthropic"
+      ? { type: "error", error: { type: this.type, message: this.message } }
+      : { error: { type: this.type, message: this.message, param: null, code: null } };
+  }
+
+  render(dialect: Dialect, headers: Record<string, string> = {}): Response {
+    return Response.json(this.body(dialect), { status: this.status, headers });
+  }
+}
+
+/** Backend statuses that describe the caller's request (context too long, unknown model...). */
+const CALLER_STATUSES = new Set([400, 404, 413, 422, 429]);
+
+/**
+ * What a failure behind the proxy means to the caller: an unreachable or broken backend is a
+ * 502, a backend that stopped answering a 504, a request the backend refused keeps its status.
+ *
+ * @example
+ * toHttpError(new BackendError(0, "", "connection refused")).status; // 502
+ */
+export function toHttpError(error: { name: string; message: string; statusCode?: number }): HttpError {
+  const status = error.statusCode;
+  if (error.name === "HttpError" && status !== undefined) return new HttpError(status, status >= 500 ? "api_error" : "invalid_request_error", error.message);
+  if (status === 408) return new HttpError(504, "timeout_error", `Backend did not answer in time: ${error.message}`);
+  if (status !== undefined && CALLER_STATUSES.has(status)) {
+    return new HttpError(status, status === 404 ? "not_found_error" : status === 413 ? "request_too_large" : "invalid_request_error", `Backend refused the request: ${error.message}`);
+  }
+  if (status === 0) return new HttpError(502, "api_error", `Backend unreachable: ${error.message}`);
+  if (error.name === "StreamError") return new HttpError(502, "api_error", `Backend stream broke: ${error.message}`);
+  return new HttpError(502, "api_error", `Backend failed: ${error.message}`);
+}
+
+/** A thrown value as the JSON-safe record the machine context keeps. */
+export function errorRecord(error: unknown): { name: string; message: string; statusCode?: number } {
+  if (error instanceof HttpError) return { name: error.name, message: error.message, statusCode: error.status };
+  if (error instanceof Error) {
+    const statusCode = (error as { statusCode?: unknown }).statusCode;
+    // BackendError carries the backend's status (0 unreachable, 408 stalled).
+    return ForgeError.isInstance(error) && typeof statusCode === "number"
+      ? { name: error.name, message: error.message, statusCode }
+      : { name: error.name, message: error.message };
+  }
+  return { name: "Error", message: safeString(error) };
+}
+
+function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return "(unprintable error value)";
+  }
+}

@@ -1,0 +1,5 @@
+/** The OpenAI- and Anthropic-compatible proxy surface. */
+export { createProxy, type ProxyOptions, type ProxyServer } from "./create-proxy.js";
+export { HttpError, type Dialect } from "./http-error.js";
+export type { ProxyStatsSnapshot } from "./proxy-stats.js";
+export type { ProxyAnswer, ProxyOutcome, ProxyRequest, Exhaustion } from "./proxy-request.js";

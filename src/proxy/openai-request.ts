@@ -1,0 +1,105 @@
+/**
+ * POST /v1/chat/completions bodies → ProxyRequest. The schema checks what the proxy reads;
+ * every other field (sampling, response_format, vendor extensions) passes through untouched.
+ */
+import { z } from "zod";
+import { decodeToolArguments } from "../clients/tool-args.js";
+import type { ToolChoice } from "../core/llm.js";
+import { createMessage, MessageType, type Message } from "../core/messages.js";
+import type { ToolSpec } from "../core/tool.js";
+import { HttpError } from "./http-error.js";
+import type { ProxyRequest } from "./proxy-request.js";
+import { parseWith, textContent } from "./request-body.js";
+
+const content = z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]);
+const toolCall = z.looseObject({
+  id: z.string(),
+  type: z.literal("function").optional(),
+  function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
+});
+const message = z.discriminatedUnion("role", [
+  z.looseObject({ role: z.enum(["system", "developer"]), content }),
+  z.looseObject({ role: z.literal("user"), content }),
+  z.looseObject({ role: z.literal("assistant"), content: content.optional(), tool_calls: z.array(toolCall).nullish() }),
+  z.looseObject({ role: z.literal("tool"), content, tool_call_id: z.string() }),
+]);
+const tool = z.looseObject({
+  type: z.literal("function"),
+  function: z.looseObject({
+    name: z.string().min(1).max(128),
+    description: z.string().nullish(),
+    parameters: z.record(z.string(), z.unknown()).nullish(),
+  }),
+});
+const toolChoice = z.union([
+  z.enum(["none", "auto", "required"]),
+  z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string().min(1) }) }),
+]);
+export const chatCompletionRequest = z.looseObject({
+  model: z.string().nullish(),
+  messages: z.array(message).min(1, "at least one message is required"),
+  tools: z.array(tool).nullish(),
+  tool_choice: toolChoice.nullish(),
+  stream: z.boolean().nullish(),
+  stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
+  n: z.literal(1, "only n = 1 is supported").nullish(),
+  functions: z.undefined("legacy `functions` are not supported; use `tools`").optional(),
+});
+
+/** Fields the proxy owns; everything else in the body rides through to the backend. */
+const OWNED = new Set(["model", "messages", "tools", "tool_choice", "stream", "stream_options", "n"]);
+
+/**
+ * @example
+ * parseChatCompletionRequest({ model: "qwen3:8b", messages: [{ role: "user", content: "hi" }] }).messages.length; // 1
+ */
+export function parseChatCompletionRequest(body: Record<string, unknown>): ProxyRequest {
+  const req = parseWith(chatCompletionRequest, body);
+  const tools: ToolSpec[] = (req.tools ?? []).map((t) => ({
+    name: t.function.name,
+    description: t.function.description ?? "",
+    parameters: t.function.parameters ?? { type: "object", properties: {} },
+  }));
+  const choice = req.tool_choice ?? undefined;
+  if (typeof choice === "object" && !tools.some((t) => t.name === choice.function.name)) {
+    throw new HttpError(400, "invalid_request_error", `tool_choice names "${choice.function.name}", which is not in tools`);
+  }
+  const passThrough: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) if (!OWNED.has(key)) passThrough[key] = value;
+  return {
+    model: req.model ?? "",
+    messages: toMessages(req.messages),
+    tools,
+    toolChoice: choice === undefined ? undefined : typeof choice === "string" ? choice : { type: "function", function: { name: choice.function.name } },
+    stream: req.stream === true,
+    includeUsage: req.stream_options?.include_usage === true,
+    body: passThrough,
+  } satisfies ProxyRequest & { toolChoice: ToolChoice | undefined };
+}
+
+function toMessages(messages: z.infer<typeof message>[]): Message[] {
+  const toolNames = new Map<string, string>();
+  return messages.map((m, i) => {
+    const where = `messages[${i}].content`;
+    switch (m.role) {
+      case "system":
+      case "developer":
+        return createMessage("system", textContent(m.content, where), MessageType.SYSTEM_PROMPT);
+      case "user":
+        return createMessage("user", textContent(m.content, where), MessageType.USER_INPUT);
+      case "assistant": {
+        const text = textContent(m.content, where);
+        const calls = m.tool_calls ?? [];
+        if (calls.length === 0) return createMessage("assistant", text, MessageType.TEXT_RESPONSE);
+        for (const c of calls) toolNames.set(c.id, c.function.name);
+        const toolCalls = calls.map((c) => ({ name: c.function.name, args: decodeToolArguments(c.function.arguments), callId: c.id }));
+        return createMessage("assistant", text, MessageType.TOOL_CALL, { toolCalls });
+      }
+      case "tool": {
+        const name = toolNames.get(m.tool_call_id);
+        const extra = name === undefined ? { toolCallId: m.tool_call_id } : { toolCallId: m.tool_call_id, toolName: name };
+        return createMessage("tool", textContent(m.content, where), MessageType.TOOL_RESULT, extra);
+      }
+    }
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * One client request in dialect-neutral form (both /v1/chat/completions and /v1/messages parse
+ * into it) and what the proxy answers with. Plain JSON throughout: it is the proxy-request
+ * machine's input and context.
+ */
+import type { ToolChoice, Usage } from "../core/llm.js";
+import type { Message } from "../core/messages.js";
+import type { ToolSpec } from "../core/tool.js";
+
+export interface ProxyRequest {
+  /** The caller's model name ("" when it sent none). */
+  model: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  toolChoice: ToolChoice | undefined;
+  stream: boolean;
+  /** OpenAI stream_options.include_usage (Anthropic streams always carry usage). */
+  includeUsage: boolean;
+  /** Sampling and unknown fields passed through to the backend, in OpenAI names. */
+  body: Record<string, unknown>;
+}
+
+export interface AnswerCall {
+  id: string;
+  name: string;
+  /** Validated object args, or the model's raw value when retries ran out on bad args. */
+  args: unknown;
+}
+
+/** What the caller receives: one assistant turn. */
+export type ProxyAnswer =
+  | { type: "text"; content: string; reasoning?: string }
+  | { type: "tool_calls"; calls: AnswerCall[]; content?: string; reasoning?: string };
+
+/** Why retries ran out (the `forge` field of an exhausted answer). */
+export interface Exhaustion {
+  reason: "retries" | "tool_errors";
+  attempts: number;
+  lastError: string;
+}
+
+export type ProxyOutcome =
+  | { kind: "answer"; answer: ProxyAnswer; usage: Usage; attempts: number; rescued: boolean; exhausted?: Exhaustion }
+  | { kind: "failed"; error: { name: string; message: string; statusCode?: number }; attempts: number }
+  | { kind: "cancelled"; reason: string };

@@ -1,0 +1,208 @@
+/**
+ * The proxy-request machine's context (plain JSON) and the pure functions behind its guards
+ * and actions. One request: infer, judge the answer, and either answer the caller or append
+ * the failed attempt plus a nudge and infer again — the nudges never reach the caller.
+ */
+import type { LLMResponse, ToolChoice, Usage } from "../core/llm.js";
+import { createMessage, MessageType, type Message } from "../core/messages.js";
+import type { ToolSpec } from "../core/tool.js";
+import { validateResponse, rejectionBudget, type ValidationResult } from "../guardrails/response-validator.js";
+import { looksLikeToolCall } from "../parsing/call-markers.js";
+import { RESPOND_TOOL_NAME } from "../tools/respond.js";
+import type { AnswerCall, Exhaustion, ProxyAnswer, ProxyRequest } from "./proxy-request.js";
+import { requestToolDefs } from "./request-tools.js";
+
+export interface ProxyGuardrailOptions {
+  /** Consecutive unusable answers (bare text where a call is due, unknown tools) before giving up. Default 3. */
+  maxRetries: number;
+  /** Consecutive answers with schema-invalid arguments before giving up. Default 2. */
+  maxToolErrors: number;
+  rescueEnabled: boolean;
+  /** Offer the model a `respond` tool for plain answers and turn its call back into text. */
+  injectRespondTool: boolean;
+}
+
+export interface ProxyContext {
+  requestId: string;
+  request: ProxyRequest;
+  /** The conversation as sent to the backend: the caller's, plus failed attempts and nudges. */
+  messages: Message[];
+  /** Tools offered to the backend (the caller's, plus `respond` when injected). */
+  tools: ToolSpec[];
+  /** Guardrails apply: the request has tools and does not forbid calling them. */
+  guarded: boolean;
+  respondInjected: boolean;
+  options: ProxyGuardrailOptions;
+  attempts: number;
+  counters: { retries: number; toolErrors: number };
+  usage: Usage;
+  rescued: boolean;
+  lastResponse?: LLMResponse;
+  verdict?: Verdict;
+  answer?: ProxyAnswer;
+  exhausted?: Exhaustion;
+  error?: { name: string; message: string; statusCode?: number };
+}
+
+/** How one backend answer is judged. */
+export type Verdict =
+  | { kind: "answer"; answer: ProxyAnswer; rescued: boolean }
+  | { kind: "retry"; budget: "retries" | "toolErrors"; appended: Message[]; lastError: string };
+
+export interface ProxyInput {
+  requestId: string;
+  request: ProxyRequest;
+  options: ProxyGuardrailOptions;
+}
+
+/** @example createProxyContext({ requestId: "r1", request, options }).guarded */
+export function createProxyContext(input: ProxyInput): ProxyContext {
+  const { request, options } = input;
+  const guarded = request.tools.length > 0 && request.toolChoice !== "none";
+  const respondInjected =
+    guarded && options.injectRespondTool && forcedTool(request.toolChoice) === undefined && !request.tools.some((t) => t.name === RESPOND_TOOL_NAME);
+  const tools = respondInjected ? [...request.tools, RESPOND_SPEC] : request.tools;
+  return {
+    requestId: input.requestId,
+    request,
+    messages: request.messages,
+    tools,
+    guarded,
+    respondInjected,
+    options,
+    attempts: 0,
+    counters: { retries: 0, toolErrors: 0 },
+    usage: { inputTokens: 0, outputTokens: 0 },
+    rescued: false,
+  };
+}
+
+const RESPOND_SPEC: ToolSpec = {
+  name: RESPOND_TOOL_NAME,
+  description: "Reply to the user in plain words. Use this whenever you want to answer instead of calling another tool.",
+  parameters: { type: "object", properties: { message: { type: "string", description: "The reply, in full." } }, required: ["message"] },
+};
+
+function forcedTool(choice: ToolChoice | undefined): string | undefined {
+  return typeof choice === "object" ? choice.function.name : undefined;
+}
+
+/** Plain text is an acceptable answer unless the caller demanded a call or `respond` is on offer. */
+function textAllowed(ctx: ProxyContext): boolean {
+  return ctx.request.toolChoice !== "required" && forcedTool(ctx.request.toolChoice) === undefined && !ctx.respondInjected;
+}
+
+/** The record of one backend answer: usage summed over attempts. */
+export function recordResponse(ctx: ProxyContext, response: LLMResponse): Partial<ProxyContext> {
+  const usage = response.usage
+    ? { inputTokens: ctx.usage.inputTokens + response.usage.inputTokens, outputTokens: ctx.usage.outputTokens + response.usage.outputTokens }
+    : ctx.usage;
+  return { lastResponse: response, attempts: ctx.attempts + 1, usage };
+}
+
+/**
+ * Judge the last answer. Unguarded requests pass through; otherwise the shared validator
+ * rescues text-format calls and checks names and arguments against the request's schemas.
+ */
+export function assess(ctx: ProxyContext): Verdict {
+  const response = ctx.lastResponse;
+  if (!response) throw new Error("assess needs a response");
+  if (!ctx.guarded) return { kind: "answer", answer: passThroughAnswer(response, ctx), rescued: false };
+  const forced = forcedTool(ctx.request.toolChoice);
+  const specs = forced === undefined ? ctx.tools : ctx.tools.filter((t) => t.name === forced);
+  const validation = validateResponse(response, { tools: requestToolDefs(specs), rescueEnabled: ctx.options.rescueEnabled });
+  const rescued = response.type === "tool_calls" && response.rescued === true;
+  return verdictOf(ctx, response, validation, rescued);
+}
+
+function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult, clientRescued: boolean): Verdict {
+  const step = ctx.attempts;
+  if (v.kind === "calls") {
+    const calls = v.calls.map((c, i) => ({ id: callId(ctx, response, i), name: c.tool, args: c.args }));
+    return { kind: "answer", answer: withoutRespond(calls, response), rescued: v.rescued || clientRescued };
+  }
+  if (v.kind === "retry") {
+    const text = response.type === "text" ? response.content : "";
+    const names = ctx.tools.map((t) => t.name);
+    if (textAllowed(ctx) && !looksLikeToolCall(text, names)) {
+      return { kind: "answer", answer: textAnswer(text, response.reasoning), rescued: false };
+    }
+    const appended = [
+      createMessage("assistant", text, MessageType.TEXT_RESPONSE, { stepIndex: step }),
+      createMessage("user", v.nudge.content, MessageType.RETRY_NUDGE, { stepIndex: step }),
+    ];
+    return { kind: "retry", budget: "retries", appended, lastError: text.trim() === "" ? "empty reply" : "plain text where a tool call was due" };
+  }
+  const ids = v.calls.map((_, i) => callId(ctx, response, i));
+  const appended: Message[] = [
+    createMessage("assistant", "", MessageType.TOOL_CALL, {
+      stepIndex: step,
+      toolCalls: v.calls.map((c, i) => ({ name: c.tool, args: c.args, callId: ids[i]! })),
+    }),
+    ...v.rejections.map((r) => createMessage("tool", r.message, MessageType.TOOL_RESULT, { stepIndex: step, toolName: r.tool, toolCallId: ids[r.index]! })),
+  ];
+  const offending = v.rejections.filter((r) => r.kind !== "batch_skipped").map((r) => r.message);
+  return { kind: "retry", budget: rejectionBudget(v.rejections), appended, lastError: offending.join("\n") };
+}
+
+/** The caller's ids when the model gave them; otherwise unique per request and attempt. */
+function callId(ctx: ProxyContext, response: LLMResponse, index: number): string {
+  const given = response.type === "tool_calls" ? response.toolCalls[index]?.id : undefined;
+  return given !== undefined && given !== "" ? given : `call_${ctx.requestId}_${ctx.attempts}_${index}`;
+}
+
+function textAnswer(content: string, reasoning: string | undefined): ProxyAnswer {
+  return reasoning === undefined ? { type: "text", content } : { type: "text", content, reasoning };
+}
+
+/** A `respond` call is the model's plain answer; beside real calls it is dropped. */
+function withoutRespond(calls: AnswerCall[], response: LLMResponse): ProxyAnswer {
+  const real = calls.filter((c) => c.name !== RESPOND_TOOL_NAME);
+  const reasoning = response.reasoning;
+  if (real.length === 0 && calls.length > 0) {
+    const text = calls.map((c) => String((c.args as { message?: unknown }).message ?? "")).join("\n\n");
+    return textAnswer(text, reasoning);
+  }
+  const kept = real.length > 0 ? real : calls;
+  return reasoning === undefined ? { type: "tool_calls", calls: kept } : { type: "tool_calls", calls: kept, reasoning };
+}
+
+/** The backend's answer as it came, for unguarded requests and exhausted retries. */
+export function passThroughAnswer(response: LLMResponse, ctx: ProxyContext): ProxyAnswer {
+  if (response.type === "text") return textAnswer(response.content, response.reasoning);
+  const calls = response.toolCalls.map((c, i) => ({ id: callId(ctx, response, i), name: c.tool, args: c.args }));
+  return response.reasoning === undefined ? { type: "tool_calls", calls } : { type: "tool_calls", calls, reasoning: response.reasoning };
+}
+
+/** One more failure on the verdict's budget would exceed it. */
+export function isBudgetSpent(ctx: ProxyContext): boolean {
+  const v = ctx.verdict;
+  if (v?.kind !== "retry") return false;
+  return v.budget === "retries" ? ctx.counters.retries + 1 > ctx.options.maxRetries : ctx.counters.toolErrors + 1 > ctx.options.maxToolErrors;
+}
+
+/** Count the failure and append the attempt and its nudge for the next inference. */
+export function recordRetry(ctx: ProxyContext): Partial<ProxyContext> {
+  const v = ctx.verdict;
+  if (v?.kind !== "retry") throw new Error("recordRetry needs a retry verdict");
+  // Every failure inside one request is consecutive: the first usable answer ends the request.
+  const counters = { ...ctx.counters, [v.budget]: ctx.counters[v.budget] + 1 };
+  return { counters, messages: [...ctx.messages, ...v.appended] };
+}
+
+/** Retries ran out: the caller gets the last answer as it was, marked exhausted. */
+export function recordExhausted(ctx: ProxyContext): Partial<ProxyContext> {
+  const v = ctx.verdict;
+  if (v?.kind !== "retry" || !ctx.lastResponse) throw new Error("recordExhausted needs a retry verdict");
+  return {
+    answer: passThroughAnswer(ctx.lastResponse, ctx),
+    exhausted: { reason: v.budget === "retries" ? "retries" : "tool_errors", attempts: ctx.attempts, lastError: v.lastError },
+  };
+}
+
+/** Accept the verdict's answer. */
+export function recordAnswer(ctx: ProxyContext): Partial<ProxyContext> {
+  const v = ctx.verdict;
+  if (v?.kind !== "answer") throw new Error("recordAnswer needs an answer verdict");
+  return { answer: v.answer, rescued: ctx.rescued || v.rescued };
+}

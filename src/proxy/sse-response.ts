@@ -1,0 +1,84 @@
+/**
+ * A streaming request's response. Headers wait until there is something to say — the
+ * outcome, the first live delta, or the first keep-alive tick — so a backend that fails fast
+ * still gets the caller a real 502/504 status. After that the stream carries keep-alive pings
+ * while the proxy validates and retries, then the answer's frames, or an error event.
+ */
+import type { Context } from "hono";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
+import { HttpError, toHttpError, type Dialect } from "./http-error.js";
+import type { RunResult } from "./request-run.js";
+import type { SseFrame, StreamEncoder } from "./sse-frames.js";
+
+export interface StreamedRequest {
+  dialect: Dialect;
+  encoder: StreamEncoder;
+  keepAliveMs: number;
+  /** Starts the run; `onDelta` is given when the answer's text may go out live. */
+  start(onDelta: ((channel: "content" | "reasoning", text: string) => void) | undefined): Promise<RunResult>;
+  live: boolean;
+  /** Aborts the run (the caller went away). */
+  abort(reason: string): void;
+  /** Called once, when the response (or its stream) is finished. */
+  done(result: RunResult): void;
+  /** The response for an outcome that is not an answer, before anything was streamed. */
+  failure(result: RunResult): Response;
+  headers: Record<string, string>;
+}
+
+export async function streamedResponse(c: Context, r: StreamedRequest): Promise<Response> {
+  const queue: SseFrame[] = [];
+  let result: RunResult | undefined;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const running = r.start(r.live ? (channel, text) => (queue.push(...r.encoder.delta(channel, text)), notify()) : undefined);
+  void running.then((res) => ((result = res), notify()));
+
+  let timer: NodeJS.Timeout | undefined;
+  await new Promise<void>((resolve) => {
+    wake = resolve;
+    timer = setTimeout(notify, r.keepAliveMs);
+  });
+  clearTimeout(timer);
+  if (result !== undefined && result.outcome.kind !== "answer") {
+    r.done(result);
+    return r.failure(result);
+  }
+
+  for (const [name, value] of Object.entries(r.headers)) c.header(name, value);
+  return streamSSE(c, async (stream) => {
+    stream.onAbort(() => r.abort("client disconnected"));
+    const send = (frame: SseFrame) => write(stream, frame);
+    const ping = setInterval(() => void send(r.encoder.ping()), r.keepAliveMs);
+    try {
+      for (const f of r.encoder.open()) await send(f);
+      for (;;) {
+        while (queue.length > 0) await send(queue.shift()!);
+        if (result !== undefined) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    } finally {
+      clearInterval(ping);
+    }
+    const { outcome } = result;
+    if (outcome.kind === "answer") {
+      for (const f of r.encoder.finish(outcome, r.live)) await send(f);
+    } else if (outcome.kind === "failed") {
+      for (const f of r.encoder.error(toHttpError(outcome.error))) await send(f);
+    } else if (!stream.aborted) {
+      for (const f of r.encoder.error(new HttpError(503, "api_error", `Request cancelled: ${outcome.reason}`))) await send(f);
+    }
+    r.done(result);
+  });
+}
+
+/** A write to a caller that already left is dropped: its run was aborted through onAbort. */
+async function write(stream: SSEStreamingApi, frame: SseFrame): Promise<void> {
+  if (stream.aborted || stream.closed) return;
+  if ("comment" in frame) await stream.write(`: ${frame.comment}\n\n`);
+  else await stream.writeSSE(frame.event === undefined ? { data: frame.data } : { event: frame.event, data: frame.data });
+}
