@@ -46,7 +46,8 @@ export function pieces(text: string, size = PIECE): string[] {
   while (start < text.length) {
     let end = Math.min(start + size, text.length);
     const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    // Never end a piece on a high surrogate: step back, or forward when the piece is that one unit.
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += end - 1 > start ? -1 : 1;
     out.push(text.slice(start, end));
     start = end;
   }
