@@ -24,3 +24,5 @@ export {
   type WorkflowEvent,
   type Toolbox,
 } from "../machines/workflow.machine.js";
+export * from "./proxy/index.js";
+export { proxyRequestMachine } from "../machines/proxy-request.machine.js";
