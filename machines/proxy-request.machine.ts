@@ -7,7 +7,7 @@
  *        └ retrying ┘ └─→ (failed: the backend failed; cancelled: the caller left)
  *
  * Wiring only: guards and actions are pure functions from src/proxy/request-context.ts; the
- * `infer` service is supplied per request by src/proxy/request-run.ts via `provide`.
+ * `infer` service is supplied once per proxy by src/proxy/request-run.ts via `provide`.
  */
 import { assign, fromPromise, setup } from "xstate";
 import type { LLMResponse } from "../src/core/llm.js";
@@ -26,6 +26,7 @@ import {
 import { errorRecord } from "../src/proxy/http-error.js";
 
 export interface ProxyInferInput {
+  requestId: string;
   messages: ProxyContext["messages"];
   tools: ToolSpec[];
   attempt: number;
@@ -70,7 +71,7 @@ export const proxyRequestMachine = setup({
       invoke: {
         id: "infer",
         src: "infer",
-        input: ({ context }): ProxyInferInput => ({ messages: context.messages, tools: context.tools, attempt: context.attempts }),
+        input: ({ context }): ProxyInferInput => ({ requestId: context.requestId, messages: context.messages, tools: context.tools, attempt: context.attempts }),
         onDone: { target: "validating", actions: { type: "recordResponse", params: ({ event }) => ({ response: event.output }) } },
         onError: { target: "failed", actions: { type: "recordFailure", params: ({ event }) => ({ error: event.error }) } },
       },

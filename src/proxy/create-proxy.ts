@@ -20,7 +20,7 @@ import { OpenAIStreamEncoder, chatCompletion } from "./openai-response.js";
 import { ProxyStats, type ProxyStatsSnapshot } from "./proxy-stats.js";
 import { parseJsonObject } from "./request-body.js";
 import type { ProxyGuardrailOptions } from "./request-context.js";
-import { runProxyRequest, type RunResult } from "./request-run.js";
+import { createRequestRunner, type RunResult } from "./request-run.js";
 import { requestToolDefs } from "./request-tools.js";
 import type { ResponseMeta } from "./sse-frames.js";
 import { streamedResponse } from "./sse-response.js";
@@ -90,6 +90,10 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   const client = options.client;
   const defaultModel = typeof cfg.model === "string" ? cfg.model : "";
   const stats = new ProxyStats();
+  const runRequest = createRequestRunner(client, { forwardModel: cfg.forwardModel });
+  // Request ids: a random per-process prefix and a counter (unique without a syscall per request).
+  const idPrefix = randomBytes(6).toString("hex");
+  let idCounter = 0;
   const inFlight = new Set<AbortController>();
   let closing = false;
 
@@ -125,7 +129,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     requestToolDefs(request.tools); // a malformed schema is the caller's 400, before the backend is asked
     stats.requests++;
     const started = performance.now();
-    const requestId = randomBytes(12).toString("hex");
+    const requestId = `${idPrefix}${(idCounter++).toString(36).padStart(6, "0")}`;
     const guarded = request.tools.length > 0 && request.toolChoice !== "none";
     const meta: ResponseMeta = {
       id: `${dialect === "openai" ? "chatcmpl-" : "msg_"}${requestId}`,
@@ -150,13 +154,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     };
     const start = (onDelta?: (channel: "content" | "reasoning", text: string) => void) =>
       runSafely(() =>
-        runProxyRequest({
-          client,
-          input: { requestId, request, options: cfg.guardrails },
-          signal: controller.signal,
-          forwardModel: cfg.forwardModel,
-          onDelta,
-        }),
+        runRequest({ input: { requestId, request, options: cfg.guardrails }, signal: controller.signal, onDelta }),
       );
     const failure = (result: RunResult) => failureResponse(result, dialect);
     if (request.stream) {

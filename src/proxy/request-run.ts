@@ -13,12 +13,9 @@ import type { ProxyContext, ProxyInput } from "./request-context.js";
 import type { ProxyOutcome } from "./proxy-request.js";
 
 export interface RunRequestOptions {
-  client: LLMClient;
   input: ProxyInput;
   /** Aborted when the caller disconnects or the proxy shuts down; its reason names which. */
   signal: AbortSignal;
-  /** Use the caller's model name for the backend (else the client's configured model). */
-  forwardModel: boolean;
   /** Live text for unguarded streaming requests. */
   onDelta?: ((channel: "content" | "reasoning", text: string) => void) | undefined;
 }
@@ -26,6 +23,15 @@ export interface RunRequestOptions {
 export interface RunResult {
   outcome: ProxyOutcome;
   /** Time spent waiting on the backend, to tell the proxy's own latency apart. */
+  backendMs: number;
+}
+
+/** What the infer service needs of one request beyond its JSON input. */
+interface RequestIo {
+  overrides: RequestOverrides;
+  guarded: boolean;
+  live: boolean;
+  onDelta: ((channel: "content" | "reasoning", text: string) => void) | undefined;
   backendMs: number;
 }
 
@@ -38,44 +44,61 @@ function overridesOf(ctx: ProxyInput, forwardModel: boolean, guarded: boolean): 
 }
 
 /**
+ * One runner per proxy: the machine gets its `infer` service once (building a machine per
+ * request would cost more than the rest of the request); per-request I/O is found by request id.
+ *
  * @example
- * const { outcome } = await runProxyRequest({ client, input, signal: AbortSignal.timeout(60_000), forwardModel: true });
+ * const run = createRequestRunner(client, { forwardModel: true });
+ * const { outcome } = await run({ input, signal: AbortSignal.timeout(60_000) });
  */
-export async function runProxyRequest(o: RunRequestOptions): Promise<RunResult> {
-  let backendMs = 0;
-  const guarded = o.input.request.tools.length > 0 && o.input.request.toolChoice !== "none";
-  const overrides = overridesOf(o.input, o.forwardModel, guarded);
-  const live = o.onDelta !== undefined && !guarded && o.client.sendStream !== undefined;
-
+export function createRequestRunner(client: LLMClient, options: { forwardModel: boolean }): (o: RunRequestOptions) => Promise<RunResult> {
+  const inFlight = new Map<string, RequestIo>();
   const infer = fromPromise<LLMResponse, ProxyInferInput>(async ({ input, signal }) => {
-    const wire = serializeMessages(input.messages, o.client.apiFormat);
+    const io = inFlight.get(input.requestId);
+    if (!io) throw new Error(`proxy request ${input.requestId} has no I/O registered`);
+    const wire = serializeMessages(input.messages, client.apiFormat);
     // tool_choice "none": the backend gets no tools (Ollama and prompt-mode servers have no
     // way to forbid calls otherwise).
-    const tools = guarded ? input.tools : undefined;
+    const tools = io.guarded ? input.tools : undefined;
     const started = performance.now();
     try {
-      if (!live) return await o.client.send(wire, tools, { signal, request: overrides });
-      return await streamLive(o.client, wire, tools, { signal, request: overrides }, o.onDelta!);
+      if (!io.live) return await client.send(wire, tools, { signal, request: io.overrides });
+      return await streamLive(client, wire, tools, { signal, request: io.overrides }, io.onDelta!);
     } finally {
-      backendMs += performance.now() - started;
+      io.backendMs += performance.now() - started;
     }
   });
+  const machine = proxyRequestMachine.provide({ actors: { infer } });
 
-  const actor = createActor(proxyRequestMachine.provide({ actors: { infer } }), { input: o.input });
-  const cancel = () => actor.send({ type: "request.cancel", reason: String(o.signal.reason ?? "cancelled") });
-  const finished = new Promise<void>((resolve, reject) => {
-    actor.subscribe({ complete: resolve, error: reject });
-  });
-  if (o.signal.aborted) return { outcome: { kind: "cancelled", reason: String(o.signal.reason) }, backendMs };
-  o.signal.addEventListener("abort", cancel, { once: true });
-  try {
-    actor.start();
-    await finished;
-  } finally {
-    o.signal.removeEventListener("abort", cancel);
-  }
-  const snapshot = actor.getSnapshot();
-  return { outcome: outcomeOf(String(snapshot.value), snapshot.context), backendMs };
+  return async function runProxyRequest(o: RunRequestOptions): Promise<RunResult> {
+    const { request, requestId } = o.input;
+    const guarded = request.tools.length > 0 && request.toolChoice !== "none";
+    const io: RequestIo = {
+      overrides: overridesOf(o.input, options.forwardModel, guarded),
+      guarded,
+      live: o.onDelta !== undefined && !guarded && client.sendStream !== undefined,
+      onDelta: o.onDelta,
+      backendMs: 0,
+    };
+    if (o.signal.aborted) return { outcome: { kind: "cancelled", reason: String(o.signal.reason) }, backendMs: 0 };
+    if (inFlight.has(requestId)) throw new Error(`proxy request id ${requestId} is already running`);
+    inFlight.set(requestId, io);
+    const actor = createActor(machine, { input: o.input });
+    const cancel = () => actor.send({ type: "request.cancel", reason: String(o.signal.reason ?? "cancelled") });
+    const finished = new Promise<void>((resolve, reject) => {
+      actor.subscribe({ complete: resolve, error: reject });
+    });
+    o.signal.addEventListener("abort", cancel, { once: true });
+    try {
+      actor.start();
+      await finished;
+    } finally {
+      o.signal.removeEventListener("abort", cancel);
+      inFlight.delete(requestId);
+    }
+    const snapshot = actor.getSnapshot();
+    return { outcome: outcomeOf(String(snapshot.value), snapshot.context), backendMs: io.backendMs };
+  };
 }
 
 async function streamLive(
