@@ -16,12 +16,13 @@ import type { LLMResponse, Usage } from "../src/core/llm.js";
 import type { Message } from "../src/core/messages.js";
 import type { AnyToolDef } from "../src/core/tool.js";
 import type { CompactEvent } from "../src/context/context-manager.js";
-import { validateResponse } from "../src/guardrails/response-validator.js";
 import { summaryHint } from "../src/guardrails/step-enforcer.js";
 import * as act from "../src/loop/actions.js";
+import { assessResponse } from "../src/loop/assess-response.js";
 import { createInitialContext, type WorkflowContext, type WorkflowInput } from "../src/loop/context.js";
 import * as fail from "../src/loop/failures.js";
 import * as is from "../src/loop/guards.js";
+import type { ToolOutput } from "../src/loop/tool-output.js";
 
 export interface InferInput {
   messages: Message[];
@@ -52,7 +53,10 @@ export interface ExecuteToolInput {
   idempotencyKey: string;
 }
 
-export type WorkflowEvent = { type: "workflow.cancel"; reason?: string };
+export type WorkflowEvent =
+  | { type: "workflow.cancel"; reason?: string }
+  /** The runner's wall-clock timer fired: fail now, even while a service is still in flight. */
+  | { type: "workflow.timeout"; now: number };
 
 export type WorkflowEmitted =
   | { type: "message"; message: Message }
@@ -87,7 +91,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
     actors: {
       infer: fromPromise<InferOutput, InferInput>(notProvided("infer")),
       compact: fromPromise<CompactOutput, CompactInput>(notProvided("compact")),
-      executeTool: fromPromise<unknown, ExecuteToolInput>(notProvided("executeTool")),
+      executeTool: fromPromise<ToolOutput, ExecuteToolInput>(notProvided("executeTool")),
     },
     guards: {
       isIterationBudgetExhausted: ({ context }) => is.isIterationBudgetExhausted(context),
@@ -106,6 +110,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       isBatchComplete: ({ context }) => is.isBatchComplete(context),
       isToolErrorBudgetExhausted: ({ context }) => is.isToolErrorBudgetExhausted(context),
       hasTerminalResult: ({ context }) => is.hasTerminalResult(context),
+      isFatalToolError: (_, params: { error: unknown }) => is.isFatalToolError(params.error),
     },
     actions: {
       applyCompaction: enqueueActions(({ enqueue }, params: CompactOutput) => {
@@ -137,7 +142,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
           inputTokens: context.usage.inputTokens + params.usage.inputTokens,
           outputTokens: context.usage.outputTokens + params.usage.outputTokens,
         },
-        validation: validateResponse(params.response, { tools: toolbox.tools, rescueEnabled: context.switches.rescueEnabled }),
+        validation: assessResponse(params.response, context, toolbox.tools),
       })),
       recordRetry: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordRetry(context))),
       recordRejectedBatch: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordRejectedBatch(context))),
@@ -150,8 +155,8 @@ export function createWorkflowMachine(toolbox: Toolbox) {
         const call = act.nextCall(context);
         enqueue.emit({ type: "toolStart", tool: call.tool, args: call.args, callId: call.callId, index: call.index });
       }),
-      commitToolResult: enqueueActions(({ context, enqueue }, params: { output: unknown }) =>
-        commit(enqueue, context, act.outcomeFromResult(params.output)),
+      commitToolResult: enqueueActions(({ context, enqueue }, params: { output: ToolOutput }) =>
+        commit(enqueue, context, act.outcomeFromOutput(params.output)),
       ),
       commitToolError: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
         commit(enqueue, context, act.outcomeFromError(act.nextCall(context).tool, params.error)),
@@ -164,6 +169,8 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       failIterations: assign({ error: ({ context }) => fail.iterationsExhausted(context) }),
       failTokenBudget: assign({ error: ({ context }) => fail.budgetExhausted(context, "token_budget") }),
       failWallClock: assign({ error: ({ context }) => fail.budgetExhausted(context, "wall_clock") }),
+      failWallClockAt: assign(({ context }, params: { now: number }) => ({ now: params.now, error: fail.wallClockExhaustedAt(context, params.now) })),
+      failTerminalResult: assign({ error: (_, params: { error: unknown }) => fail.terminalResultFailed(params.error) }),
       failService: enqueueActions(({ enqueue }, params: { origin: "infer" | "compact"; error: unknown }) => {
         enqueue.assign({ error: fail.serviceFailed(params.origin, params.error) });
         enqueue.emit({ type: "serviceError", origin: params.origin, error: params.error });
@@ -174,7 +181,14 @@ export function createWorkflowMachine(toolbox: Toolbox) {
     id: "workflow",
     context: ({ input }) => createInitialContext(input),
     initial: "compacting",
-    on: { "workflow.cancel": { target: ".cancelled", actions: "recordCancellation" } },
+    on: {
+      "workflow.cancel": { target: ".cancelled", actions: "recordCancellation" },
+      "workflow.timeout": {
+        guard: { type: "isWallClockExhausted", params: ({ event }) => ({ now: event.now }) },
+        target: ".failed",
+        actions: { type: "failWallClockAt", params: ({ event }) => ({ now: event.now }) },
+      },
+    },
     output: ({ context }) => ({ result: context.terminal?.result, terminal: context.terminal, error: context.error }),
     states: {
       compacting: {
@@ -267,7 +281,14 @@ export function createWorkflowMachine(toolbox: Toolbox) {
                 };
               },
               onDone: { target: "selecting", actions: { type: "commitToolResult", params: ({ event }) => ({ output: event.output }) } },
-              onError: { target: "selecting", actions: { type: "commitToolError", params: ({ event }) => ({ error: event.error }) } },
+              onError: [
+                {
+                  guard: { type: "isFatalToolError", params: ({ event }) => ({ error: event.error }) },
+                  target: "#workflow.failed",
+                  actions: { type: "failTerminalResult", params: ({ event }) => ({ error: event.error }) },
+                },
+                { target: "selecting", actions: { type: "commitToolError", params: ({ event }) => ({ error: event.error }) } },
+              ],
             },
           },
           settling: {

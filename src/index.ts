@@ -15,6 +15,8 @@ export { respondTool, RESPOND_TOOL_NAME } from "./tools/respond.js";
 export { WorkflowRunner, MACHINE_VERSION, type WorkflowRunnerOptions, type RunOptions } from "./runner.js";
 export type { RunStats } from "./loop/run-stats.js";
 export type { WorkflowContext, LoopBudget, LoopSwitches } from "./loop/context.js";
+export { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE } from "./loop/context.js";
+export { LLMResponseSchema, assertLLMResponse } from "./loop/response-contract.js";
 export { assertRestorable, SERVICE_NAMES, type PersistedRun } from "./persistence/snapshot.js";
 export {
   createWorkflowMachine,

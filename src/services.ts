@@ -1,16 +1,22 @@
 /**
  * The workflow machine's services: the only place the loop touches the outside world.
  * `infer` serializes the history and calls the client (streaming through `onChunk`),
- * `compact` runs the ContextManager, `executeTool` runs one tool with its abort signal and
- * idempotency key. Each reports the wall clock so the machine's guards stay pure.
+ * `compact` runs the ContextManager, `executeTool` runs one tool with its abort signal,
+ * idempotency key and deadline. Each reports the wall clock so the machine's guards stay pure.
+ *
+ * They are also the boundary where outside values are checked before the machine sees them:
+ * a client's answer against the LLMResponse contract, a tool's result against JSON, a user
+ * callback's throw turned into a CallbackError.
  */
 import { fromPromise } from "xstate";
 import type { CompactOutput, ExecuteToolInput, InferInput, InferOutput, CompactInput } from "../machines/workflow.machine.js";
 import type { ContextManager } from "./context/context-manager.js";
-import { StreamError } from "./core/errors.js";
+import { CallbackError, ClientContractError, StreamError, ToolTimeoutError } from "./core/errors.js";
 import type { LLMClient, LLMResponse, StreamChunk } from "./core/llm.js";
-import { serializeMessages, type ReasoningReplay } from "./core/messages.js";
+import { serializeMessages, type ReasoningReplay, type WireMessage } from "./core/messages.js";
 import type { Workflow } from "./core/workflow.js";
+import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "./loop/response-contract.js";
+import { toolOutput, type ToolOutput } from "./loop/tool-output.js";
 
 export interface ServiceOptions {
   workflow: Workflow;
@@ -20,47 +26,115 @@ export interface ServiceOptions {
   stream: boolean;
   onChunk?: (chunk: StreamChunk) => void | Promise<void>;
   now: () => number;
+  /** Deadline for one tool call in ms when the tool sets none (`defineTool({ timeoutMs })` wins). */
+  toolTimeoutMs?: number;
+  /**
+   * The error that already ended the current run outside the machine (a callback threw), if
+   * any. A service started in the same step as that failure must not begin its I/O.
+   */
+  haltedBy?: () => Error | undefined;
 }
 
 /** @example createWorkflowMachine({ tools: wf.tools }).provide({ actors: createServices({ workflow: wf, client, ... }) }) */
 export function createServices(o: ServiceOptions) {
   const { client, contextManager, workflow, now } = o;
   const specs = workflow.getToolSpecs();
+  const name = clientName(client);
+  const throwIfHalted = () => {
+    const halted = o.haltedBy?.();
+    if (halted) throw halted;
+  };
+
+  async function streamed(wire: WireMessage[], signal: AbortSignal): Promise<LLMResponse> {
+    const stream: unknown = client.sendStream!(wire, specs, { signal });
+    if (typeof (stream as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] !== "function") {
+      throw new ClientContractError(name, ["sendStream must return an AsyncIterable of stream chunks"], previewValue(stream));
+    }
+    let response: LLMResponse | undefined;
+    for await (const raw of stream as AsyncIterable<unknown>) {
+      const chunk = assertStreamChunk(raw, name) as StreamChunk;
+      // Checked before onChunk sees it: consumers render the FINAL response too.
+      if (chunk.type === "final") response = assertLLMResponse(chunk.response, name);
+      if (o.onChunk) await deliverChunk(o.onChunk, chunk);
+    }
+    if (!response) throw new StreamError();
+    return response;
+  }
 
   const infer = fromPromise<InferOutput, InferInput>(async ({ input, signal }) => {
-      const wire = serializeMessages(input.messages, client.apiFormat, { reasoningReplay: o.reasoningReplay });
-      let response: LLMResponse | undefined;
-      if (o.stream && client.sendStream) {
-        for await (const chunk of client.sendStream(wire, specs, { signal })) {
-          if (o.onChunk) await o.onChunk(chunk);
-          if (chunk.type === "final") response = chunk.response;
-        }
-        if (!response) throw new StreamError();
-      } else {
-        response = await client.send(wire, specs, { signal });
-      }
-      // Backends that report no usage still count against token budgets, by estimate.
-      const usage = response.usage ?? {
-        inputTokens: contextManager.estimateTokens(input.messages),
-        outputTokens: Math.ceil(JSON.stringify(response).length / 4),
-      };
-      return { response, usage, now: now() };
+    throwIfHalted();
+    const wire = serializeMessages(input.messages, client.apiFormat, { reasoningReplay: o.reasoningReplay });
+    const response =
+      o.stream && client.sendStream ? await streamed(wire, signal) : assertLLMResponse(await client.send(wire, specs, { signal }), name);
+    // Backends that report no usage still count against token budgets, by estimate.
+    const usage = response.usage ?? {
+      inputTokens: contextManager.estimateTokens(input.messages),
+      outputTokens: Math.ceil(JSON.stringify(response).length / 4),
+    };
+    return { response, usage, now: now() };
   });
 
   const compact = fromPromise<CompactOutput, CompactInput>(async ({ input }) => {
+    throwIfHalted();
     const { messages, event } = contextManager.compact(input.messages, { stepIndex: input.iteration, stepHint: input.stepHint });
     return { messages, event, now: now() };
   });
 
-  const executeTool = fromPromise<unknown, ExecuteToolInput>(async ({ input, signal }) =>
-    workflow.getTool(input.tool).execute(input.args, {
-      signal,
-      idempotencyKey: input.idempotencyKey,
-      runId: input.runId,
-      iteration: input.iteration,
-      callIndex: input.index,
-    }),
-  );
+  const executeTool = fromPromise<ToolOutput, ExecuteToolInput>(async ({ input, signal }) => {
+    throwIfHalted();
+    const tool = workflow.getTool(input.tool);
+    const timeoutMs = tool.timeoutMs ?? o.toolTimeoutMs;
+    const result = await withDeadline(signal, timeoutMs, () => new ToolTimeoutError(tool.name, timeoutMs!), (toolSignal) =>
+      tool.execute(input.args, {
+        signal: toolSignal,
+        idempotencyKey: input.idempotencyKey,
+        runId: input.runId,
+        iteration: input.iteration,
+        callIndex: input.index,
+      }),
+    );
+    return toolOutput(tool.name, result, workflow.isTerminal(tool.name));
+  });
 
   return { infer, compact, executeTool };
+}
+
+async function deliverChunk(onChunk: NonNullable<ServiceOptions["onChunk"]>, chunk: StreamChunk): Promise<void> {
+  try {
+    await onChunk(chunk);
+  } catch (error) {
+    throw new CallbackError("onChunk", error);
+  }
+}
+
+/**
+ * Run `work` with a signal that follows `signal` and is also aborted after `timeoutMs`; the
+ * returned promise rejects with the timeout error on time even if `work` ignores its signal
+ * (its eventual settlement is then ignored).
+ */
+async function withDeadline<T>(
+  signal: AbortSignal,
+  timeoutMs: number | undefined,
+  timeoutError: () => Error,
+  work: (signal: AbortSignal) => T | Promise<T>,
+): Promise<T> {
+  if (timeoutMs === undefined) return work(signal);
+  const controller = new AbortController();
+  const follow = () => controller.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener("abort", follow, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = timeoutError();
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(() => work(controller.signal)), deadline]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", follow);
+  }
 }

@@ -133,7 +133,12 @@ export class ToolResolutionError extends Error {
     this.name = "ToolResolutionError";
   }
   static isInstance(value: unknown): value is ToolResolutionError {
-    return value instanceof Error && (value as { code?: unknown }).code === "FORGE_TOOL_RESOLUTION";
+    if (!(value instanceof Error)) return false;
+    try {
+      return (value as { code?: unknown }).code === "FORGE_TOOL_RESOLUTION";
+    } catch {
+      return false; // a throwing `code` getter is not ours
+    }
   }
 }
 
@@ -346,6 +351,86 @@ export class SnapshotError extends ForgeError {
   }
 }
 
+/** The user callbacks the runner isolates; a throw in any of them fails the run with {@link CallbackError}. */
+export type CallbackName = "onStateChange" | "onMessage" | "onChunk" | "inspect";
+
+/**
+ * A runner callback (`onStateChange`, `onMessage`, `onChunk`, `inspect`) threw or rejected.
+ * The run is stopped and fails with this error instead of crashing the process or hanging;
+ * the callback's own error is the `cause`.
+ */
+export class CallbackError extends ForgeError {
+  override readonly code = "FORGE_CALLBACK";
+  readonly error: string;
+  constructor(
+    readonly callback: CallbackName,
+    cause: unknown,
+  ) {
+    const error = describeError(cause);
+    super(`The ${callback} callback failed (${error}); the run was stopped`, { cause });
+    this.error = error;
+  }
+  override get data() {
+    return { callback: this.callback, error: this.error };
+  }
+}
+
+/**
+ * An LLMClient broke the `LLMResponse` contract (not an object, unknown `type`, missing
+ * `content`, `toolCalls` that are not call objects, values that are not JSON). Names the client
+ * and shows (a preview of) what it returned.
+ */
+export class ClientContractError extends ForgeError {
+  override readonly code = "FORGE_CLIENT_CONTRACT";
+  constructor(
+    readonly client: string,
+    readonly issues: string[],
+    readonly received: string,
+  ) {
+    super(`${client} broke the LLMResponse contract: ${issues.join("; ")} (received ${received})`);
+  }
+  override get data() {
+    return { client: this.client, issues: this.issues, received: this.received };
+  }
+}
+
+/**
+ * A tool ran past its deadline (`defineTool({ timeoutMs })` or the runner's `toolTimeoutMs`):
+ * its signal was aborted and the call failed as a tool error fed back to the model.
+ */
+export class ToolTimeoutError extends ForgeError {
+  override readonly code = "FORGE_TOOL_TIMEOUT";
+  constructor(
+    readonly toolName: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`Tool "${toolName}" did not finish within its ${timeoutMs} ms deadline; it was aborted`);
+  }
+  override get data() {
+    return { toolName: this.toolName, timeoutMs: this.timeoutMs };
+  }
+}
+
+/**
+ * A tool returned a value that has no JSON form (BigInt, a cycle, a throwing `toJSON`, a
+ * function). Fed back to the model as a tool error; for a terminal tool it fails the run,
+ * since its result is what `run()` returns and snapshots must stay JSON.
+ */
+export class ToolResultError extends ForgeError {
+  override readonly code = "FORGE_TOOL_RESULT";
+  constructor(
+    readonly toolName: string,
+    readonly reason: string,
+    readonly terminal: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(`Tool "${toolName}" returned a value that is not JSON-serializable: ${reason}`, options);
+  }
+  override get data() {
+    return { toolName: this.toolName, reason: this.reason, terminal: this.terminal };
+  }
+}
+
 /** A backend server process could not be started or stopped. */
 export class ServerError extends ForgeError {
   override readonly code = "FORGE_SERVER";
@@ -363,8 +448,18 @@ export class ServerError extends ForgeError {
 
 /** Render any thrown value as a short string for feeding back to the model. */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  if (error instanceof Error) return `${safeProperty(error, "name")}: ${safeProperty(error, "message")}`;
   return safeString(error);
+}
+
+/** A string property of a thrown Error; a getter that throws or a non-string still gives text. */
+function safeProperty(error: Error, key: "name" | "message"): string {
+  try {
+    const value: unknown = error[key];
+    return typeof value === "string" ? value : safeString(value);
+  } catch {
+    return `[unreadable ${key}]`;
+  }
 }
 
 /** String(value), except for values that refuse conversion (e.g. Object.create(null)). */
@@ -401,6 +496,10 @@ const REVIVERS: Record<string, Revivable> = {
   FORGE_BACKEND: (d, m) => new BackendError(asNumber(d.statusCode), asText(d.body), m),
   FORGE_THINKING_NOT_SUPPORTED: (d) => new ThinkingNotSupportedError(asText(d.model), asNumber(d.statusCode), asText(d.body)),
   FORGE_STREAM: (_d, m) => new StreamError(m),
+  FORGE_CALLBACK: (d) => new CallbackError(d.callback as CallbackName, asText(d.error)),
+  FORGE_CLIENT_CONTRACT: (d) => new ClientContractError(asText(d.client), asStrings(d.issues), asText(d.received)),
+  FORGE_TOOL_TIMEOUT: (d) => new ToolTimeoutError(asText(d.toolName), asNumber(d.timeoutMs)),
+  FORGE_TOOL_RESULT: (d) => new ToolResultError(asText(d.toolName), asText(d.reason), d.terminal === true),
 };
 
 /**
@@ -419,9 +518,14 @@ export function reviveError(json: ErrorJSON): Error {
 export function errorToJSON(error: unknown): ErrorJSON {
   if (ForgeError.isInstance(error)) return error.toJSON();
   if (error instanceof Error) {
-    const raw = (error as { code?: unknown }).code;
+    let raw: unknown;
+    try {
+      raw = (error as { code?: unknown }).code;
+    } catch {
+      raw = undefined; // a throwing `code` getter: the error still needs a JSON form
+    }
     const code = typeof raw === "string" ? raw : "ERR_UNKNOWN";
-    return { name: error.name, code, message: error.message, data: {} };
+    return { name: safeProperty(error, "name"), code, message: safeProperty(error, "message"), data: {} };
   }
   return { name: "Error", code: "ERR_UNKNOWN", message: safeString(error), data: {} };
 }

@@ -5,8 +5,8 @@
  */
 import { Ajv, type ValidateFunction } from "ajv";
 import { z } from "zod";
-import { ToolDefinitionError } from "./errors.js";
-import { isPlainObject } from "./messages.js";
+import { describeError, ToolDefinitionError } from "./errors.js";
+import { isPlainObject, jsonIssue } from "./messages.js";
 
 export type JSONSchema = Record<string, unknown>;
 
@@ -43,6 +43,8 @@ export interface ToolDef<TArgs = Record<string, unknown>, TResult = unknown> {
   readonly description: string;
   readonly spec: ToolSpec;
   readonly prerequisites: readonly Prerequisite[];
+  /** Deadline for one execution in ms; past it the call's signal is aborted and it fails as a tool error. */
+  readonly timeoutMs?: number;
   validateArgs(args: unknown): ArgValidation<TArgs>;
   execute(args: TArgs, context: ToolExecuteContext): TResult | Promise<TResult>;
 }
@@ -58,7 +60,18 @@ interface BaseOptions<TResult, TArgs> {
   description: string;
   execute: (args: TArgs, context: ToolExecuteContext) => TResult | Promise<TResult>;
   prerequisites?: Prerequisite[];
+  /** Deadline for one execution in ms (overrides the runner's `toolTimeoutMs`). */
+  timeoutMs?: number;
 }
+
+/**
+ * Largest delay setTimeout honours; above it Node fires after 1 ms instead, so deadlines are
+ * capped here.
+ *
+ * @example
+ * defineTool({ ..., timeoutMs: Math.min(hours * 3_600_000, MAX_TIMER_MS) });
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
 
 export type DefineToolOptions<TSchema extends ZodObjectLike, TResult> =
   | (BaseOptions<TResult, z.output<TSchema>> & { parameters: TSchema; jsonSchema?: never })
@@ -89,6 +102,10 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
   if (options.prerequisites !== undefined && !Array.isArray(options.prerequisites)) {
     throw new ToolDefinitionError(name, "prerequisites must be an array of tool names or { tool, args }");
   }
+  const { timeoutMs } = options;
+  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
+    throw new ToolDefinitionError(name, `timeoutMs must be a number of milliseconds in (0, ${MAX_TIMER_MS}], got ${String(timeoutMs)}`);
+  }
   const prerequisites = [...(options.prerequisites ?? [])];
   for (const p of prerequisites) {
     const ok = typeof p === "string" || (isPlainObject(p) && typeof p.tool === "string" && (p.args === undefined || isPlainObject(p.args)));
@@ -110,19 +127,22 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
     }
     if (parameters.type !== "object") throw new ToolDefinitionError(name, "parameters must be a z.object(...) schema");
     delete parameters.$schema;
-    validateArgs = (args) => {
+    validateArgs = guardValidator((args) => {
       const result = schema.safeParse(args);
       if (result.success) return { ok: true, value: result.data };
       return {
         ok: false,
         issues: result.error.issues.map((i) => ({ path: i.path.map(String).join(".") || "(root)", message: i.message })),
       };
-    };
+    });
   } else if (options.jsonSchema !== undefined) {
     const schema = options.jsonSchema;
     if (!isPlainObject(schema) || schema.type !== "object") {
       throw new ToolDefinitionError(name, 'jsonSchema must be an object schema ({ type: "object", ... })');
     }
+    // ajv would compile a function-valued keyword into code, and specs go out as JSON.
+    const problem = jsonIssue(schema);
+    if (problem) throw new ToolDefinitionError(name, `jsonSchema must be plain JSON; found ${problem}`);
     try {
       validateArgs = compileJsonSchema(schema);
     } catch (cause) {
@@ -135,7 +155,15 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
 
   const spec: ToolSpec = { name, description: options.description, parameters };
   const execute = options.execute as ToolDef["execute"];
-  return Object.freeze({ name, description: options.description, spec, prerequisites, validateArgs, execute });
+  return Object.freeze({
+    name,
+    description: options.description,
+    spec,
+    prerequisites,
+    validateArgs,
+    execute,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  });
 }
 
 /**
@@ -148,12 +176,31 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
 export function compileJsonSchema(schema: JSONSchema): (args: unknown) => ArgValidation<Record<string, unknown>> {
   // One Ajv per schema: a shared instance would refuse two schemas that share an $id.
   const check: ValidateFunction = new Ajv({ allErrors: true, strict: false, logger: false }).compile(schema);
-  return (args) => {
+  return guardValidator((args) => {
     if (check(args)) return { ok: true, value: args as Record<string, unknown> };
     return {
       ok: false,
       issues: (check.errors ?? []).map((e) => ({ path: issuePath(e.instancePath, e.params), message: e.message ?? "invalid" })),
     };
+  });
+}
+
+/**
+ * A validator that throws (a recursive schema on hostile nesting overflows the stack; a
+ * refinement may throw) reports it as an issue, so the model gets an answer it can act on and
+ * the loop never sees a raw RangeError.
+ */
+function guardValidator<T>(validate: (args: unknown) => ArgValidation<T>): (args: unknown) => ArgValidation<T> {
+  return (args) => {
+    try {
+      return validate(args);
+    } catch (error) {
+      const message =
+        error instanceof RangeError
+          ? "the arguments are nested too deeply to validate; send flat JSON arguments"
+          : `argument validation failed: ${describeError(error)}`;
+      return { ok: false, issues: [{ path: "(root)", message }] };
+    }
   };
 }
 

@@ -46,7 +46,8 @@ export class Workflow {
     if (!isPlainObject(options.tools) || Object.keys(options.tools).length === 0) fail("tools must be a non-empty object");
     const tools = options.tools;
     for (const [key, tool] of Object.entries(tools)) {
-      if (!tool || typeof tool !== "object" || typeof tool.name !== "string") fail(`tools.${key} is not a tool (use defineTool)`);
+      const shapeProblem = toolShapeProblem(tool);
+      if (shapeProblem) fail(`tools.${key} is not a tool (${shapeProblem}; use defineTool)`);
       if (key !== tool.name) fail(`tool key "${key}" does not match the tool's name "${tool.name}"`);
     }
     const required = options.requiredSteps ?? [];
@@ -66,6 +67,18 @@ export class Workflow {
         const pn = prerequisiteName(p);
         if (!Object.hasOwn(tools, pn)) fail(`prerequisite "${pn}" of tool "${tool.name}" is not one of the tools`);
         if (pn === tool.name) fail(`tool "${tool.name}" cannot be its own prerequisite`);
+      }
+    }
+    const cycle = prerequisiteCycle(tools);
+    if (cycle) fail(`prerequisites form a cycle (${cycle.join(" → ")}): none of these tools could ever run`);
+    const terminalSet = new Set(terminal);
+    for (const step of required) {
+      const chain = prerequisitePathTo(tools, step, terminalSet);
+      if (chain) {
+        fail(
+          `required step "${step}" needs terminal tool "${chain.at(-1)}" first (${chain.join(" → ")}), ` +
+            "but a terminal tool may only run after every required step: the run could never finish",
+        );
       }
     }
     const template = options.systemPromptTemplate ?? "";
@@ -110,4 +123,69 @@ export class Workflow {
     if (!tool) throw new WorkflowDefinitionError(`no tool named "${name}"`, this.name);
     return tool;
   }
+}
+
+/** Why a value is not a tool definition (what defineTool returns), or undefined. */
+function toolShapeProblem(tool: unknown): string | undefined {
+  if (!isPlainObject(tool)) return "not an object";
+  if (typeof tool.name !== "string") return "no name";
+  if (typeof tool.execute !== "function") return "no execute function";
+  if (typeof tool.validateArgs !== "function") return "no validateArgs function";
+  if (!isPlainObject(tool.spec) || typeof tool.spec.name !== "string") return "no spec";
+  if (!Array.isArray(tool.prerequisites)) return "no prerequisites array";
+  return undefined;
+}
+
+const prerequisiteNames = (tool: AnyToolDef | undefined): string[] => (tool ? tool.prerequisites.map(prerequisiteName) : []);
+
+/** One prerequisite cycle as a closed path of tool names, or undefined (iterative DFS). */
+function prerequisiteCycle(tools: Record<string, AnyToolDef>): string[] | undefined {
+  const state = new Map<string, "open" | "closed">();
+  for (const root of Object.keys(tools)) {
+    if (state.has(root)) continue;
+    const path: string[] = [];
+    const stack: { name: string; next: string[] }[] = [];
+    const enter = (name: string) => {
+      state.set(name, "open");
+      path.push(name);
+      stack.push({ name, next: prerequisiteNames(tools[name]) });
+    };
+    enter(root);
+    while (stack.length > 0) {
+      const top = stack.at(-1)!;
+      const next = top.next.pop();
+      if (next === undefined) {
+        state.set(top.name, "closed");
+        stack.pop();
+        path.pop();
+      } else if (state.get(next) === "open") {
+        return [...path.slice(path.indexOf(next)), next];
+      } else if (!state.has(next)) {
+        enter(next);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The prerequisite chain from `start` to the first tool in `targets` (breadth-first), or undefined. */
+function prerequisitePathTo(tools: Record<string, AnyToolDef>, start: string, targets: ReadonlySet<string>): string[] | undefined {
+  const from = new Map<string, string>();
+  const queue = [start];
+  const seen = new Set(queue);
+  for (let i = 0; i < queue.length; i++) {
+    const name = queue[i]!;
+    for (const p of prerequisiteNames(tools[name])) {
+      if (seen.has(p)) continue;
+      seen.add(p);
+      from.set(p, name);
+      if (targets.has(p)) {
+        const chain = [p];
+        for (let at = p; at !== start; ) chain.push((at = from.get(at)!));
+        return chain.reverse();
+      }
+      queue.push(p);
+    }
+  }
+  return undefined;
 }

@@ -5,6 +5,7 @@
  * TOOL channel as a result anchored to the call id, starting with a bracketed marker so
  * models trained on tool-error replies recognise it and compaction/metrics can classify it.
  */
+import { describeError, safeString } from "../core/errors.js";
 import { formatArgIssues, type ArgIssue } from "../core/tool.js";
 
 export type NudgeKind =
@@ -14,7 +15,9 @@ export type NudgeKind =
   | "step"
   | "prerequisite"
   | "loop_break"
-  | "batch_skipped";
+  | "batch_skipped"
+  | "too_many_calls"
+  | "args_too_deep";
 
 /** A corrective message. `tier` is the escalation level (step nudges 1..3; 0 when it does not escalate). */
 export interface Nudge {
@@ -41,7 +44,19 @@ const MARKER = new RegExp(`^\\[(?:${TOOL_ERROR_MARKERS.join("|")})\\]`);
 const quoteList = (names: readonly string[]): string =>
   names.length === 0 ? "(none)" : names.map((n) => `"${n}"`).join(", ");
 
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/**
+ * What the model is told about a thrown value. Never throws itself: a tool may throw anything,
+ * including objects whose `toString` or `message` getter throws.
+ */
+function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return safeString(error);
+  try {
+    const message: unknown = error.message;
+    return typeof message === "string" ? message : safeString(message);
+  } catch {
+    return describeError(error);
+  }
+}
 
 /**
  * User-channel nudge after a reply that carried no usable tool call.
@@ -58,6 +73,40 @@ export function retryNudge(rawText: string, toolNames: readonly string[]): Nudge
     content:
       `${what} In this conversation you act only through tools. ` +
       `Reply with a tool call to one of: ${quoteList(toolNames)}, with its arguments as a JSON object.`,
+  };
+}
+
+/**
+ * User-channel nudge after a reply with more tool calls than one reply may carry; none of them ran.
+ *
+ * @example
+ * tooManyCallsNudge(500, 64, ["search"]).content;
+ */
+export function tooManyCallsNudge(count: number, max: number, toolNames: readonly string[]): Nudge {
+  return {
+    role: "user",
+    kind: "too_many_calls",
+    tier: 0,
+    content:
+      `Your last reply made ${count} tool calls; at most ${max} are allowed in one reply, so none of them ran. ` +
+      `Make at most ${max} calls to ${quoteList(toolNames)} (usually one), then wait for the results.`,
+  };
+}
+
+/**
+ * User-channel nudge after a call whose arguments were nested too deeply to store or validate.
+ *
+ * @example
+ * argsTooDeepNudge("search", 256).content;
+ */
+export function argsTooDeepNudge(tool: string, maxDepth: number): Nudge {
+  return {
+    role: "user",
+    kind: "args_too_deep",
+    tier: 0,
+    content:
+      `The arguments of your call to "${tool}" were nested more than ${maxDepth} levels deep, so nothing ran. ` +
+      `Call "${tool}" again with flat JSON arguments matching its parameters.`,
   };
 }
 

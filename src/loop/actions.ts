@@ -11,6 +11,7 @@ import { rejectionBudget } from "../guardrails/response-validator.js";
 import { prerequisiteBlock, stepBlock } from "../guardrails/step-enforcer.js";
 import { ToolResolutionError } from "../core/errors.js";
 import type { PlannedCall, ToolResultStatus, WorkflowContext } from "./context.js";
+import type { ToolOutput } from "./tool-output.js";
 import { prematureTerminal, prerequisiteViolations, repeatViolations, validatedCalls } from "./guards.js";
 
 export interface ActionResult {
@@ -154,13 +155,8 @@ export interface ToolOutcome {
   result?: unknown;
 }
 
-export function stringifyResult(result: unknown): string {
-  if (typeof result === "string") return result;
-  if (result === undefined) return "";
-  return JSON.stringify(result) ?? String(result);
-}
-
-export const outcomeFromResult = (result: unknown): ToolOutcome => ({ status: "ok", content: stringifyResult(result), result });
+/** A successful call; the service already reduced its result to JSON (`toolOutput`). */
+export const outcomeFromOutput = (output: ToolOutput): ToolOutcome => ({ status: "ok", content: output.content, result: output.result });
 
 /** ToolResolutionError is the tool author's "valid args, no data": fed back, not counted. */
 export function outcomeFromError(tool: string, error: unknown): ToolOutcome {

@@ -22,7 +22,17 @@ export interface LoopBudget {
   maxToolRepeat: number;
   maxTotalTokens?: number;
   maxWallClockMs?: number;
+  /** More calls in one response are refused with a retry nudge. Absent in older snapshots: the default applies. */
+  maxToolCallsPerResponse?: number;
 }
+
+/**
+ * Calls one response may carry unless the runner says otherwise.
+ *
+ * @example
+ * new WorkflowRunner({ client, contextManager, maxToolCallsPerResponse: 2 * DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE });
+ */
+export const DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE = 64;
 
 export interface LoopSwitches {
   rescueEnabled: boolean;

@@ -76,6 +76,16 @@ export function cancelled(ctx: WorkflowContext, reason?: string): Failure {
   return loop(new WorkflowCancelledError(ctx.messages, completedNames(ctx), ctx.iteration, reason));
 }
 
+/** The wall clock ran out while a service was in flight (the runner's timer reported `now`). */
+export function wallClockExhaustedAt(ctx: WorkflowContext, now: number): Failure {
+  return budgetExhausted({ ...ctx, now }, "wall_clock");
+}
+
+/** A terminal tool's result has no JSON form: the run cannot return or persist it. */
+export function terminalResultFailed(error: unknown): Failure {
+  return { ...errorToJSON(error), origin: "loop" };
+}
+
 /** A service (inference, compaction) threw: keep its JSON and where it came from. */
 export function serviceFailed(origin: "infer" | "compact", error: unknown): Failure {
   return { ...errorToJSON(error), origin };

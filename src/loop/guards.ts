@@ -2,6 +2,7 @@
  * The workflow machine's guards: one-line predicates over the JSON context. Each delegates
  * to a guardrail function so the foreign-loop facade and the machine decide identically.
  */
+import { ForgeError, type ToolResultError } from "../core/errors.js";
 import { isExhausted } from "../guardrails/error-tracker.js";
 import { findRepeatViolations } from "../guardrails/loop-break.js";
 import { rejectionBudget } from "../guardrails/response-validator.js";
@@ -72,3 +73,10 @@ export const isToolErrorBudgetExhausted = (ctx: WorkflowContext): boolean =>
   batchHadToolError(ctx) && isExhausted(ctx.counters.toolErrors + 1, ctx.budget.maxToolErrors);
 
 export const hasTerminalResult = (ctx: WorkflowContext): boolean => ctx.terminal !== undefined;
+
+/**
+ * A tool error that ends the run instead of going back to the model: a terminal tool whose
+ * result has no JSON form (the run could neither return nor persist it).
+ */
+export const isFatalToolError = (error: unknown): boolean =>
+  ForgeError.isInstance(error) && error.code === "FORGE_TOOL_RESULT" && (error as ToolResultError).terminal;

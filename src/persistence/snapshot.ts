@@ -1,13 +1,19 @@
 /**
- * Checks a persisted workflow snapshot before restoring it. XState restores an in-flight
- * invoke from `children[id].src`; a src it cannot resolve is silently dropped and the actor
- * then waits forever — so every hazard is turned into a SnapshotError here instead.
+ * Checks a persisted workflow snapshot before restoring it. A snapshot is outside input, and
+ * XState trusts it: a child it cannot resolve is silently dropped and the actor waits forever,
+ * a finished child never reports back, a wrong-typed context field surfaces as a TypeError deep
+ * in a guard. So the whole snapshot is validated (zod schema + the per-state rules below) and
+ * every hazard becomes a SnapshotError naming what is wrong.
  */
 import { SnapshotError } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject, jsonIssue } from "../core/messages.js";
 import type { Workflow } from "../core/workflow.js";
+import { canonicalJson } from "../guardrails/canonical-json.js";
 import { MACHINE_VERSION, type WorkflowContext } from "../loop/context.js";
 import { stateName } from "../loop/state-name.js";
+import { CONTEXT_MESSAGES_REF, childSchema, issueLines, PersistedRunSchema } from "./snapshot-schema.js";
+
+export { CONTEXT_MESSAGES_REF };
 
 /** The JSON form of `actor.getPersistedSnapshot()` for the workflow machine. */
 export interface PersistedRun {
@@ -20,65 +26,145 @@ export interface PersistedRun {
 
 /** The services the workflow machine invokes; nothing else may appear as a child src. */
 export const SERVICE_NAMES = ["infer", "compact", "executeTool"] as const;
+type ServiceName = (typeof SERVICE_NAMES)[number];
 
-/** The service each waiting state invokes. */
-const SERVICE_OF_STATE: Record<string, (typeof SERVICE_NAMES)[number]> = {
+/** The service each waiting state invokes (its invoke id equals its src). */
+const SERVICE_OF_STATE: Record<string, ServiceName> = {
   compacting: "compact",
   inferring: "infer",
   "executingTools.running": "executeTool",
 };
 
+const FINAL_STATES = new Set(["done", "failed", "cancelled"]);
+const MAX_LISTED_ISSUES = 8;
+
+function malformed(where: string, issues: string[]): SnapshotError {
+  const listed = issues.slice(0, MAX_LISTED_ISSUES).join("; ") + (issues.length > MAX_LISTED_ISSUES ? `; … ${issues.length - MAX_LISTED_ISSUES} more` : "");
+  return new SnapshotError(`${where} is malformed: ${listed}`, { issues });
+}
+
+/**
+ * The snapshot, validated for `workflow`, or a SnapshotError.
+ *
+ * @example
+ * const snapshot = assertRestorable(JSON.parse(text), workflow); // throws SnapshotError on any defect
+ */
 export function assertRestorable(snapshot: unknown, workflow: Workflow): PersistedRun {
   if (!isPlainObject(snapshot) || !isPlainObject(snapshot.context)) {
     throw new SnapshotError("not a persisted workflow snapshot (expected { status, value, context, children })");
   }
-  const ctx = snapshot.context as unknown as WorkflowContext;
-  if (ctx.machineVersion !== MACHINE_VERSION) {
+  const version = snapshot.context.machineVersion;
+  if (typeof version !== "number") {
     throw new SnapshotError(
-      `snapshot was written by machine version ${String(ctx.machineVersion)}; this forge-ts runs version ${MACHINE_VERSION}`,
-      { snapshotVersion: ctx.machineVersion, machineVersion: MACHINE_VERSION },
+      `snapshot machineVersion has the wrong type: expected the number ${MACHINE_VERSION}, got ${typeof version} ${JSON.stringify(version) ?? String(version)}`,
+      { snapshotVersion: version ?? null, machineVersion: MACHINE_VERSION },
     );
   }
-  if (ctx.workflow !== workflow.name) {
-    throw new SnapshotError(`snapshot belongs to workflow "${ctx.workflow}", not "${workflow.name}"`, {
-      snapshotWorkflow: ctx.workflow,
+  if (version !== MACHINE_VERSION) {
+    throw new SnapshotError(`snapshot was written by machine version ${version}; this forge-ts runs version ${MACHINE_VERSION}`, {
+      snapshotVersion: version,
+      machineVersion: MACHINE_VERSION,
+    });
+  }
+  if (snapshot.context.workflow !== workflow.name) {
+    throw new SnapshotError(`snapshot belongs to workflow ${JSON.stringify(snapshot.context.workflow)}, not "${workflow.name}"`, {
+      snapshotWorkflow: snapshot.context.workflow ?? null,
       workflow: workflow.name,
     });
   }
-  const missingTools = ctx.toolNames.filter((t) => !(t in workflow.tools));
+  if (snapshot.status !== "active" && snapshot.status !== "done") {
+    throw new SnapshotError(
+      `snapshot status is ${JSON.stringify(snapshot.status)}: only an active or finished run can be resumed ` +
+        "(take the snapshot before stopping the actor; WorkflowRunner.stop() keeps one for you)",
+      { status: snapshot.status ?? null },
+    );
+  }
+  const notJson = jsonIssue(snapshot);
+  if (notJson) throw new SnapshotError(`snapshot is not plain JSON: ${notJson}`, { issues: [notJson] });
+  const parsed = PersistedRunSchema.safeParse(snapshot);
+  if (!parsed.success) throw malformed("snapshot", issueLines(parsed.error));
+  const run = snapshot as unknown as PersistedRun;
+  checkTools(run.context, workflow);
+  checkState(run);
+  return run;
+}
+
+function checkTools(ctx: WorkflowContext, workflow: Workflow): void {
+  const used = new Set([...ctx.toolNames, ...ctx.terminalTools, ...ctx.steps.required, ...(ctx.batch?.calls.map((c) => c.tool) ?? [])]);
+  const missingTools = [...used].filter((t) => !Object.hasOwn(workflow.tools, t));
   if (missingTools.length > 0) {
     throw new SnapshotError(`workflow "${workflow.name}" lacks tools the snapshot used: ${missingTools.join(", ")}`, { missingTools });
   }
-  if (snapshot.status !== "active" && snapshot.status !== "done") {
+  // The tool service decides from the workflow which results to keep as the run's result.
+  const terminal = [...workflow.terminalTools].sort();
+  if (canonicalJson([...ctx.terminalTools].sort()) !== canonicalJson(terminal)) {
     throw new SnapshotError(
-      `snapshot status is "${String(snapshot.status)}": only an active or finished run can be resumed ` +
-        "(take the snapshot before stopping the actor; WorkflowRunner.stop() keeps one for you)",
-      { status: snapshot.status },
+      `snapshot ends on terminal tools [${ctx.terminalTools.join(", ")}], workflow "${workflow.name}" on [${terminal.join(", ")}]`,
+      { snapshotTerminalTools: ctx.terminalTools, terminalTools: terminal },
     );
   }
-  const children = snapshot.children ?? {};
-  if (!isPlainObject(children)) throw new SnapshotError("snapshot children must be an object");
+}
+
+/** Status, state value, children and context must tell one consistent story. */
+function checkState(run: PersistedRun): void {
+  const state = stateName(run.value);
+  const final = FINAL_STATES.has(state);
+  if (final !== (run.status === "done")) {
+    throw new SnapshotError(`snapshot status "${run.status}" contradicts its state "${state}"`, { status: run.status, state });
+  }
+  const ctx = run.context;
+  if (state === "done" && ctx.terminal === undefined) {
+    throw new SnapshotError('snapshot is in state "done" but has no terminal result', { state });
+  }
+  if ((state === "failed" || state === "cancelled") && ctx.error === undefined) {
+    throw new SnapshotError(`snapshot is in state "${state}" but carries no error`, { state });
+  }
+  const children = run.children ?? {};
+  const expected = final ? undefined : SERVICE_OF_STATE[state];
   for (const [id, child] of Object.entries(children)) {
     const src = isPlainObject(child) ? child.src : undefined;
     if (typeof src !== "string" || !(SERVICE_NAMES as readonly string[]).includes(src)) {
       throw new SnapshotError(
         `snapshot child "${id}" has service ${JSON.stringify(src)}, which this machine cannot resolve (known: ${SERVICE_NAMES.join(", ")})`,
-        { child: id, src },
+        { child: id, src: src ?? null },
       );
+    }
+    if (src !== expected || id !== expected) {
+      throw new SnapshotError(`snapshot child "${id}" (service "${src}") does not belong to state "${state}"`, { child: id, src, state });
     }
   }
   // An active run waiting in a service state must carry that service, or restoring would hang.
-  const waitingOn = snapshot.status === "active" ? SERVICE_OF_STATE[stateName(snapshot.value)] : undefined;
-  if (waitingOn && !Object.values(children).some((c) => isPlainObject(c) && c.src === waitingOn)) {
-    throw new SnapshotError(`snapshot is in state "${stateName(snapshot.value)}" but carries no "${waitingOn}" service to resume`, {
-      state: stateName(snapshot.value),
-    });
+  if (!expected) return;
+  const child = children[expected];
+  if (child === undefined) {
+    throw new SnapshotError(`snapshot is in state "${state}" but carries no "${expected}" service to resume`, { state });
   }
-  return snapshot as unknown as PersistedRun;
+  const parsed = childSchema(expected).safeParse(child);
+  if (!parsed.success) throw malformed(`in-flight "${expected}" service`, issueLines(parsed.error, `children.${expected}`));
+  if (expected === "executeTool") checkToolInFlight(ctx, (child.snapshot as { input: Record<string, unknown> }).input);
 }
 
-/** Stands for `context.messages` inside a persisted service input. */
-export const CONTEXT_MESSAGES_REF = "$context.messages";
+/** The re-run tool call must be the batch's next call, as the machine would have invoked it. */
+function checkToolInFlight(ctx: WorkflowContext, input: Record<string, unknown>): void {
+  const index = ctx.batch?.done.length ?? 0;
+  const call = ctx.batch?.calls[index];
+  if (!call) {
+    throw new SnapshotError("snapshot is running a tool but its batch has no pending call", { batch: ctx.batch ?? null });
+  }
+  const expected = {
+    runId: ctx.runId,
+    tool: call.tool,
+    args: call.args,
+    callId: call.callId,
+    index,
+    iteration: ctx.iteration,
+    idempotencyKey: `${ctx.runId}:${ctx.iteration}:${index}`,
+  };
+  const differing = (Object.keys(expected) as (keyof typeof expected)[]).filter((k) => canonicalJson(input[k]) !== canonicalJson(expected[k]));
+  if (differing.length > 0) {
+    throw new SnapshotError(`the in-flight tool call does not match the batch's next call (${differing.join(", ")} differ)`, { differing });
+  }
+}
 
 type ChildRecord = NonNullable<PersistedRun["children"]>[string];
 

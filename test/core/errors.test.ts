@@ -2,6 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   BackendError,
+  CallbackError,
+  ClientContractError,
+  ToolResultError,
+  ToolTimeoutError,
   BudgetExhaustedError,
   BudgetResolutionError,
   ContextBudgetExceeded,
@@ -191,6 +195,38 @@ const cases: Case[] = [
     data: { expected: 2, actual: 1 },
     mentions: ["machine version mismatch"],
     revivable: false,
+  },
+  {
+    make: () => new CallbackError("onMessage", new TypeError("cannot log")),
+    cls: CallbackError,
+    code: "FORGE_CALLBACK",
+    data: { callback: "onMessage", error: "TypeError: cannot log" },
+    mentions: ["onMessage callback failed", "TypeError: cannot log"],
+    revivable: true,
+  },
+  {
+    make: () => new ClientContractError("OllamaClient", ["content: expected string"], '{"type":"text"}'),
+    cls: ClientContractError,
+    code: "FORGE_CLIENT_CONTRACT",
+    data: { client: "OllamaClient", issues: ["content: expected string"], received: '{"type":"text"}' },
+    mentions: ["OllamaClient", "LLMResponse contract", "content: expected string", '{"type":"text"}'],
+    revivable: true,
+  },
+  {
+    make: () => new ToolTimeoutError("search", 250),
+    cls: ToolTimeoutError,
+    code: "FORGE_TOOL_TIMEOUT",
+    data: { toolName: "search", timeoutMs: 250 },
+    mentions: ['"search"', "250 ms"],
+    revivable: true,
+  },
+  {
+    make: () => new ToolResultError("answer", "Do not know how to serialize a BigInt", true),
+    cls: ToolResultError,
+    code: "FORGE_TOOL_RESULT",
+    data: { toolName: "answer", reason: "Do not know how to serialize a BigInt", terminal: true },
+    mentions: ['"answer"', "not JSON-serializable", "BigInt"],
+    revivable: true,
   },
   {
     make: () => new ServerError("llama-server exited", "CUDA out of memory"),
@@ -423,5 +459,17 @@ describe("describeError", () => {
     expect(describeError(7)).toBe("7");
     expect(describeError(undefined)).toBe("undefined");
     expect(describeError({ toString: () => "custom" })).toBe("custom");
+  });
+});
+
+describe("hostile thrown values (hardening)", () => {
+  const hostileMessage = () => Object.defineProperty(new Error("x"), "message", { get: () => { throw new Error("nope"); } });
+  it("describeError and errorToJSON never throw", () => {
+    expect(describeError({ toString: () => { throw new Error("nope"); } })).toBe("[object Object]");
+    expect(describeError(hostileMessage())).toBe("Error: [unreadable message]");
+    expect(errorToJSON(hostileMessage())).toMatchObject({ name: "Error", message: "[unreadable message]" });
+    const badCode = Object.defineProperty(new Error("x"), "code", { get: () => { throw new Error("nope"); } });
+    expect(errorToJSON(badCode)).toMatchObject({ code: "ERR_UNKNOWN", message: "x" });
+    expect(ToolResolutionError.isInstance(badCode)).toBe(false);
   });
 });

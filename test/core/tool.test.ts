@@ -282,3 +282,34 @@ describe("formatArgIssues / prerequisiteName", () => {
     expect(prerequisiteName({ tool: "read", args: { path: "$path" } })).toBe("read");
   });
 });
+
+describe("defineTool hardening", () => {
+  it("a function (or other non-JSON value) inside jsonSchema is a ToolDefinitionError naming where", () => {
+    const make = (jsonSchema: Record<string, unknown>) => () => defineTool({ name: "t", description: "", jsonSchema, execute: () => 1 });
+    expect(make({ type: "object", properties: { a: { type: "string", default: () => "x" } } })).toThrow(ToolDefinitionError);
+    expect(make({ type: "object", properties: { a: { type: "string", default: () => "x" } } })).toThrow(/function at properties\.a\.default/);
+    expect(make({ type: "object", properties: { a: { type: "integer", maximum: 10n } } })).toThrow(/bigint/);
+  });
+
+  it("timeoutMs is kept on the definition and validated", () => {
+    expect(defineTool({ name: "t", description: "", parameters: z.object({}), execute: () => 1, timeoutMs: 250 }).timeoutMs).toBe(250);
+    expect(defineTool({ name: "t", description: "", parameters: z.object({}), execute: () => 1 }).timeoutMs).toBeUndefined();
+    expect(() => defineTool({ name: "t", description: "", parameters: z.object({}), execute: () => 1, timeoutMs: -5 })).toThrow(/timeoutMs/);
+  });
+
+  it("a validator that throws reports an issue instead (recursive $ref on 20,000-deep args)", () => {
+    const node = { type: "object", properties: { a: { $ref: "#/$defs/node" } } };
+    const tree = defineTool({ name: "tree", description: "", jsonSchema: { ...node, $defs: { node } }, execute: () => 1 });
+    const deep = JSON.parse('{"a":'.repeat(20_000) + "{}" + "}".repeat(20_000));
+    expect(tree.validateArgs(deep)).toMatchObject({ ok: false, issues: [{ path: "(root)", message: expect.stringMatching(/nested too deeply/) }] });
+    const refined = defineTool({
+      name: "r",
+      description: "",
+      parameters: z.object({ a: z.string() }).refine(() => {
+        throw new TypeError("refinement bug");
+      }),
+      execute: () => 1,
+    });
+    expect(refined.validateArgs({ a: "x" })).toMatchObject({ ok: false, issues: [{ message: expect.stringMatching(/TypeError: refinement bug/) }] });
+  });
+});

@@ -172,3 +172,51 @@ describe("buildSystemPrompt", () => {
     expect(wf.buildSystemPrompt({ topic: "$& {user}", user: "$1" })).toBe("You research $& {user} for $1.");
   });
 });
+
+describe("definitions that could never run (hardening)", () => {
+  it("a prerequisite cycle fails at new Workflow, naming the cycle", () => {
+    const a = tool("a", ["c"]);
+    const b = tool("b", ["a"]);
+    const c = tool("c", [{ tool: "b" }]);
+    const message = definitionMessage({ name: "cyc", tools: { a, b, c, done: tool("done") }, terminalTool: "done" });
+    expect(message).toMatch(/cycle/);
+    expect(message).toMatch(/a → c → b → a|b → a → c → b|c → b → a → c/);
+  });
+
+  it("a required step whose prerequisite (directly or transitively) is the terminal tool fails", () => {
+    const direct = definitionMessage({ name: "t", tools: { s: tool("s", ["end"]), end: tool("end") }, requiredSteps: ["s"], terminalTool: "end" });
+    expect(direct).toMatch(/required step "s" needs terminal tool "end" first \(s → end\)/);
+    const via = definitionMessage({
+      name: "t",
+      tools: { s: tool("s", ["m"]), m: tool("m", ["end"]), end: tool("end") },
+      requiredSteps: ["s"],
+      terminalTool: ["end"],
+    });
+    expect(via).toMatch(/s → m → end/);
+    // a non-required tool may depend on a terminal tool (it just never runs)
+    expect(() => new Workflow({ name: "ok", tools: { s: tool("s", ["end"]), end: tool("end") }, terminalTool: "end" })).not.toThrow();
+  });
+
+  it("a fake tool object is refused with what it lacks", () => {
+    expect(definitionMessage({ name: "f", tools: { x: { name: "x" }, end: tool("end") }, terminalTool: "end" })).toMatch(
+      /tools\.x is not a tool \(no execute function/,
+    );
+    const noPrereqs = { ...tool("x"), prerequisites: undefined };
+    expect(definitionMessage({ name: "f", tools: { x: noPrereqs, end: tool("end") }, terminalTool: "end" })).toMatch(/no prerequisites array/);
+    expect(definitionMessage({ name: "f", tools: { x: 5, end: tool("end") }, terminalTool: "end" })).toMatch(/not an object/);
+  });
+
+  it("property: acyclic prerequisite chains are accepted, closing any chain into a loop is refused", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 8 }), fc.nat(), (n, pick) => {
+        const names = Array.from({ length: n }, (_, i) => `t${i}`);
+        const chain = names.map((name, i) => tool(name, i > 0 ? [names[i - 1]!] : []));
+        const tools = Object.fromEntries([...chain, tool("end")].map((t) => [t.name, t]));
+        expect(() => new Workflow({ name: "chain", tools, terminalTool: "end" })).not.toThrow();
+        const from = pick % n;
+        const looped = { ...tools, t0: tool("t0", [names[Math.max(from, 1)]!]) };
+        expect(definitionMessage({ name: "chain", tools: looped, terminalTool: "end" })).toMatch(/cycle/);
+      }),
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  argsTooDeepNudge,
   batchSkippedMessage,
   invalidArgsMessage,
   isToolErrorContent,
@@ -10,6 +11,7 @@ import {
   stepNudgeMessage,
   toolErrorMessage,
   toolResolutionMessage,
+  tooManyCallsNudge,
   unknownToolMessage,
 } from "../../src/guardrails/nudges.js";
 import { blockedBatchResults } from "../../src/guardrails/blocked-batch.js";
@@ -99,5 +101,23 @@ describe("nudges", () => {
       { index: 1, tool: "b", content: "[PrereqError] x" },
       { index: 2, tool: "c", content: batchSkippedMessage("c") },
     ]);
+  });
+});
+
+describe("hardening", () => {
+  it("a thrown value whose toString or message getter throws is still described", () => {
+    const hostile = { toString: () => { throw new Error("nope"); } };
+    expect(toolErrorMessage("t", hostile)).toBe("[ToolError] t: [object Object]");
+    expect(toolErrorMessage("t", Object.create(null))).toBe("[ToolError] t: [object Object]");
+    const getter = Object.defineProperty(new Error("x"), "message", { get: () => { throw new Error("nope"); } });
+    expect(toolErrorMessage("t", getter)).toBe("[ToolError] t: Error: [unreadable message]");
+    expect(toolResolutionMessage("t", Symbol("s"))).toBe("[ToolResolutionError] t: Symbol(s)");
+  });
+
+  it("tooManyCallsNudge and argsTooDeepNudge are user-channel retries naming the limit", () => {
+    expect(tooManyCallsNudge(500, 64, ["a"])).toMatchObject({ role: "user", kind: "too_many_calls", tier: 0 });
+    expect(tooManyCallsNudge(500, 64, ["a"]).content).toMatch(/500 tool calls; at most 64.*"a"/);
+    expect(argsTooDeepNudge("a", 256)).toMatchObject({ role: "user", kind: "args_too_deep" });
+    expect(isToolErrorContent(argsTooDeepNudge("a", 256).content)).toBe(false);
   });
 });

@@ -3,13 +3,14 @@
  * these tests drive them directly, without an actor.
  */
 import { describe, expect, it } from "vitest";
-import { createMessage, MessageType, type LLMResponse } from "../../src/core/index.js";
+import { createMessage, MessageType, ToolResultError, ToolTimeoutError, type LLMResponse } from "../../src/core/index.js";
 import { validateResponse } from "../../src/guardrails/response-validator.js";
 import * as act from "../../src/loop/actions.js";
 import { createInitialContext, MACHINE_VERSION, type WorkflowContext } from "../../src/loop/context.js";
 import * as fail from "../../src/loop/failures.js";
 import * as is from "../../src/loop/guards.js";
 import { runStatsFrom } from "../../src/loop/run-stats.js";
+import { toolOutput } from "../../src/loop/tool-output.js";
 import { loopWorkflow } from "../support/loop-fixtures.js";
 
 const { workflow } = loopWorkflow();
@@ -122,8 +123,8 @@ describe("actions", () => {
     expect(Object.values(started.patch.callCounts!)).toEqual([1, 1]);
     let state: WorkflowContext = { ...c, ...started.patch };
     expect(act.nextCall(state).index).toBe(0);
-    state = { ...state, ...act.commitToolOutcome(state, act.outcomeFromResult({ ok: 1 })).patch };
-    state = { ...state, ...act.commitToolOutcome(state, act.outcomeFromResult("final")).patch };
+    state = { ...state, ...act.commitToolOutcome(state, act.outcomeFromOutput(toolOutput("fetch_a", { ok: 1 }, false))).patch };
+    state = { ...state, ...act.commitToolOutcome(state, act.outcomeFromOutput(toolOutput("finish", "final", true))).patch };
     expect(is.isBatchComplete(state)).toBe(true);
     expect(state.steps.completed.map((s) => s.tool)).toEqual(["fetch_a", "finish"]);
     expect(state.terminal).toEqual({ tool: "finish", args: { summary: "s" }, result: "final" });
@@ -142,7 +143,7 @@ describe("actions", () => {
     expect(act.finishBatch(withBatch(["ok"])).patch.counters).toEqual({ retries: 0, toolErrors: 0, premature: 0, prereq: 0 });
     expect(act.finishBatch(withBatch(["ok", "error"])).patch.counters).toMatchObject({ toolErrors: 2, premature: 2 });
     expect(act.finishBatch(withBatch(["resolution"])).patch.counters).toEqual(base.counters);
-    expect(act.stringifyResult(undefined)).toBe("");
+    expect(toolOutput("t", undefined, false)).toEqual({ content: "" });
   });
 
   it("call ids are stable, 9 characters, and distinct within a run", () => {
@@ -177,5 +178,24 @@ describe("failures", () => {
     const c = ctx({ iteration: 3, steps: { required: [], completed: [{ tool: "a", args: {} }, { tool: "a", args: { x: 1 } }] } });
     expect(runStatsFrom(c, "done", 1500)).toMatchObject({ outcome: "done", iterations: 3, completedSteps: ["a"], elapsedMs: 500 });
     expect(runStatsFrom(c, "failed", 1000).outcome).toBe("failed");
+  });
+});
+
+describe("hardening guards and failures", () => {
+  it("isFatalToolError: only a terminal tool's unserializable result ends the run", () => {
+    expect(is.isFatalToolError(new ToolResultError("finish", "BigInt", true))).toBe(true);
+    expect(is.isFatalToolError(new ToolResultError("fetch_a", "BigInt", false))).toBe(false);
+    expect(is.isFatalToolError(new ToolTimeoutError("fetch_a", 10))).toBe(false);
+    expect(is.isFatalToolError(new Error("x"))).toBe(false);
+    expect(is.isFatalToolError({ code: "FORGE_TOOL_RESULT", terminal: true })).toBe(false);
+  });
+
+  it("wallClockExhaustedAt reports the time the runner's timer saw", () => {
+    const c = ctx({ budget: { ...ctx().budget, maxWallClockMs: 500 } });
+    expect(fail.wallClockExhaustedAt(c, 1750)).toMatchObject({ code: "FORGE_BUDGET_EXHAUSTED", origin: "loop", data: { reason: "wall_clock", used: 750, limit: 500 } });
+  });
+
+  it("terminalResultFailed keeps the typed error as loop JSON", () => {
+    expect(fail.terminalResultFailed(new ToolResultError("finish", "BigInt", true))).toMatchObject({ code: "FORGE_TOOL_RESULT", origin: "loop", data: { toolName: "finish" } });
   });
 });

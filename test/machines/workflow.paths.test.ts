@@ -14,9 +14,10 @@ import {
   type InferInput,
   type InferOutput,
 } from "../../machines/workflow.machine.js";
-import { ContextBudgetExceeded, ToolResolutionError, type LLMResponse } from "../../src/core/index.js";
+import { ContextBudgetExceeded, ToolResolutionError, ToolResultError, type LLMResponse } from "../../src/core/index.js";
 import { createMessage, MessageType } from "../../src/core/messages.js";
 import type { WorkflowContext, WorkflowInput } from "../../src/loop/context.js";
+import type { ToolOutput } from "../../src/loop/tool-output.js";
 import { loopWorkflow } from "../support/loop-fixtures.js";
 
 const { workflow } = loopWorkflow();
@@ -24,7 +25,7 @@ const machine = createWorkflowMachine({ tools: workflow.tools });
 /** Services that never settle: the replay feeds their done/error events itself. */
 const pending = <TOut, TIn>() => fromPromise<TOut, TIn>(() => new Promise<TOut>(() => undefined));
 const replayMachine = machine.provide({
-  actors: { infer: pending<InferOutput, InferInput>(), compact: pending<CompactOutput, CompactInput>(), executeTool: pending<unknown, ExecuteToolInput>() },
+  actors: { infer: pending<InferOutput, InferInput>(), compact: pending<CompactOutput, CompactInput>(), executeTool: pending<ToolOutput, ExecuteToolInput>() },
 });
 
 const input: WorkflowInput = {
@@ -56,7 +57,12 @@ type GraphEvent = { type: string; [k: string]: unknown };
 
 function eventsFor(snapshot: { context: WorkflowContext; children: Record<string, unknown> }): GraphEvent[] {
   const ctx = snapshot.context;
-  const out: GraphEvent[] = [{ type: "workflow.cancel", reason: "graph" }];
+  const out: GraphEvent[] = [
+    { type: "workflow.cancel", reason: "graph" },
+    // the runner's wall-clock timer, while a service is in flight (budget 1,000 ms from 0)
+    // (a different `now` than the compaction's keeps the two wall-clock failures apart in the key)
+    { type: "workflow.timeout", now: 7_000 },
+  ];
   if (snapshot.children.compact) {
     out.push({ type: "xstate.done.actor.compact", output: { messages: ctx.messages, event: null, now: 0 } });
     out.push({ type: "xstate.done.actor.compact", output: { messages: ctx.messages, event: null, now: 5_000 } });
@@ -71,7 +77,8 @@ function eventsFor(snapshot: { context: WorkflowContext; children: Record<string
     out.push({ type: "xstate.error.actor.infer", error: new Error("backend down") });
   }
   if (snapshot.children.executeTool) {
-    out.push({ type: "xstate.done.actor.executeTool", output: { ok: true } });
+    out.push({ type: "xstate.done.actor.executeTool", output: { content: '{"ok":true}', result: { ok: true } } });
+    out.push({ type: "xstate.error.actor.executeTool", error: new ToolResultError("finish", "BigInt", true) });
     out.push({ type: "xstate.error.actor.executeTool", error: new TypeError("tool broke") });
     out.push({ type: "xstate.error.actor.executeTool", error: new ToolResolutionError("no such record") });
   }
@@ -80,7 +87,7 @@ function eventsFor(snapshot: { context: WorkflowContext; children: Record<string
 
 /**
  * Shortest paths keep one path per serialized state, so the key holds what tells two
- * transitions into the same state apart (error code and origin, the last validation, the last message's type).
+ * transitions into the same state apart (error code, origin and message, the last validation, the last message's type).
  */
 function serialize(snapshot: { value: unknown; context: WorkflowContext }): string {
   const c = snapshot.context;
@@ -95,6 +102,7 @@ function serialize(snapshot: { value: unknown; context: WorkflowContext }): stri
     c.terminal !== undefined,
     c.error?.code,
     c.error?.origin,
+    c.error?.message,
     c.validation?.kind,
     `${last?.role}:${last?.meta.type}`,
   ]);

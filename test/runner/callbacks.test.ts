@@ -1,0 +1,124 @@
+/**
+ * Crashes from user code: a callback that throws (or rejects) fails the run with a
+ * CallbackError naming it — never an uncaught exception (vitest fails the file on one) and
+ * never a run() that stays pending.
+ */
+import { describe, expect, it } from "vitest";
+import type { InspectionEvent } from "xstate";
+import { ContextManager, NoCompact } from "../../src/context/index.js";
+import { CallbackError, InvalidArgumentError, type CallbackName } from "../../src/core/index.js";
+import { WorkflowRunner, type WorkflowRunnerOptions } from "../../src/runner.js";
+import { loopWorkflow, PolicyClient, scriptThenCorrect } from "../support/loop-fixtures.js";
+
+const vars = { promptVars: { company: "Acme" } };
+const cm = () => new ContextManager({ strategy: new NoCompact(), budgetTokens: 100_000 });
+
+/** A run that must settle: a pending run() fails the test here instead of timing out silently. */
+async function settleWithin(p: Promise<unknown>, ms = 3_000): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`run() still pending after ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([p.then(() => "resolved", (e: unknown) => e), hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function runWith(options: Partial<WorkflowRunnerOptions>) {
+  const { workflow, log } = loopWorkflow();
+  const client = new PolicyClient(scriptThenCorrect([]));
+  const runner = new WorkflowRunner({ client, contextManager: cm(), ...options });
+  return { runner, log, client, outcome: settleWithin(runner.run(workflow, "go", vars)) };
+}
+
+const boom = () => {
+  throw new Error("boom");
+};
+const rejecting = () => Promise.reject(new Error("async boom"));
+
+/** Each callback kind, throwing synchronously or returning a rejected promise. */
+const cases: [CallbackName, "sync" | "async", Partial<WorkflowRunnerOptions>][] = [
+  ["onStateChange", "sync", { onStateChange: boom }],
+  ["onStateChange", "async", { onStateChange: rejecting as never }],
+  ["onMessage", "sync", { onMessage: boom }],
+  ["onMessage", "async", { onMessage: rejecting as never }],
+  ["onChunk", "sync", { stream: true, onChunk: boom }],
+  ["onChunk", "async", { stream: true, onChunk: rejecting }],
+  ["inspect", "sync", { inspect: boom }],
+  ["inspect", "async", { inspect: rejecting as never }],
+];
+
+describe("a failing callback fails the run with CallbackError", () => {
+  it.each(cases)("%s (%s)", async (name, _kind, options) => {
+    const { runner, outcome, client, log } = runWith(options);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(CallbackError);
+    expect(error).toMatchObject({ code: "FORGE_CALLBACK", data: { callback: name } });
+    expect((error as CallbackError).message).toMatch(/boom/);
+    expect((error as CallbackError).cause).toBeInstanceOf(Error);
+    expect(runner.lastRunStats).toMatchObject({ outcome: "failed", error: { code: "FORGE_CALLBACK" } });
+    // the run does not go on behind the failed promise: no further model calls or tools
+    const seen = [client.requests.length, log.length];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([client.requests.length, log.length]).toEqual(seen);
+    expect(() => JSON.stringify(runner.snapshot())).not.toThrow();
+  });
+
+  it("onStateChange throwing on the final state rejects instead of resolving (or hanging)", async () => {
+    const { outcome } = runWith({ onStateChange: (state) => (state === "done" ? boom() : undefined) });
+    expect(await outcome).toMatchObject({ data: { callback: "onStateChange" } });
+  });
+
+  it("an async onStateChange still pending at the end is awaited, and its rejection fails the run", async () => {
+    const { outcome } = runWith({
+      onStateChange: ((state: string) =>
+        state === "done" ? new Promise((_, reject) => setTimeout(() => reject(new Error("late")), 20)) : undefined) as never,
+    });
+    expect(await outcome).toMatchObject({ data: { callback: "onStateChange", error: "Error: late" } });
+  });
+
+  it("inspect failing on the very first event (while the actor is created)", async () => {
+    const { outcome } = runWith({ inspect: (event: InspectionEvent) => (event.type === "@xstate.actor" ? boom() : undefined) });
+    expect(await outcome).toMatchObject({ data: { callback: "inspect" } });
+  });
+
+  it("an inspect observer object whose next throws", async () => {
+    const { outcome } = runWith({ inspect: { next: boom } });
+    expect(await outcome).toMatchObject({ data: { callback: "inspect" } });
+  });
+
+  it("a tool in the step whose message callback failed does not start", async () => {
+    const { log, outcome } = runWith({ onMessage: (m) => (m.meta.type === "tool_call" ? boom() : undefined) });
+    expect(await outcome).toBeInstanceOf(CallbackError);
+    expect(log).toEqual([]);
+  });
+
+  it("a thrown value whose toString throws still becomes a CallbackError", async () => {
+    const hostile = { toString: boom };
+    const { outcome } = runWith({
+      onMessage: () => {
+        throw hostile;
+      },
+    });
+    const error = await outcome;
+    expect(error).toBeInstanceOf(CallbackError);
+    expect((error as CallbackError).cause).toBe(hostile);
+  });
+});
+
+describe("callbacks are validated at construction", () => {
+  const client = new PolicyClient(scriptThenCorrect([]));
+  it.each([
+    ["onStateChange", { onStateChange: 5 }],
+    ["onMessage", { onMessage: "log" }],
+    ["onChunk", { stream: true, onChunk: {} }],
+    ["inspect", { inspect: 5 }],
+    ["inspect", { inspect: {} }],
+    ["now", { now: 1 }],
+    ["stream", { stream: "yes" }],
+  ])("rejects a non-function %s", (name, bad) => {
+    const make = () => new WorkflowRunner({ client, contextManager: cm(), ...(bad as object) });
+    expect(make).toThrow(InvalidArgumentError);
+    expect(make).toThrow(new RegExp(name));
+  });
+});
