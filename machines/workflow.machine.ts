@@ -18,7 +18,7 @@ import type { AnyToolDef } from "../src/core/tool.js";
 import type { CompactEvent } from "../src/context/context-manager.js";
 import { summaryHint } from "../src/guardrails/step-enforcer.js";
 import * as act from "../src/loop/actions.js";
-import { assessResponse } from "../src/loop/assess-response.js";
+import { assessResponse } from "../src/guardrails/assess-response.js";
 import { createInitialContext, type WorkflowContext, type WorkflowInput } from "../src/loop/context.js";
 import * as fail from "../src/loop/failures.js";
 import * as is from "../src/loop/guards.js";
@@ -142,7 +142,11 @@ export function createWorkflowMachine(toolbox: Toolbox) {
           inputTokens: context.usage.inputTokens + params.usage.inputTokens,
           outputTokens: context.usage.outputTokens + params.usage.outputTokens,
         },
-        validation: assessResponse(params.response, context, toolbox.tools),
+        validation: assessResponse(
+          params.response,
+          { rescueEnabled: context.switches.rescueEnabled, toolNames: context.toolNames, maxToolCalls: context.budget.maxToolCallsPerResponse },
+          toolbox.tools,
+        ),
       })),
       recordRetry: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordRetry(context))),
       recordRejectedBatch: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordRejectedBatch(context))),

@@ -16,7 +16,7 @@ export { WorkflowRunner, MACHINE_VERSION, type WorkflowRunnerOptions, type RunOp
 export type { RunStats } from "./loop/run-stats.js";
 export type { WorkflowContext, LoopBudget, LoopSwitches } from "./loop/context.js";
 export { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE } from "./loop/context.js";
-export { LLMResponseSchema, assertLLMResponse } from "./loop/response-contract.js";
+export { LLMResponseSchema, assertLLMResponse } from "./core/response-contract.js";
 export { assertRestorable, SERVICE_NAMES, type PersistedRun } from "./persistence/snapshot.js";
 export {
   createWorkflowMachine,

@@ -12,7 +12,7 @@ import { createMessage, isPlainObject, jsonIssue, MessageSchema, MessageType, ty
 import { MAX_TIMER_MS } from "./core/tool.js";
 import type { Workflow } from "./core/workflow.js";
 import { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, MACHINE_VERSION, type WorkflowContext, type WorkflowInput } from "./loop/context.js";
-import { previewValue } from "./loop/response-contract.js";
+import { previewValue } from "./core/response-contract.js";
 import { runStatsFrom, type RunStats } from "./loop/run-stats.js";
 import { assertRestorable, dehydrate, hydrate, type PersistedRun } from "./persistence/snapshot.js";
 import { DEFAULT_MAX_TOOL_REPEAT } from "./guardrails/loop-break.js";

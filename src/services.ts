@@ -15,7 +15,7 @@ import { CallbackError, ClientContractError, StreamError, ToolTimeoutError } fro
 import type { LLMClient, LLMResponse, StreamChunk } from "./core/llm.js";
 import { serializeMessages, type ReasoningReplay, type WireMessage } from "./core/messages.js";
 import type { Workflow } from "./core/workflow.js";
-import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "./loop/response-contract.js";
+import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "./core/response-contract.js";
 import { toolOutput, type ToolOutput } from "./loop/tool-output.js";
 
 export interface ServiceOptions {

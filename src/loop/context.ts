@@ -32,7 +32,7 @@ export interface LoopBudget {
  * @example
  * new WorkflowRunner({ client, contextManager, maxToolCallsPerResponse: 2 * DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE });
  */
-export const DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE = 64;
+export { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE } from "../guardrails/assess-response.js";
 
 export interface LoopSwitches {
   rescueEnabled: boolean;

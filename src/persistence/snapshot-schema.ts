@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { MessageSchema } from "../core/messages.js";
-import { LLMResponseSchema, ToolCallSchema, UsageSchema } from "../loop/response-contract.js";
+import { LLMResponseSchema, ToolCallSchema, UsageSchema } from "../core/response-contract.js";
 
 const count = z.number().int().nonnegative();
 const jsonObject = z.record(z.string(), z.unknown());

@@ -6,7 +6,8 @@
 import type { LLMResponse, ToolChoice, Usage } from "../core/llm.js";
 import { createMessage, MessageType, type Message } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
-import { validateResponse, rejectionBudget, type ValidationResult } from "../guardrails/response-validator.js";
+import { assessResponse } from "../guardrails/assess-response.js";
+import { rejectionBudget, type ValidationResult } from "../guardrails/response-validator.js";
 import { looksLikeToolCall } from "../parsing/call-markers.js";
 import { RESPOND_TOOL_NAME } from "../tools/respond.js";
 import type { AnswerCall, Exhaustion, ProxyAnswer, ProxyRequest } from "./proxy-request.js";
@@ -110,7 +111,8 @@ export function assess(ctx: ProxyContext): Verdict {
   if (!ctx.guarded) return { kind: "answer", answer: passThroughAnswer(response, ctx), rescued: false };
   const forced = forcedTool(ctx.request.toolChoice);
   const specs = forced === undefined ? ctx.tools : ctx.tools.filter((t) => t.name === forced);
-  const validation = validateResponse(response, { tools: requestToolDefs(specs), rescueEnabled: ctx.options.rescueEnabled });
+  const names = specs.map((t) => t.name);
+  const validation = assessResponse(response, { rescueEnabled: ctx.options.rescueEnabled, toolNames: names }, requestToolDefs(specs));
   const rescued = response.type === "tool_calls" && response.rescued === true;
   return verdictOf(ctx, response, validation, rescued);
 }
@@ -122,16 +124,17 @@ function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult
     return { kind: "answer", answer: withoutRespond(calls, response), rescued: v.rescued || clientRescued };
   }
   if (v.kind === "retry") {
+    // A retry verdict on calls is a limit (too many calls, arguments nested too deep); on text, no call was found.
     const text = response.type === "text" ? response.content : "";
-    const names = ctx.tools.map((t) => t.name);
-    if (textAllowed(ctx) && !looksLikeToolCall(text, names)) {
+    if (response.type === "text" && textAllowed(ctx) && !looksLikeToolCall(text, ctx.tools.map((t) => t.name))) {
       return { kind: "answer", answer: textAnswer(text, response.reasoning), rescued: false };
     }
     const appended = [
       createMessage("assistant", text, MessageType.TEXT_RESPONSE, { stepIndex: step }),
       createMessage("user", v.nudge.content, MessageType.RETRY_NUDGE, { stepIndex: step }),
     ];
-    return { kind: "retry", budget: "retries", appended, lastError: text.trim() === "" ? "empty reply" : "plain text where a tool call was due" };
+    const lastError = response.type === "tool_calls" ? v.nudge.content : text.trim() === "" ? "empty reply" : "plain text where a tool call was due";
+    return { kind: "retry", budget: "retries", appended, lastError };
   }
   const ids = v.calls.map((_, i) => callId(ctx, response, i));
   const appended: Message[] = [

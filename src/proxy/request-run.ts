@@ -9,6 +9,7 @@ import { proxyRequestMachine, type ProxyInferInput } from "../../machines/proxy-
 import { StreamError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, RequestOverrides } from "../core/llm.js";
 import { serializeMessages } from "../core/messages.js";
+import { assertLLMResponse, clientName } from "../core/response-contract.js";
 import type { ProxyContext, ProxyInput } from "./request-context.js";
 import type { ProxyOutcome } from "./proxy-request.js";
 
@@ -53,6 +54,7 @@ function overridesOf(ctx: ProxyInput, forwardModel: boolean, guarded: boolean): 
  */
 export function createRequestRunner(client: LLMClient, options: { forwardModel: boolean }): (o: RunRequestOptions) => Promise<RunResult> {
   const inFlight = new Map<string, RequestIo>();
+  const name = clientName(client);
   const infer = fromPromise<LLMResponse, ProxyInferInput>(async ({ input, signal }) => {
     const io = inFlight.get(input.requestId);
     if (!io) throw new Error(`proxy request ${input.requestId} has no I/O registered`);
@@ -62,8 +64,11 @@ export function createRequestRunner(client: LLMClient, options: { forwardModel: 
     const tools = io.guarded ? input.tools : undefined;
     const started = performance.now();
     try {
-      if (!io.live) return await client.send(wire, tools, { signal, request: io.overrides });
-      return await streamLive(client, wire, tools, { signal, request: io.overrides }, io.onDelta!);
+      const response = io.live
+        ? await streamLive(client, wire, tools, { signal, request: io.overrides }, io.onDelta!)
+        : await client.send(wire, tools, { signal, request: io.overrides });
+      // A client that breaks the LLMResponse contract fails the request (502) with its name, not a TypeError.
+      return assertLLMResponse(response, name);
     } finally {
       io.backendMs += performance.now() - started;
     }

@@ -2,16 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { LLMResponse } from "../../src/core/index.js";
 import { validateResponse } from "../../src/guardrails/response-validator.js";
-import { assessResponse, MAX_ARGS_DEPTH } from "../../src/loop/assess-response.js";
-import { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, type WorkflowContext } from "../../src/loop/context.js";
+import { assessResponse, DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, MAX_ARGS_DEPTH, type AssessOptions } from "../../src/guardrails/assess-response.js";
 import { loopWorkflow } from "../support/loop-fixtures.js";
 
 const { workflow } = loopWorkflow();
-const ctx = (max?: number): Pick<WorkflowContext, "budget" | "switches" | "toolNames"> => ({
-  budget: { maxIterations: 5, maxRetries: 1, maxToolErrors: 1, maxPremature: 1, maxPrereq: 1, maxToolRepeat: 3, ...(max ? { maxToolCallsPerResponse: max } : {}) },
-  switches: { rescueEnabled: true, stepEnforcement: true },
-  toolNames: workflow.toolNames,
-});
+const ctx = (max?: number): AssessOptions => ({ rescueEnabled: true, toolNames: workflow.toolNames, ...(max ? { maxToolCalls: max } : {}) });
 const extraCalls = (n: number): LLMResponse => ({ type: "tool_calls", toolCalls: Array.from({ length: n }, (_, i) => ({ tool: "extra", args: { n: i } })) });
 const deep = (depth: number) => JSON.parse('{"n":'.repeat(depth) + "1" + "}".repeat(depth)) as unknown;
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ClientContractError, type LLMResponse } from "../../src/core/index.js";
-import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "../../src/loop/response-contract.js";
+import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "../../src/core/response-contract.js";
 import { jsonValue } from "../support/arbitraries.js";
 
 describe("assertLLMResponse", () => {

@@ -5,9 +5,9 @@
  * passes is plain JSON, so the context (which keeps `lastResponse`) stays snapshot-safe.
  */
 import { z } from "zod";
-import { ClientContractError, safeString } from "../core/errors.js";
-import type { LLMResponse } from "../core/llm.js";
-import { jsonIssue } from "../core/messages.js";
+import { ClientContractError, safeString } from "./errors.js";
+import type { LLMResponse } from "./llm.js";
+import { jsonIssue } from "./messages.js";
 
 export const UsageSchema = z.looseObject({ inputTokens: z.number().nonnegative(), outputTokens: z.number().nonnegative() });
 
