@@ -6,7 +6,7 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { BackendError, InvalidArgumentError, StreamError } from "../core/errors.js";
-import type { LLMClient, LLMResponse, SendOptions, StreamChunk, ToolCall, Usage } from "../core/llm.js";
+import type { LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, ToolCall, Usage } from "../core/llm.js";
 import type { WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import {
@@ -15,6 +15,7 @@ import {
   toAnthropicTools,
   type AnthropicToolChoice,
 } from "./anthropic-convert.js";
+import { anthropicParams } from "./request-overrides.js";
 import { trackedStream } from "./stream-retry.js";
 import { decodeToolArguments } from "./tool-args.js";
 
@@ -101,7 +102,7 @@ export class AnthropicClient implements LLMClient {
     options.signal?.throwIfAborted();
     let message: Anthropic.Message;
     try {
-      message = await this.sdk.messages.create(this.params(messages, tools), { signal: options.signal });
+      message = await this.sdk.messages.create(this.params(messages, tools, options.request), requestOptions(options));
     } catch (error) {
       throw mapSdkError(error, options.signal);
     }
@@ -111,10 +112,24 @@ export class AnthropicClient implements LLMClient {
   }
 
   sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
-    return trackedStream(() => this.streamOnce(messages, tools, options.signal), this);
+    return trackedStream(() => this.streamOnce(messages, tools, options), this);
   }
 
-  private params(messages: WireMessage[], tools: ToolSpec[] | undefined): RequestParams {
+  /** The Models API list (every page). */
+  async listModels(options: { signal?: AbortSignal } = {}): Promise<ModelInfo[]> {
+    const models: ModelInfo[] = [];
+    try {
+      for await (const m of this.sdk.models.list({}, { signal: options.signal })) {
+        const created = Math.floor(Date.parse(m.created_at) / 1000);
+        models.push(Number.isFinite(created) ? { id: m.id, ownedBy: "anthropic", created } : { id: m.id, ownedBy: "anthropic" });
+      }
+    } catch (error) {
+      throw mapSdkError(error, options.signal);
+    }
+    return models;
+  }
+
+  private params(messages: WireMessage[], tools: ToolSpec[] | undefined, request: RequestOverrides | undefined): RequestParams {
     const { system, messages: converted } = toAnthropicMessages(messages, { thinkingFor: (id) => this.thinkingByToolUse.get(id) });
     const params: RequestParams = { model: this.model, max_tokens: this.maxTokens, messages: converted };
     if (system !== undefined) params.system = system;
@@ -124,14 +139,15 @@ export class AnthropicClient implements LLMClient {
       params.tools = toAnthropicTools(tools);
       if (this.toolChoice !== undefined) params.tool_choice = toAnthropicToolChoice(this.toolChoice);
     }
-    return params;
+    return anthropicParams(params, request);
   }
 
-  private async *streamOnce(messages: WireMessage[], tools: ToolSpec[] | undefined, signal?: AbortSignal): AsyncGenerator<StreamChunk> {
+  private async *streamOnce(messages: WireMessage[], tools: ToolSpec[] | undefined, options: SendOptions): AsyncGenerator<StreamChunk> {
+    const { signal } = options;
     signal?.throwIfAborted();
     let stream: AsyncIterable<Anthropic.RawMessageStreamEvent>;
     try {
-      stream = await this.sdk.messages.create({ ...this.params(messages, tools), stream: true }, { signal });
+      stream = await this.sdk.messages.create({ ...this.params(messages, tools, options.request), stream: true }, requestOptions(options));
     } catch (error) {
       throw mapSdkError(error, signal);
     }
@@ -230,6 +246,12 @@ export class AnthropicClient implements LLMClient {
     }
     return thinking ? { type: "text", content: text, reasoning: thinking, usage } : { type: "text", content: text, usage };
   }
+}
+
+/** Per-request SDK options: the signal, and a caller's own key when the proxy forwards it. */
+function requestOptions(options: SendOptions): Anthropic.RequestOptions {
+  const apiKey = options.request?.apiKey;
+  return apiKey === undefined ? { signal: options.signal } : { signal: options.signal, headers: { "x-api-key": apiKey, authorization: null } };
 }
 
 function usageOf(usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): Usage {

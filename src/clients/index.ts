@@ -15,5 +15,5 @@ export {
   type FaultKind,
   type FaultProfile,
 } from "./simulated.js";
-export { ScriptedClient, type ScriptedClientOptions, type ScriptedResponse } from "./scripted.js";
+export { ScriptedClient, type ScriptedClientOptions, type ScriptedRequest, type ScriptedResponse } from "./scripted.js";
 export { decodeToolArguments } from "./tool-args.js";

@@ -6,7 +6,7 @@
  * on — logged and visible as `resolvedMode`).
  */
 import { BackendError, ContextDiscoveryError, InvalidArgumentError } from "../core/errors.js";
-import type { LLMClient, LLMResponse, SendOptions, StreamChunk, Usage } from "../core/llm.js";
+import type { LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
 import { isPlainObject, type OpenAIWireMessage, type WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { rescueToolCall } from "../parsing/index.js";
@@ -27,7 +27,8 @@ import {
   type ClientLogger,
 } from "./http.js";
 import { toPromptModeMessages } from "./llamafile-prompt.js";
-import { sendChatCompletion, streamChatCompletion, toWireTools, type ChatCallContext } from "./openai-wire.js";
+import { listOpenAIModels, sendChatCompletion, streamChatCompletion, toWireTools, type ChatCallContext } from "./openai-wire.js";
+import { authHeaders, openAIBody } from "./request-overrides.js";
 import { trackedStream } from "./stream-retry.js";
 
 export type LlamafileMode = "native" | "prompt" | "auto";
@@ -122,7 +123,7 @@ export class LlamafileClient implements LLMClient {
   async send(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): Promise<LLMResponse> {
     const run = async (mode: "native" | "prompt") => {
       try {
-        return await sendChatCompletion(this.body(mode, messages, tools, false), this.context(tools, options.signal));
+        return await sendChatCompletion(this.body(mode, messages, tools, false, options.request), this.context(tools, options));
       } catch (error) {
         const rescued = rescueFromServerError(error, tools);
         if (rescued) return rescued;
@@ -135,7 +136,7 @@ export class LlamafileClient implements LLMClient {
   }
 
   sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
-    return trackedStream(() => this.streamOnce(messages, tools, options.signal), this);
+    return trackedStream(() => this.streamOnce(messages, tools, options), this);
   }
 
   /** Context window from llama-server's /props (`default_generation_settings.n_ctx`); undefined on 404. */
@@ -164,9 +165,9 @@ export class LlamafileClient implements LLMClient {
   }
 
   /** One streamed attempt; in unresolved auto mode an HTTP error before the first event falls back. */
-  private async *streamOnce(messages: WireMessage[], tools: ToolSpec[] | undefined, signal?: AbortSignal): AsyncGenerator<StreamChunk> {
+  private async *streamOnce(messages: WireMessage[], tools: ToolSpec[] | undefined, options: SendOptions): AsyncGenerator<StreamChunk> {
     const open = async (mode: "native" | "prompt") => {
-      const it = streamChatCompletion(this.body(mode, messages, tools, true), this.context(tools, signal));
+      const it = streamChatCompletion(this.body(mode, messages, tools, true, options.request), this.context(tools, options));
       try {
         return { first: await it.next(), it };
       } catch (error) {
@@ -209,11 +210,23 @@ export class LlamafileClient implements LLMClient {
     }
   }
 
-  private context(tools: ToolSpec[] | undefined, signal: AbortSignal | undefined): ChatCallContext {
-    return { url: joinUrl(this.baseUrl, "/chat/completions"), timeoutMs: this.timeoutMs, signal, availableTools: (tools ?? []).map((t) => t.name), think: this.think };
+  /** GET {baseUrl}/models (llama-server and llamafile both serve it). */
+  async listModels(options: { signal?: AbortSignal } = {}): Promise<ModelInfo[]> {
+    return listOpenAIModels(joinUrl(this.baseUrl, "/models"), { timeoutMs: this.timeoutMs, signal: options.signal });
   }
 
-  private body(mode: "native" | "prompt", messages: WireMessage[], tools: ToolSpec[] | undefined, stream: boolean): Record<string, unknown> {
+  private context(tools: ToolSpec[] | undefined, options: SendOptions): ChatCallContext {
+    return {
+      url: joinUrl(this.baseUrl, "/chat/completions"),
+      headers: authHeaders(undefined, options.request),
+      timeoutMs: this.timeoutMs,
+      signal: options.signal,
+      availableTools: (tools ?? []).map((t) => t.name),
+      think: this.think,
+    };
+  }
+
+  private body(mode: "native" | "prompt", messages: WireMessage[], tools: ToolSpec[] | undefined, stream: boolean, request: RequestOverrides | undefined): Record<string, unknown> {
     const wire = messages as OpenAIWireMessage[];
     const body: Record<string, unknown> = { model: this.model, messages: mode === "prompt" ? toPromptModeMessages(wire, tools) : wire, stream };
     if (mode === "native" && tools && tools.length > 0) body.tools = toWireTools(tools);
@@ -221,7 +234,7 @@ export class LlamafileClient implements LLMClient {
     Object.assign(body, this.sampling);
     body.cache_prompt = this.cachePrompt;
     if (this.slotId !== undefined) body.id_slot = this.slotId;
-    return body;
+    return openAIBody(body, request);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { clientSampling } from "../server/sampling.js";
 import { BackendError, InvalidArgumentError, StreamError, ThinkingNotSupportedError } from "../core/errors.js";
-import type { LLMClient, LLMResponse, SendOptions, StreamChunk, Usage } from "../core/llm.js";
+import type { LLMClient, LLMResponse, ModelInfo, SendOptions, StreamChunk, Usage } from "../core/llm.js";
 import { isPlainObject, type WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import {
@@ -26,6 +26,7 @@ import {
 } from "./http.js";
 import { parseNdjson } from "./ndjson.js";
 import { assembleResponse, toWireTools, type RawAssistantMessage } from "./openai-wire.js";
+import { authHeaders, ollamaBody } from "./request-overrides.js";
 import { trackedStream } from "./stream-retry.js";
 
 export interface OllamaClientOptions {
@@ -96,13 +97,28 @@ export class OllamaClient implements LLMClient {
     this.numCtx = checkPositiveInt(numCtx, "numCtx");
   }
 
+  /** GET /api/tags: the models pulled into this Ollama. */
+  async listModels(options: { signal?: AbortSignal } = {}): Promise<ModelInfo[]> {
+    const url = joinUrl(this.baseUrl, "/api/tags");
+    const res = await httpCall(url, { method: "GET", timeoutMs: this.timeoutMs, signal: options.signal });
+    const text = await res.text();
+    const data = parseJsonBody(text, res.statusCode);
+    if (!isPlainObject(data) || !Array.isArray(data.models)) throw new BackendError(res.statusCode, text, `${url} did not answer { models: [...] }`);
+    return data.models.filter(isPlainObject).flatMap((m): ModelInfo[] => {
+      const id = typeof m.name === "string" ? m.name : typeof m.model === "string" ? m.model : undefined;
+      if (id === undefined) return [];
+      const created = typeof m.modified_at === "string" ? Math.floor(Date.parse(m.modified_at) / 1000) : Number.NaN;
+      return [Number.isFinite(created) ? { id, ownedBy: "ollama", created } : { id, ownedBy: "ollama" }];
+    });
+  }
+
   /** num_ctx when set; budget discovery beyond that belongs to ServerManager. */
   async getContextLength(): Promise<number | undefined> {
     return this.numCtx;
   }
 
   async send(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): Promise<LLMResponse> {
-    const res = await this.open(messages, tools, false, options.signal);
+    const res = await this.open(messages, tools, false, options);
     const data = parseJsonBody(await res.text(), res.statusCode);
     if (!isPlainObject(data) || !isPlainObject(data.message)) {
       throw new BackendError(res.statusCode, JSON.stringify(data), "Ollama answer has no message object");
@@ -113,11 +129,11 @@ export class OllamaClient implements LLMClient {
   }
 
   sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
-    return trackedStream(() => this.streamOnce(messages, tools, options.signal), this);
+    return trackedStream(() => this.streamOnce(messages, tools, options), this);
   }
 
-  private async *streamOnce(messages: WireMessage[], tools: ToolSpec[] | undefined, signal?: AbortSignal): AsyncGenerator<StreamChunk> {
-    const res = await this.open(messages, tools, true, signal);
+  private async *streamOnce(messages: WireMessage[], tools: ToolSpec[] | undefined, options: SendOptions): AsyncGenerator<StreamChunk> {
+    const res = await this.open(messages, tools, true, options);
     const whole: RawAssistantMessage = { content: "", toolCalls: [] };
     let reasoning = "";
     for await (const line of parseNdjson(res.body)) {
@@ -150,13 +166,15 @@ export class OllamaClient implements LLMClient {
   }
 
   /** POST /api/chat; in auto think mode a "does not support thinking" refusal is answered once by dropping think. */
-  private async open(messages: WireMessage[], tools: ToolSpec[] | undefined, stream: boolean, signal?: AbortSignal): Promise<HttpResponse> {
+  private async open(messages: WireMessage[], tools: ToolSpec[] | undefined, stream: boolean, options: SendOptions): Promise<HttpResponse> {
     if (this.think === undefined && !this.autoLogged) {
       this.autoLogged = true;
       this.logger("info", `OllamaClient think auto-detect for "${this.model}": ${this.sendThink ? "sending think=true" : "not sending think"}`);
     }
     const url = joinUrl(this.baseUrl, "/api/chat");
-    const post = () => httpCall(url, { method: "POST", json: this.body(messages, tools, stream), timeoutMs: this.timeoutMs, signal });
+    const headers = authHeaders(undefined, options.request);
+    const post = () =>
+      httpCall(url, { method: "POST", json: ollamaBody(this.body(messages, tools, stream), options.request), headers, timeoutMs: this.timeoutMs, signal: options.signal });
     try {
       return await post();
     } catch (error) {

@@ -3,11 +3,12 @@
  * bearer auth, usage capture, and the same content rescue as every other client.
  */
 import { InvalidArgumentError } from "../core/errors.js";
-import type { LLMClient, LLMResponse, SendOptions, StreamChunk, Usage } from "../core/llm.js";
+import type { LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
 import { isPlainObject, type WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { checkNumber, checkPositiveInt, checkRecord, checkString, checkUrl, httpCall, isBackendError, joinUrl, parseJsonBody, requireOptionsObject } from "./http.js";
-import { sendChatCompletion, streamChatCompletion, toWireTools, type ChatCallContext } from "./openai-wire.js";
+import { listOpenAIModels, sendChatCompletion, streamChatCompletion, toWireTools, type ChatCallContext } from "./openai-wire.js";
+import { authHeaders, openAIBody } from "./request-overrides.js";
 import { trackedStream } from "./stream-retry.js";
 
 export interface OpenAICompatClientOptions {
@@ -62,14 +63,14 @@ export class OpenAICompatClient implements LLMClient {
   }
 
   async send(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): Promise<LLMResponse> {
-    const response = await sendChatCompletion(this.body(messages, tools, false), this.context(tools, options.signal));
+    const response = await sendChatCompletion(this.body(messages, tools, false, options.request), this.context(tools, options));
     this.lastUsage = response.usage;
     return response;
   }
 
   sendStream(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): AsyncGenerator<StreamChunk> {
-    const ctx = this.context(tools, options.signal);
-    return trackedStream(() => streamChatCompletion(this.body(messages, tools, true), ctx), this);
+    const ctx = this.context(tools, options);
+    return trackedStream(() => streamChatCompletion(this.body(messages, tools, true, options.request), ctx), this);
   }
 
   /**
@@ -91,21 +92,26 @@ export class OpenAICompatClient implements LLMClient {
     return typeof length === "number" && Number.isInteger(length) && length > 0 ? length : undefined;
   }
 
-  private context(tools: ToolSpec[] | undefined, signal: AbortSignal | undefined): ChatCallContext {
+  /** GET {baseUrl}/models. */
+  async listModels(options: { signal?: AbortSignal } = {}): Promise<ModelInfo[]> {
+    return listOpenAIModels(joinUrl(this.baseUrl, "/models"), { headers: this.headers, timeoutMs: this.timeoutMs, signal: options.signal });
+  }
+
+  private context(tools: ToolSpec[] | undefined, options: SendOptions): ChatCallContext {
     return {
       url: joinUrl(this.baseUrl, "/chat/completions"),
-      headers: this.headers,
+      headers: authHeaders(this.headers, options.request),
       timeoutMs: this.timeoutMs,
-      signal,
+      signal: options.signal,
       availableTools: (tools ?? []).map((t) => t.name),
     };
   }
 
-  private body(messages: WireMessage[], tools: ToolSpec[] | undefined, stream: boolean): Record<string, unknown> {
+  private body(messages: WireMessage[], tools: ToolSpec[] | undefined, stream: boolean, request: RequestOverrides | undefined): Record<string, unknown> {
     const body: Record<string, unknown> = { model: this.model, messages, stream };
     if (tools && tools.length > 0) body.tools = toWireTools(tools);
     if (this.temperature !== undefined) body.temperature = this.temperature;
     if (stream) body.stream_options = { include_usage: true };
-    return { ...body, ...this.extraBody };
+    return openAIBody({ ...body, ...this.extraBody }, request);
   }
 }

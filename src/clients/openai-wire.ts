@@ -5,7 +5,7 @@
  * OpenAICompatClient both use.
  */
 import { BackendError, StreamError } from "../core/errors.js";
-import type { LLMResponse, StreamChunk, ToolCall, Usage } from "../core/llm.js";
+import type { LLMResponse, ModelInfo, StreamChunk, ToolCall, Usage } from "../core/llm.js";
 import { isPlainObject } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { extractToolCalls, splitReasoning } from "../parsing/index.js";
@@ -59,15 +59,17 @@ export function assembleResponse(message: RawAssistantMessage, options: Assemble
     if (c.id !== undefined && c.id !== "") call.id = c.id;
     return call;
   });
+  let rescued = false;
   if (toolCalls.length === 0 && options.availableTools.length > 0) {
     const extracted = extractToolCalls(split.content, options.availableTools);
     toolCalls = extracted.toolCalls;
+    rescued = toolCalls.length > 0;
     reasoning ??= nonEmpty(extracted.reasoning);
   }
   const extra: { reasoning?: string; usage?: Usage } = {};
   if (options.think !== false && reasoning !== undefined) extra.reasoning = reasoning;
   if (options.usage !== undefined) extra.usage = options.usage;
-  if (toolCalls.length > 0) return { type: "tool_calls", toolCalls, ...extra };
+  if (toolCalls.length > 0) return rescued ? { type: "tool_calls", toolCalls, ...extra, rescued: true } : { type: "tool_calls", toolCalls, ...extra };
   return { type: "text", content: split.content, ...extra };
 }
 
@@ -229,4 +231,28 @@ function midStreamError(data: string): BackendError {
   const code = isPlainObject(inner) ? inner.code : undefined;
   const status = typeof code === "number" && Number.isInteger(code) && code >= 400 && code <= 599 ? code : 500;
   return new BackendError(status, data, `Backend reported an error mid-stream (HTTP ${status}): ${data.slice(0, 500)}`);
+}
+
+/**
+ * GET an OpenAI-style model list (`{ data: [{ id, owned_by, created }] }`: vLLM, llama-server,
+ * LM Studio, gateways).
+ *
+ * @example
+ * await listOpenAIModels("http://127.0.0.1:8080/v1/models", { timeoutMs: 5_000 }); // [{ id: "qwen3-8b", ownedBy: "llamacpp", created: 1735689600 }]
+ */
+export async function listOpenAIModels(
+  url: string,
+  options: { headers?: Record<string, string> | undefined; timeoutMs: number; signal?: AbortSignal | undefined },
+): Promise<ModelInfo[]> {
+  const res = await httpCall(url, { method: "GET", headers: options.headers, timeoutMs: options.timeoutMs, signal: options.signal });
+  const text = await res.text();
+  const data = parseJsonBody(text, res.statusCode);
+  if (!isPlainObject(data) || !Array.isArray(data.data)) throw new BackendError(res.statusCode, text, `${url} did not answer a model list ({ data: [...] })`);
+  return data.data.filter(isPlainObject).flatMap((entry): ModelInfo[] => {
+    if (typeof entry.id !== "string") return [];
+    const info: ModelInfo = { id: entry.id };
+    if (typeof entry.owned_by === "string") info.ownedBy = entry.owned_by;
+    if (typeof entry.created === "number") info.created = entry.created;
+    return [info];
+  });
 }

@@ -3,7 +3,7 @@
  * was sent so a test can assert on the exact wire conversation.
  */
 import { InvalidArgumentError } from "../core/errors.js";
-import type { LLMClient, LLMResponse, SendOptions, StreamChunk } from "../core/llm.js";
+import type { LLMClient, LLMResponse, RequestOverrides, SendOptions, StreamChunk } from "../core/llm.js";
 import type { ApiFormat, WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { createPrng } from "./prng.js";
@@ -25,6 +25,13 @@ export interface ScriptedClientOptions {
   contextLength?: number;
 }
 
+/** One recorded request: what the loop sent, and the per-request overrides when there were any. */
+export interface ScriptedRequest {
+  messages: WireMessage[];
+  tools?: ToolSpec[];
+  request?: RequestOverrides;
+}
+
 type SendStream = (messages: WireMessage[], tools?: ToolSpec[], options?: SendOptions) => AsyncIterable<StreamChunk>;
 
 /**
@@ -39,7 +46,7 @@ type SendStream = (messages: WireMessage[], tools?: ToolSpec[], options?: SendOp
 export class ScriptedClient implements LLMClient {
   readonly apiFormat: ApiFormat;
   /** What it was sent, one entry per request (deep copies, so later mutation cannot rewrite them). */
-  readonly requests: { messages: WireMessage[]; tools?: ToolSpec[] }[] = [];
+  readonly requests: ScriptedRequest[] = [];
   /** Present unless constructed with `stream: false`. */
   readonly sendStream?: SendStream;
   readonly #responses: ScriptedResponse[];
@@ -72,8 +79,9 @@ export class ScriptedClient implements LLMClient {
   async send(messages: WireMessage[], tools?: ToolSpec[], options?: SendOptions): Promise<LLMResponse> {
     throwIfAborted(options?.signal);
     const index = this.requests.length;
-    const request: { messages: WireMessage[]; tools?: ToolSpec[] } = { messages: structuredClone(messages) };
+    const request: ScriptedRequest = { messages: structuredClone(messages) };
     if (tools !== undefined) request.tools = structuredClone(tools);
+    if (options?.request !== undefined) request.request = structuredClone(options.request);
     this.requests.push(request);
     const entry = this.#responses[index];
     if (entry === undefined) {

@@ -20,7 +20,7 @@ export interface Usage {
 }
 
 export type LLMResponse =
-  | { type: "tool_calls"; toolCalls: ToolCall[]; reasoning?: string; usage?: Usage }
+  | { type: "tool_calls"; toolCalls: ToolCall[]; reasoning?: string; usage?: Usage; /** The calls were recovered from text by the client. */ rescued?: true }
   | { type: "text"; content: string; reasoning?: string; usage?: Usage };
 
 export const ChunkType = {
@@ -41,8 +41,38 @@ export type StreamChunk =
   | { type: "final"; response: LLMResponse }
   | { type: "retry"; reason: string };
 
+/** OpenAI's tool_choice, the neutral form every client maps to its backend's own. */
+export type ToolChoice = "none" | "auto" | "required" | { type: "function"; function: { name: string } };
+
+/**
+ * Settings one caller brings to one request (the proxy passes its callers' fields on this
+ * way). They win over the client's configured defaults for that request only.
+ */
+export interface RequestOverrides {
+  model?: string;
+  /** Applied when tools are sent natively; Ollama and prompt-mode servers have no equivalent. */
+  toolChoice?: ToolChoice;
+  /**
+   * Sampling and other fields in OpenAI chat-completions names (temperature, top_p, max_tokens,
+   * stop, seed, response_format, ...). OpenAI-compatible backends get every field; Ollama and
+   * Anthropic get the ones they have an equivalent for.
+   */
+  body?: Record<string, unknown>;
+  /** The caller's own backend credential, replacing the client's (proxy `--forward-auth`). */
+  apiKey?: string;
+}
+
 export interface SendOptions {
   signal?: AbortSignal;
+  request?: RequestOverrides;
+}
+
+/** One entry of a backend's model list. */
+export interface ModelInfo {
+  id: string;
+  ownedBy?: string;
+  /** Unix seconds. */
+  created?: number;
 }
 
 export interface LLMClient {
@@ -52,6 +82,8 @@ export interface LLMClient {
   sendStream?(messages: WireMessage[], tools?: ToolSpec[], options?: SendOptions): AsyncIterable<StreamChunk>;
   /** Context window in tokens when the backend reports one. */
   getContextLength(): Promise<number | undefined>;
+  /** The models the backend serves, when it can say. */
+  listModels?(options?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
 }
 
 export function textResponse(content: string, extra: { reasoning?: string; usage?: Usage } = {}): LLMResponse {

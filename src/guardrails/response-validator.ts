@@ -121,6 +121,8 @@ export function validateResponse(response: LLMResponse, options: ValidateOptions
     rescued = true;
   } else {
     calls = response.toolCalls;
+    // A client that recovered the calls from text itself says so; it is still a rescue.
+    rescued = response.rescued === true;
     if (calls.length === 0) return { kind: "retry", nudge: retryNudge("", names), raw: "" };
   }
   if (response.reasoning !== undefined) {

@@ -113,15 +113,14 @@ export function assess(ctx: ProxyContext): Verdict {
   const specs = forced === undefined ? ctx.tools : ctx.tools.filter((t) => t.name === forced);
   const names = specs.map((t) => t.name);
   const validation = assessResponse(response, { rescueEnabled: ctx.options.rescueEnabled, toolNames: names }, requestToolDefs(specs));
-  const rescued = response.type === "tool_calls" && response.rescued === true;
-  return verdictOf(ctx, response, validation, rescued);
+  return verdictOf(ctx, response, validation);
 }
 
-function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult, clientRescued: boolean): Verdict {
+function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult): Verdict {
   const step = ctx.attempts;
   if (v.kind === "calls") {
     const calls = v.calls.map((c, i) => ({ id: callId(ctx, response, i), name: c.tool, args: c.args }));
-    return { kind: "answer", answer: withoutRespond(calls, response), rescued: v.rescued || clientRescued };
+    return { kind: "answer", answer: withoutRespond(calls, response), rescued: v.rescued };
   }
   if (v.kind === "retry") {
     // A retry verdict on calls is a limit (too many calls, arguments nested too deep); on text, no call was found.

@@ -1,0 +1,125 @@
+/**
+ * RequestOverrides (a proxy caller's model, tool_choice, sampling fields and credential)
+ * mapped onto each backend's request. One module, so every client agrees on what a caller may
+ * change: fields the client owns (messages, tools, streaming) are never taken from a caller.
+ */
+import type { RequestOverrides, ToolChoice } from "../core/llm.js";
+import { isPlainObject } from "../core/messages.js";
+
+/** Set by the client for every request; a caller's value would break the exchange. */
+const CLIENT_OWNED = new Set(["model", "messages", "stream", "stream_options", "tools", "tool_choice"]);
+
+/**
+ * An OpenAI chat-completions body with the caller's fields merged over the client's.
+ * `tool_choice` goes only with native tools (servers reject it without `tools`).
+ *
+ * @example
+ * openAIBody({ model: "m", messages, stream: false, temperature: 0.7 }, { model: "x", body: { temperature: 0 } })
+ * // → { model: "x", messages, stream: false, temperature: 0 }
+ */
+export function openAIBody(body: Record<string, unknown>, overrides: RequestOverrides | undefined): Record<string, unknown> {
+  if (!overrides) return body;
+  const out = { ...body };
+  for (const [key, value] of Object.entries(overrides.body ?? {})) if (!CLIENT_OWNED.has(key)) out[key] = value;
+  if (overrides.model !== undefined) out.model = overrides.model;
+  if (overrides.toolChoice !== undefined && Array.isArray(out.tools) && out.tools.length > 0) out.tool_choice = overrides.toolChoice;
+  return out;
+}
+
+/** OpenAI sampling names → Ollama `options` keys (the same meaning, Ollama's spelling). */
+const OLLAMA_OPTIONS: Record<string, string> = {
+  temperature: "temperature",
+  top_p: "top_p",
+  top_k: "top_k",
+  min_p: "min_p",
+  seed: "seed",
+  stop: "stop",
+  max_tokens: "num_predict",
+  max_completion_tokens: "num_predict",
+  frequency_penalty: "frequency_penalty",
+  presence_penalty: "presence_penalty",
+  repeat_penalty: "repeat_penalty",
+};
+
+/**
+ * An Ollama /api/chat body with the caller's fields mapped in: sampling into `options`,
+ * `response_format` into `format`, Ollama's own `options`/`keep_alive`/`format` as given.
+ * Fields with no Ollama equivalent are left out (Ollama's own OpenAI endpoint ignores them too).
+ *
+ * @example
+ * ollamaBody({ model: "m", messages, stream: false }, { body: { max_tokens: 64, stop: "\n" } })
+ * // → { model: "m", messages, stream: false, options: { num_predict: 64, stop: ["\n"] } }
+ */
+export function ollamaBody(body: Record<string, unknown>, overrides: RequestOverrides | undefined): Record<string, unknown> {
+  if (!overrides) return body;
+  const out = { ...body };
+  const options: Record<string, unknown> = isPlainObject(out.options) ? { ...out.options } : {};
+  for (const [key, value] of Object.entries(overrides.body ?? {})) {
+    if (value === null || value === undefined) continue;
+    const option = OLLAMA_OPTIONS[key];
+    if (option !== undefined) options[option] = key === "stop" && typeof value === "string" ? [value] : value;
+    else if (key === "options" && isPlainObject(value)) Object.assign(options, value);
+    else if (key === "keep_alive" || key === "format") out[key] = value;
+    else if (key === "response_format" && isPlainObject(value)) {
+      const format = ollamaFormat(value);
+      if (format !== undefined) out.format = format;
+    }
+  }
+  if (Object.keys(options).length > 0) out.options = options;
+  if (overrides.model !== undefined) out.model = overrides.model;
+  return out;
+}
+
+function ollamaFormat(responseFormat: Record<string, unknown>): unknown {
+  if (responseFormat.type === "json_object") return "json";
+  const spec = responseFormat.json_schema;
+  if (responseFormat.type === "json_schema" && isPlainObject(spec) && isPlainObject(spec.schema)) return spec.schema;
+  return undefined;
+}
+
+/** The Messages API's tool_choice for a neutral one ("none" sends no tools at all). */
+export function anthropicToolChoice(choice: ToolChoice): { type: "auto" } | { type: "any" } | { type: "tool"; name: string } | undefined {
+  if (choice === "auto") return { type: "auto" };
+  if (choice === "required") return { type: "any" };
+  if (typeof choice === "object") return { type: "tool", name: choice.function.name };
+  return undefined;
+}
+
+/**
+ * Messages API params with the caller's fields mapped in (max_tokens, temperature, top_p,
+ * top_k, stop → stop_sequences, tool_choice); others have no Anthropic equivalent.
+ *
+ * @example
+ * anthropicParams({ model: "claude", max_tokens: 4096, messages }, { body: { max_tokens: 64, stop: "END" } })
+ * // → { model: "claude", max_tokens: 64, messages, stop_sequences: ["END"] }
+ */
+export function anthropicParams<P extends { model: string; max_tokens: number; tools?: unknown[] }>(
+  params: P,
+  overrides: RequestOverrides | undefined,
+): P {
+  if (!overrides) return params;
+  const out: Record<string, unknown> = { ...params };
+  const body = overrides.body ?? {};
+  for (const key of ["max_tokens", "temperature", "top_p", "top_k"]) if (body[key] !== undefined && body[key] !== null) out[key] = body[key];
+  if (body.max_tokens == null && typeof body.max_completion_tokens === "number") out.max_tokens = body.max_completion_tokens;
+  if (typeof body.stop === "string") out.stop_sequences = [body.stop];
+  else if (Array.isArray(body.stop)) out.stop_sequences = body.stop;
+  if (overrides.model !== undefined) out.model = overrides.model;
+  if (overrides.toolChoice !== undefined && Array.isArray(params.tools) && params.tools.length > 0) {
+    const choice = anthropicToolChoice(overrides.toolChoice);
+    if (choice !== undefined) out.tool_choice = choice;
+  }
+  return out as P;
+}
+
+/**
+ * Headers for one request: the caller's credential, when it brings one, replaces the client's
+ * `Authorization`.
+ */
+export function authHeaders(headers: Record<string, string> | undefined, overrides: RequestOverrides | undefined): Record<string, string> | undefined {
+  if (overrides?.apiKey === undefined) return headers;
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) if (name.toLowerCase() !== "authorization") out[name] = value;
+  out.authorization = `Bearer ${overrides.apiKey}`;
+  return out;
+}

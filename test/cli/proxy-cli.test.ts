@@ -1,0 +1,78 @@
+/**
+ * `forge-ts proxy` as a process: starts on a free port in front of a loopback Ollama server,
+ * prints the URLs to give a harness, serves a guarded request with the official openai SDK,
+ * and shuts down cleanly on SIGINT (exit 0); bad flags exit 2.
+ */
+import { execFile, spawn } from "node:child_process";
+import { promisify } from "node:util";
+import OpenAI from "openai";
+import { afterEach, describe, expect, it } from "vitest";
+import { sendJson, useFakeServers } from "../clients/support/fake-server.js";
+import { ollamaChat } from "../clients/support/wire.js";
+
+const run = promisify(execFile);
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
+const cli = ["--import", "tsx", "src/cli/main.ts", "proxy"];
+const serve = useFakeServers();
+const children: ReturnType<typeof spawn>[] = [];
+afterEach(() => {
+  // A failed assertion must not leave a proxy process behind.
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+describe("forge-ts proxy (CLI)", () => {
+  it("serves a harness, rescuing a text-format call, and exits 0 on SIGINT", async () => {
+    const backend = await serve((req, res) => {
+      if (req.path === "/api/tags") return sendJson(res, 200, { models: [{ name: "qwen3:8b", modified_at: "2026-01-01T00:00:00Z" }] });
+      sendJson(res, 200, ollamaChat({ content: '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>' }, "qwen3:8b"));
+    });
+    const child = spawn(process.execPath, [...cli, "--backend", "ollama", "--model", "qwen3:8b", "--base-url", backend.url, "--port", "0"], {
+      env: { ...env, NO_COLOR: "1" },
+    });
+    children.push(child);
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (d: Buffer) => {
+        stdout += d.toString();
+        const m = /base URL (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(stdout);
+        if (m && stdout.includes("backend reachable")) resolve(m[1]!);
+      });
+      child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    expect(stdout).toContain("ANTHROPIC_BASE_URL=");
+    expect(stdout).toMatch(/backend: ollama qwen3:8b at http:\/\/127\.0\.0\.1:\d+/);
+
+    const llm = new OpenAI({ baseURL: `${url}/v1`, apiKey: "unused", maxRetries: 0 });
+    const reply = await llm.chat.completions.create({
+      model: "qwen3:8b",
+      messages: [{ role: "user", content: "Weather in Oslo?" }],
+      tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }],
+    });
+    expect(reply.choices[0]!.message.tool_calls?.[0]).toMatchObject({ type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } });
+
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(stdout).toContain("SIGINT, shutting down");
+  }, 60_000);
+
+  it.each([
+    [["--model", "m"], "--backend"],
+    [["--backend", "ollama"], "--model"],
+    [["--backend", "sim", "--model", "m"], "needs a real backend"],
+    [["--backend", "ollama", "--model", "m", "--port", "70000"], "--port"],
+    [["--backend", "ollama", "--model", "m", "--max-retries", "-1"], "--max-retries"],
+    [["--backend", "ollama", "--model", "m", "--frobnicate"], "frobnicate"],
+  ])("exits 2 on bad flags %j", async (args, message) => {
+    const error = (await run(process.execPath, [...cli, ...args], { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
+    expect(error.code).toBe(2);
+    expect(error.stderr).toContain(message);
+  }, 60_000);
+
+  it("prints its help with the real command name", async () => {
+    const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
+    expect(stdout).toContain("Usage: forge-ts proxy --backend");
+  }, 60_000);
+});
