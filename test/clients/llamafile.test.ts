@@ -280,3 +280,17 @@ describe("LlamafileClient options", () => {
     expect(new LlamafileClient({ ggufPath: "C:\\models\\Qwen3-8B.Q8_0.gguf" }).model).toBe("Qwen3-8B.Q8_0");
   });
 });
+
+describe("LlamafileClient rescue marker", () => {
+  it("calls recovered from prompt-mode text carry rescued: true, native calls do not", async () => {
+    const text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>';
+    const s = await serve((_req, res, n) =>
+      sendJson(res, 200, openaiCompletion(n === 0 ? { content: text } : { toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] })),
+    );
+    const prompt = await new LlamafileClient({ model: "m", baseUrl: `${s.url}/v1`, mode: "prompt" }).send(MESSAGES, TOOLS);
+    const native = await new LlamafileClient({ model: "m", baseUrl: `${s.url}/v1`, mode: "native" }).send(MESSAGES, TOOLS);
+    expect(prompt).toMatchObject({ type: "tool_calls", rescued: true, toolCalls: [{ tool: "get_weather", args: { city: "Paris" } }] });
+    expect(native).toMatchObject({ type: "tool_calls", toolCalls: [{ tool: "get_weather" }] });
+    expect("rescued" in native).toBe(false);
+  });
+});
