@@ -21,6 +21,8 @@ Backend:
   --think <bool>            thinking on/off for models that support it                [FORGE_THINK]
   --backend-api-key <key>   backend credential (else OPENAI_API_KEY / ANTHROPIC_API_KEY) [FORGE_BACKEND_API_KEY]
   --pin-model               always use --model, ignore the model name callers send     [FORGE_PIN_MODEL]
+  --forward-auth            pass each caller's key (Bearer / x-api-key) to the backend
+                            instead of --backend-api-key; not with --api-key          [FORGE_FORWARD_AUTH]
 
 Serving:
   --port <n>                default 8081                                               [FORGE_PORT]
@@ -62,6 +64,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       think: { type: "string", ...str("FORGE_THINK") },
       "backend-api-key": { type: "string", ...str("FORGE_BACKEND_API_KEY") },
       "pin-model": { type: "boolean", default: truthy(env.FORGE_PIN_MODEL) },
+      "forward-auth": { type: "boolean", default: truthy(env.FORGE_FORWARD_AUTH) },
       port: { type: "string", default: env.FORGE_PORT ?? "8081" },
       host: { type: "string", default: env.FORGE_HOST ?? "127.0.0.1" },
       "api-key": { type: "string", ...str("FORGE_API_KEY") },
@@ -85,6 +88,9 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   if (backend === "sim") throw new InvalidArgumentError("--backend", "the proxy needs a real backend: ollama, llamaserver, llamafile, openai or anthropic");
   if (values.model === undefined) throw new InvalidArgumentError("--model", "is required (or FORGE_MODEL)");
   if (values.think !== undefined && !["true", "false"].includes(values.think)) throw new InvalidArgumentError("--think", `use true or false, not "${values.think}"`);
+  if (values["forward-auth"] && values["api-key"]) {
+    throw new InvalidArgumentError("--forward-auth", "cannot be combined with --api-key: both read the caller's Authorization / x-api-key header");
+  }
   const port = int("port", values.port, 0)!;
   if (port > 65_535) throw new InvalidArgumentError("--port", `expected 0..65535, got ${port}`);
   const backendKey = values["backend-api-key"] ?? (backend === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY);
@@ -105,6 +111,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     client,
     model: values.model,
     forwardModel: !values["pin-model"],
+    forwardAuth: values["forward-auth"],
     rescueEnabled: !values["no-rescue"],
     injectRespondTool: values["inject-respond-tool"],
     ...(values["api-key"] ? { apiKey: values["api-key"] } : {}),

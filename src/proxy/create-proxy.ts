@@ -12,7 +12,7 @@ import type { LLMClient } from "../core/llm.js";
 import { budgetOption } from "../guardrails/error-tracker.js";
 import { parseMessagesRequest } from "./anthropic-request.js";
 import { AnthropicStreamEncoder, anthropicMessage } from "./anthropic-response.js";
-import { callerAuth } from "./caller-auth.js";
+import { callerAuth, presentedKey } from "./caller-auth.js";
 import { HttpError, toHttpError, type Dialect } from "./http-error.js";
 import { listModels } from "./models.js";
 import { parseChatCompletionRequest } from "./openai-request.js";
@@ -30,6 +30,12 @@ export interface ProxyOptions extends Partial<ProxyGuardrailOptions> {
   client: LLMClient;
   /** Required from callers as `Authorization: Bearer …` or `x-api-key` when set. */
   apiKey?: string;
+  /**
+   * Pass the caller's credential (`Authorization: Bearer …` / `x-api-key`) to the backend in
+   * place of the client's own (default false). Cannot be combined with `apiKey`, which uses
+   * that same header to admit callers.
+   */
+  forwardAuth?: boolean;
   /** Send the caller's model name to the backend (default true); false pins the client's model. */
   forwardModel?: boolean;
   /** Largest accepted request body in bytes (default 16 MiB → 413). */
@@ -57,10 +63,13 @@ function checkOptions(o: ProxyOptions) {
   if (!client || typeof client.send !== "function" || (client.apiFormat !== "openai" && client.apiFormat !== "ollama")) {
     throw new InvalidArgumentError("client", "must be an LLMClient (OllamaClient, LlamafileClient, OpenAICompatClient, AnthropicClient, ...)");
   }
-  for (const key of ["rescueEnabled", "injectRespondTool", "forwardModel"] as const) {
+  for (const key of ["rescueEnabled", "injectRespondTool", "forwardModel", "forwardAuth"] as const) {
     if (o[key] !== undefined && typeof o[key] !== "boolean") throw new InvalidArgumentError(key, "must be a boolean");
   }
   if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey === "")) throw new InvalidArgumentError("apiKey", "must be a non-empty string");
+  if (o.apiKey !== undefined && o.forwardAuth === true) {
+    throw new InvalidArgumentError("forwardAuth", "cannot be combined with apiKey: both read the caller's credential header");
+  }
   const positive = (name: string, v: unknown, fallback: number) => {
     if (v === undefined) return fallback;
     if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new InvalidArgumentError(name, `must be a positive integer, got ${String(v)}`);
@@ -76,6 +85,7 @@ function checkOptions(o: ProxyOptions) {
     bodyLimit: positive("bodyLimitBytes", o.bodyLimitBytes, DEFAULT_BODY_LIMIT),
     keepAliveMs: positive("keepAliveMs", o.keepAliveMs, 5_000),
     forwardModel: o.forwardModel ?? true,
+    forwardAuth: o.forwardAuth ?? false,
     model: o.model ?? (o.client as { model?: unknown }).model,
   };
 }
@@ -152,9 +162,10 @@ export function createProxy(options: ProxyOptions): ProxyServer {
       c.req.raw.signal.removeEventListener("abort", onCallerGone);
       stats.record(result.outcome, guarded, performance.now() - started - result.backendMs);
     };
+    const apiKey = cfg.forwardAuth ? presentedKey(c.req.header("authorization"), c.req.header("x-api-key")) : undefined;
     const start = (onDelta?: (channel: "content" | "reasoning", text: string) => void) =>
       runSafely(() =>
-        runRequest({ input: { requestId, request, options: cfg.guardrails }, signal: controller.signal, onDelta }),
+        runRequest({ input: { requestId, request, options: cfg.guardrails }, signal: controller.signal, onDelta, apiKey }),
       );
     const failure = (result: RunResult) => failureResponse(result, dialect);
     if (request.stream) {

@@ -19,6 +19,8 @@ export interface RunRequestOptions {
   signal: AbortSignal;
   /** Live text for unguarded streaming requests. */
   onDelta?: ((channel: "content" | "reasoning", text: string) => void) | undefined;
+  /** The caller's own backend credential (`forwardAuth`); kept out of the machine's JSON context. */
+  apiKey?: string | undefined;
 }
 
 export interface RunResult {
@@ -36,9 +38,10 @@ interface RequestIo {
   backendMs: number;
 }
 
-function overridesOf(ctx: ProxyInput, forwardModel: boolean, guarded: boolean): RequestOverrides {
+function overridesOf(ctx: ProxyInput, forwardModel: boolean, guarded: boolean, apiKey: string | undefined): RequestOverrides {
   const { request } = ctx;
   const overrides: RequestOverrides = { body: request.body };
+  if (apiKey !== undefined) overrides.apiKey = apiKey;
   if (forwardModel && request.model !== "") overrides.model = request.model;
   if (guarded && request.toolChoice !== undefined) overrides.toolChoice = request.toolChoice;
   return overrides;
@@ -79,7 +82,7 @@ export function createRequestRunner(client: LLMClient, options: { forwardModel: 
     const { request, requestId } = o.input;
     const guarded = request.tools.length > 0 && request.toolChoice !== "none";
     const io: RequestIo = {
-      overrides: overridesOf(o.input, options.forwardModel, guarded),
+      overrides: overridesOf(o.input, options.forwardModel, guarded, o.apiKey),
       guarded,
       live: o.onDelta !== undefined && !guarded && client.sendStream !== undefined,
       onDelta: o.onDelta,
