@@ -218,11 +218,18 @@ export function createProxy(options: ProxyOptions): ProxyServer {
       for (const controller of inFlight) controller.abort("proxy shutting down");
       const s = server;
       if (!s) return;
+      const http = s as import("node:http").Server;
       await new Promise<void>((resolve) => {
-        s.close(() => resolve());
-        // Streams end once their runs see the abort; idle keep-alive sockets go now.
-        (s as import("node:http").Server).closeIdleConnections?.();
-        setTimeout(() => (s as import("node:http").Server).closeAllConnections?.(), 2_000).unref();
+        // Streams end once their runs see the abort; a keep-alive socket closes as soon as its
+        // last response is out (checked every 25 ms), and anything left after 2 s is cut.
+        const sweep = setInterval(() => http.closeIdleConnections(), 25);
+        const cut = setTimeout(() => http.closeAllConnections(), 2_000);
+        s.close(() => {
+          clearInterval(sweep);
+          clearTimeout(cut);
+          resolve();
+        });
+        http.closeIdleConnections();
       });
     },
   };
