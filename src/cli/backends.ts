@@ -6,7 +6,7 @@ import { AnthropicClient } from "../clients/anthropic.js";
 import { LlamafileClient, type LlamafileMode } from "../clients/llamafile.js";
 import { OllamaClient } from "../clients/ollama.js";
 import { OpenAICompatClient } from "../clients/openai-compat.js";
-import { InvalidArgumentError } from "../core/errors.js";
+import { BackendError, InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
 
 export const BACKENDS = ["sim", "ollama", "llamaserver", "llamafile", "openai", "anthropic"] as const;
@@ -22,6 +22,8 @@ export interface BackendOptions {
   think?: boolean;
   apiKey?: string;
   ggufPath?: string;
+  /** Per request: headers wait and idle gap between body chunks (default 300,000 ms). */
+  timeoutMs?: number;
 }
 
 /** @example assertBackend("ollama") */
@@ -48,9 +50,10 @@ const MODES: readonly LlamafileMode[] = ["native", "prompt", "auto"];
 export function buildClient(o: BackendOptions): LLMClient {
   assertBackend(o.backend);
   const baseUrl = o.baseUrl ?? DEFAULT_BASE_URLS[o.backend];
+  const timeout = o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
   switch (o.backend) {
     case "ollama":
-      return new OllamaClient({ model: o.model, ...(baseUrl ? { baseUrl } : {}), ...(o.think !== undefined ? { think: o.think } : {}) });
+      return new OllamaClient({ model: o.model, ...(baseUrl ? { baseUrl } : {}), ...(o.think !== undefined ? { think: o.think } : {}), ...timeout });
     case "llamaserver":
     case "llamafile": {
       if (o.mode !== undefined && !MODES.includes(o.mode as LlamafileMode)) {
@@ -61,14 +64,43 @@ export function buildClient(o: BackendOptions): LLMClient {
         ...(baseUrl ? { baseUrl } : {}),
         ...(o.mode ? { mode: o.mode as LlamafileMode } : {}),
         ...(o.think !== undefined ? { think: o.think } : {}),
+        ...timeout,
       });
     }
     case "openai":
       if (!o.baseUrl) throw new InvalidArgumentError("base-url", "the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)");
-      return new OpenAICompatClient({ model: o.model, baseUrl: o.baseUrl, ...(o.apiKey ? { apiKey: o.apiKey } : {}) });
+      return new OpenAICompatClient({ model: o.model, baseUrl: o.baseUrl, ...(o.apiKey ? { apiKey: o.apiKey } : {}), ...timeout });
     case "anthropic":
-      return new AnthropicClient({ model: o.model, ...(o.apiKey ? { apiKey: o.apiKey } : {}), ...(o.baseUrl ? { baseURL: o.baseUrl } : {}) });
+      return new AnthropicClient({ model: o.model, ...(o.apiKey ? { apiKey: o.apiKey } : {}), ...(o.baseUrl ? { baseURL: o.baseUrl } : {}), ...timeout });
     case "sim":
       throw new InvalidArgumentError("backend", "the simulated model is built with its oracle (new SimulatedClient)");
   }
+}
+
+/**
+ * Whether a backend answers, asked before a command spends time on it: its model list within
+ * `timeoutMs`. Undefined when it answers (or has no list to ask for), else why not, in one line.
+ *
+ * @example
+ * const problem = await unreachable(client, "ollama at http://127.0.0.1:11434");
+ * if (problem) { console.error(problem); process.exitCode = 1; }
+ */
+export async function unreachable(client: LLMClient, label: string, timeoutMs = 5_000): Promise<string | undefined> {
+  if (!client.listModels) return undefined;
+  try {
+    await client.listModels({ signal: AbortSignal.timeout(timeoutMs) });
+    return undefined;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const status = error instanceof BackendError ? error.statusCode : 0;
+    if (status === 0 || status === 408) return `backend ${label} is unreachable: ${reason}`;
+    if (status === 401 || status === 403) return `backend ${label} refused the credentials (HTTP ${status}): ${reason}`;
+    return undefined; // it answers HTTP; a server without a model list (404) is still usable
+  }
+}
+
+/** "ollama qwen3:8b at http://127.0.0.1:11434": how messages name a backend. */
+export function backendLabel(o: Pick<BackendOptions, "backend" | "model" | "baseUrl">): string {
+  const url = o.baseUrl ?? DEFAULT_BASE_URLS[o.backend];
+  return `${o.backend} ${o.model}${url ? ` at ${url}` : ""}`;
 }

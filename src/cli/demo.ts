@@ -1,6 +1,7 @@
 /**
  * `npm start`: runs the supplier-quote workflow through the real statechart and prints every
- * state transition, nudge, rescue and tool result as it happens. Defaults to the embedded
+ * state it enters (eventless steps included, from the actor's microsteps), every nudge, rescue
+ * and tool result as it happens. Defaults to the embedded
  * simulated small model; `--backend` (or FORGE_BACKEND) points it at a real one.
  */
 import { pathToFileURL } from "node:url";
@@ -9,12 +10,14 @@ import { SimulatedClient } from "../clients/simulated.js";
 import { ContextManager } from "../context/context-manager.js";
 import { TieredCompact } from "../context/tiered-compact.js";
 import { ForgeError, InvalidArgumentError } from "../core/errors.js";
-import type { LLMClient } from "../core/llm.js";
+import type { LLMClient, StreamChunk } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import { splitReasoning } from "../parsing/index.js";
 import { WorkflowRunner } from "../runner.js";
-import { assertBackend, buildClient } from "./backends.js";
+import type { InspectionEvent } from "xstate";
+import { assertBackend, backendLabel, buildClient, unreachable, type BackendOptions } from "./backends.js";
 import { supplierQuoteWorkflow } from "./demo-workflow.js";
+import { errorLine, runCli } from "./run-cli.js";
 
 const HELP = `Usage: npm start -- [options]
 
@@ -30,9 +33,14 @@ get_supplier_history, submit_quote) through forge-ts and prints what happens.
   --seed <n>           simulated model seed (default 15)                                     [FORGE_SEED]
   --budget <tokens>    context budget (default: the backend's context length, else 8192)    [FORGE_BUDGET]
   --max-iterations <n> default 12
-  --stream             stream tokens as they arrive
+  --timeout <ms>       per backend request: headers wait and idle gap (default 300000)     [FORGE_TIMEOUT]
+  --stream             stream tokens as they arrive (reasoning, text and call arguments on their own lines)
   --quiet              only print the result
-  -h, --help`;
+  -h, --help
+
+Prints every state the statechart enters (→ state), each message the run appends, rescues
+and compactions, then the terminal tool's result. Exit codes: 0 done, 1 the workflow failed
+or the backend is unreachable, 2 bad flags.`;
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number) => (s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -78,6 +86,7 @@ export async function demoMain(args: readonly string[]): Promise<number> {
       seed: { type: "string", default: env.FORGE_SEED ?? "15" },
       budget: { type: "string", ...(env.FORGE_BUDGET ? { default: env.FORGE_BUDGET } : {}) },
       "max-iterations": { type: "string", default: "12" },
+      timeout: { type: "string", ...(env.FORGE_TIMEOUT ? { default: env.FORGE_TIMEOUT } : {}) },
       stream: { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
@@ -104,19 +113,27 @@ export async function demoMain(args: readonly string[]): Promise<number> {
   const model = values.model ?? (backend === "sim" ? "small-model" : undefined);
   if (!model) throw new InvalidArgumentError("--model", `backend ${backend} needs --model (or FORGE_MODEL)`);
 
+  const timeoutMs = int("timeout", values.timeout);
+  if (timeoutMs === 0) throw new InvalidArgumentError("--timeout", "must be at least 1 ms");
+  const apiKey = values["api-key"] ?? (backend === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY);
+  const backendOptions: BackendOptions = {
+    backend,
+    model,
+    ...(values["base-url"] ? { baseUrl: values["base-url"] } : {}),
+    ...(values.mode ? { mode: values.mode } : {}),
+    ...(values.think ? { think: values.think === "true" } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  };
   const client: LLMClient =
     backend === "sim"
       ? new SimulatedClient({ oracle: demo.oracle, workflow: demo.workflow, profile: model as "small-model", seed, usage: true })
-      : buildClient({
-          backend,
-          model,
-          ...(values["base-url"] ? { baseUrl: values["base-url"] } : {}),
-          ...(values.mode ? { mode: values.mode } : {}),
-          ...(values.think ? { think: values.think === "true" } : {}),
-          ...((values["api-key"] ?? (backend === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY))
-            ? { apiKey: values["api-key"] ?? (backend === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY)! }
-            : {}),
-        });
+      : buildClient(backendOptions);
+  const problem = await unreachable(client, backendLabel(backendOptions));
+  if (problem) {
+    console.error(`${red("failed")}: ${problem} (start it, or pick another with --backend / FORGE_BACKEND)`);
+    return 1;
+  }
   const budgetTokens = int("budget", values.budget) ?? (await client.getContextLength()) ?? 8192;
   const quiet = values.quiet;
   let midLine = false;
@@ -130,6 +147,17 @@ export async function demoMain(args: readonly string[]): Promise<number> {
   say(`${dim("budget")} ${budgetTokens} tokens, tiered compaction`);
   say(`${dim("user   ")} ${demo.userInput}`);
   let rescues = 0;
+  let lastState = "";
+  // Every microstep's state, so eventless steps (validating → enforcingSteps → ...) print too.
+  const inspect = (event: InspectionEvent) => {
+    if (event.type !== "@xstate.microstep" || !("value" in event.snapshot)) return;
+    const state = stateName((event.snapshot as { value: unknown }).value);
+    if (state !== lastState) say(dim(`→ ${(lastState = state)}`));
+  };
+  const stream = streamPrinter((text) => {
+    if (!quiet) process.stdout.write(text);
+    midLine = !text.endsWith("\n");
+  });
   const runner = new WorkflowRunner({
     client,
     contextManager: new ContextManager({
@@ -139,21 +167,17 @@ export async function demoMain(args: readonly string[]): Promise<number> {
     }),
     maxIterations: int("max-iterations", values["max-iterations"]) ?? 12,
     stream: values.stream,
+    inspect,
     onChunk: (chunk) => {
-      if (quiet) return;
-      if (chunk.type === "text_delta" || chunk.type === "tool_call_delta") {
-        if (!midLine) process.stdout.write(`  ${dim("stream ")} `);
-        process.stdout.write(dim(chunk.content));
-        midLine = true;
-      } else if (chunk.type === "retry") say(`  ${yellow("retry  ")} stream re-requested: ${chunk.reason}`);
+      if (chunk.type === "retry") say(`  ${yellow("retry  ")} stream re-requested: ${chunk.reason}`);
+      else stream(chunk);
     },
-    onStateChange: (state, ctx) => {
+    onStateChange: (_state, ctx) => {
       if (ctx.stats.rescues > rescues) {
         rescues = ctx.stats.rescues;
         const raw = ctx.lastResponse?.type === "text" ? splitReasoning(ctx.lastResponse.content).content.trim() : "";
         say(`  ${green("rescue ")} ↳ the model wrote that call as text, recovered by the parser: "${clip(raw, 120)}"`);
       }
-      say(dim(`→ ${state}`));
     },
     onMessage: (m) => say(`  ${describe(m)}`),
   });
@@ -168,22 +192,44 @@ export async function demoMain(args: readonly string[]): Promise<number> {
     return 0;
   } catch (error) {
     const stats = runner.lastRunStats;
-    console.error(`${red("failed")}: ${ForgeError.isInstance(error) ? `${error.code} ` : ""}${String(error)}`);
+    console.error(`${red("failed")}: ${errorLine(error)}`);
     if (ForgeError.isInstance(error)) console.error(dim(JSON.stringify(error.data).slice(0, 500)));
     if (stats) console.error(dim(`after ${stats.iterations} model calls; completed: ${stats.completedSteps.join(", ") || "none"}`));
     return 1;
   }
 }
 
-/** Exit codes: 0 done, 1 the workflow failed, 2 bad usage. */
-export function runCli(main: (args: readonly string[]) => Promise<number>, args: readonly string[]): void {
-  main(args).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(red(String(error)));
-      process.exit(2);
-    },
-  );
+/** "executingTools.running" from a state value. */
+function stateName(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value && typeof value === "object") {
+    const [key, inner] = Object.entries(value)[0] ?? [];
+    if (key !== undefined) return `${key}.${stateName(inner)}`;
+  }
+  return String(value);
+}
+
+/**
+ * Stream deltas as labeled segments: reasoning, answer text and each call's arguments start
+ * their own line, so they never run together.
+ */
+export function streamPrinter(write: (text: string) => void): (chunk: StreamChunk) => void {
+  let segment = "";
+  return (chunk) => {
+    if (chunk.type !== "text_delta" && chunk.type !== "tool_call_delta") {
+      if (segment !== "") write("\n");
+      segment = "";
+      return;
+    }
+    const label =
+      chunk.type === "text_delta" ? (chunk.channel === "reasoning" ? "think " : "text  ") : `args #${chunk.index}${chunk.name ? ` ${chunk.name}` : ""}`;
+    const key = chunk.type === "text_delta" ? (chunk.channel ?? "content") : `call${chunk.index}`;
+    if (key !== segment) {
+      write(`${segment === "" ? "" : "\n"}  ${dim(`stream ${label}`)} `);
+      segment = key;
+    }
+    if (chunk.content !== "") write(dim(chunk.content));
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) runCli(demoMain, process.argv.slice(2));

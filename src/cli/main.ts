@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /** The `forge-ts` command. */
 import { readFileSync } from "node:fs";
-import { demoMain, runCli } from "./demo.js";
+import { demoMain } from "./demo.js";
+import { runCli } from "./run-cli.js";
 import { proxyMain } from "./proxy.js";
 
 const USAGE = `Usage: forge-ts <command> [options]

@@ -20,6 +20,7 @@ Backend:
   --mode <mode>             llamaserver/llamafile: native | prompt | auto (default auto) [FORGE_MODE]
   --think <bool>            thinking on/off for models that support it                [FORGE_THINK]
   --backend-api-key <key>   backend credential (else OPENAI_API_KEY / ANTHROPIC_API_KEY) [FORGE_BACKEND_API_KEY]
+  --timeout <ms>            per backend request: headers wait and idle gap, default 300000 (→ 504) [FORGE_TIMEOUT]
   --pin-model               always use --model, ignore the model name callers send     [FORGE_PIN_MODEL]
   --forward-auth            pass each caller's key (Bearer / x-api-key) to the backend
                             instead of --backend-api-key; not with --api-key          [FORGE_FORWARD_AUTH]
@@ -64,6 +65,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       think: { type: "string", ...str("FORGE_THINK") },
       "backend-api-key": { type: "string", ...str("FORGE_BACKEND_API_KEY") },
       "pin-model": { type: "boolean", default: truthy(env.FORGE_PIN_MODEL) },
+      timeout: { type: "string", ...str("FORGE_TIMEOUT") },
       "forward-auth": { type: "boolean", default: truthy(env.FORGE_FORWARD_AUTH) },
       port: { type: "string", default: env.FORGE_PORT ?? "8081" },
       host: { type: "string", default: env.FORGE_HOST ?? "127.0.0.1" },
@@ -95,6 +97,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   if (port > 65_535) throw new InvalidArgumentError("--port", `expected 0..65535, got ${port}`);
   const backendKey = values["backend-api-key"] ?? (backend === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY);
   const baseUrl = values["base-url"] ?? DEFAULT_BASE_URLS[backend];
+  const timeoutMs = int("timeout", values.timeout, 1);
   const client = buildClient({
     backend,
     model: values.model,
@@ -102,6 +105,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     ...(values.mode ? { mode: values.mode } : {}),
     ...(values.think ? { think: values.think === "true" } : {}),
     ...(backendKey ? { apiKey: backendKey } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
   });
   const maxRetries = int("max-retries", values["max-retries"], 0);
   const maxToolErrors = int("max-tool-errors", values["max-tool-errors"], 0);

@@ -12,6 +12,9 @@ describe("npm start (src/cli/demo.ts)", () => {
     const { stdout } = await demo([]);
     expect(stdout).toContain("→ compacting");
     expect(stdout).toContain("→ executingTools.running");
+    // Eventless steps print too: the first turn walks the whole chain.
+    const states = stdout.split("\n").filter((l) => l.startsWith("→ ")).slice(0, 6);
+    expect(states).toEqual(["→ inferring", "→ validating", "→ enforcingSteps", "→ checkingPrereqs", "→ executingTools.selecting", "→ executingTools.running"]);
     expect(stdout).toMatch(/rescue +↳ the model wrote that call as text/);
     expect(stdout).toContain("[StepEnforcementError]");
     expect(stdout).toMatch(/result +submit_quote/);
@@ -20,7 +23,10 @@ describe("npm start (src/cli/demo.ts)", () => {
 
   it("streams deltas with --stream and still prints the result", async () => {
     const { stdout } = await demo(["--stream", "--seed", "6"]);
-    expect(stdout).toMatch(/stream +\{"part_number":"PN-4471"\}/);
+    // Reasoning, text and each call's arguments each get their own labeled line.
+    expect(stdout).toMatch(/\n {2}stream think +The user wants/);
+    expect(stdout).toMatch(/\n {2}stream args #0 lookup_part \{"part_number":"PN-4471"\}\n/);
+    expect(stdout).toMatch(/\n {2}stream args #1 check_inventory \{"part_number":"PN-4471"\}\n/);
     expect(stdout).toMatch(/"unit_price": ?0\.34/);
   }, 60_000);
 
@@ -43,7 +49,18 @@ describe("npm start (src/cli/demo.ts)", () => {
       (e: unknown) => e as { code: number; stderr: string },
     );
     expect(error).toMatchObject({ code: 1 });
-    expect((error as { stderr: string }).stderr).toContain("FORGE_BACKEND");
+    expect((error as { stderr: string }).stderr).toMatch(new RegExp(`backend ollama qwen3:8b at http://127.0.0.1:${port} is unreachable: .*FORGE_BACKEND`));
+  }, 60_000);
+
+  it.each([
+    [["--timeout", "0"], "--timeout"],
+    [["--timeout", "soon"], "--timeout"],
+    [["--seed", "-1"], "--seed"],
+    [["--frobnicate"], "frobnicate"],
+  ])("exits 2 on bad flags %j", async (args, message) => {
+    const error = (await demo(args).catch((e: unknown) => e)) as { code: number; stderr: string };
+    expect(error.code).toBe(2);
+    expect(error.stderr).toContain(message);
   }, 60_000);
 });
 

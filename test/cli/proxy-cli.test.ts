@@ -65,6 +65,7 @@ describe("forge-ts proxy (CLI)", () => {
     [["--backend", "ollama", "--model", "m", "--port", "70000"], "--port"],
     [["--backend", "ollama", "--model", "m", "--max-retries", "-1"], "--max-retries"],
     [["--backend", "ollama", "--model", "m", "--frobnicate"], "frobnicate"],
+    [["--backend", "ollama", "--model", "m", "--timeout", "0"], "--timeout"],
     [["--backend", "openai", "--model", "m", "--forward-auth", "--api-key", "k"], "cannot be combined with --api-key"],
   ])("exits 2 on bad flags %j", async (args, message) => {
     const error = (await run(process.execPath, [...cli, ...args], { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
