@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { InvalidArgumentError } from "../src/core/index.js";
+import { backendLabel, unreachable } from "../src/cli/backends.js";
+import { BackendError, InvalidArgumentError } from "../src/core/index.js";
 import { getAblation } from "./ablation.js";
 import { assertBackend, BACKENDS, clientFactory } from "./backends.js";
 import { configName, planKeys, runEval, type RunConfig } from "./harness.js";
@@ -51,22 +52,29 @@ export function loadBatchConfig(nameOrPath: string): BatchConfig {
   if (!existsSync(path)) throw new InvalidArgumentError("config", `no batch config "${nameOrPath}" (looked for ${path})`);
   const parsed = BatchConfigSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
   if (!parsed.success) throw new InvalidArgumentError("config", `${path}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-  for (const row of parsed.data.rows) {
+  const names = new Map<string, number>();
+  for (const [i, row] of parsed.data.rows.entries()) {
     assertBackend(row.backend);
     getAblation(row.ablation);
+    const name = configName({ ...row, ablation: { name: row.ablation } });
+    const first = names.get(name);
+    // Two rows with one name would share resume keys: the second would silently never run.
+    if (first !== undefined) throw new InvalidArgumentError("config", `${path}: rows ${first} and ${i} are the same config (${name})`);
+    names.set(name, i);
   }
   return parsed.data;
 }
 
 /**
- * Rows with the ablation replaced (`--ablation bare`); rows that name the same config are
- * kept once, so no resume key is ever planned twice.
+ * Rows with the ablation replaced (`--ablation bare`); rows that differed only in their
+ * ablation become one config then, and are kept once, so no resume key is planned twice.
  */
 export function withAblation(config: BatchConfig, ablation: string | undefined): BatchRow[] {
-  if (ablation !== undefined) getAblation(ablation);
+  if (ablation === undefined) return config.rows;
+  getAblation(ablation);
   const seen = new Set<string>();
   return config.rows
-    .map((r) => (ablation === undefined ? r : { ...r, ablation }))
+    .map((r) => ({ ...r, ablation }))
     .filter((r) => {
       const k = configName({ ...r, ablation: { name: r.ablation } });
       if (seen.has(k)) return false;
@@ -76,7 +84,7 @@ export function withAblation(config: BatchConfig, ablation: string | undefined):
 }
 
 /** @example runConfigFor(loadBatchConfig("sim").rows[0]!, 42).ablation.name // "reforged" */
-export function runConfigFor(row: BatchRow, seed: number): RunConfig {
+export function runConfigFor(row: BatchRow, seed: number, timeoutMs?: number): RunConfig {
   return {
     backend: row.backend,
     model: row.model,
@@ -84,6 +92,9 @@ export function runConfigFor(row: BatchRow, seed: number): RunConfig {
     ablation: getAblation(row.ablation),
     compactStrategy: row.compactStrategy,
     stream: row.stream,
+    ...(row.think !== undefined ? { think: row.think } : {}),
+    ...(row.baseUrl ? { baseUrl: row.baseUrl } : {}),
+    ...(row.ggufPath ? { ggufPath: row.ggufPath } : {}),
     seed,
     makeClient: clientFactory({
       backend: row.backend,
@@ -92,6 +103,7 @@ export function runConfigFor(row: BatchRow, seed: number): RunConfig {
       ...(row.think !== undefined ? { think: row.think } : {}),
       ...(row.baseUrl ? { baseUrl: row.baseUrl } : {}),
       ...(row.ggufPath ? { ggufPath: row.ggufPath } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(row.backend === "anthropic" && process.env.ANTHROPIC_API_KEY ? { apiKey: process.env.ANTHROPIC_API_KEY } : {}),
     }),
   };
@@ -102,6 +114,8 @@ export interface BatchOptions {
   runs: number;
   out: string;
   ablation?: string;
+  /** Client request timeout (ms) for real backends. */
+  timeoutMs?: number;
   onRecord?: (record: RunRecord) => void;
   log?: (line: string) => void;
 }
@@ -131,8 +145,17 @@ export async function runBatch(options: BatchOptions): Promise<{ ran: number; sk
   let ran = 0;
   let skipped = 0;
   for (const row of withAblation(options.config, options.ablation)) {
-    const config = runConfigFor(row, options.config.seed);
-    skipped += planKeys({ scenarios, runs: options.runs, config }).filter((k) => skip.has(k.key)).length;
+    const config = runConfigFor(row, options.config.seed, options.timeoutMs);
+    const planned = planKeys({ scenarios, runs: options.runs, config });
+    const todo = planned.filter((k) => !skip.has(k.key));
+    skipped += planned.length - todo.length;
+    if (todo.length > 0 && row.backend !== "sim") {
+      // Fail before the first run, not once per run: a dead backend would turn every run into a FAIL line.
+      const first = scenarios[0]!;
+      const client = await config.makeClient({ scenario: first, instance: first.build(), seed: 0 });
+      const problem = await unreachable(client, backendLabel(row));
+      if (problem) throw new BackendError(0, "", `${configName(config)}: ${problem}`);
+    }
     await runEval({
       scenarios,
       runs: options.runs,

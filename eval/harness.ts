@@ -19,15 +19,33 @@ export interface RunConfig {
   ablation: AblationConfig;
   compactStrategy: CompactStrategyName;
   stream: boolean;
+  /** Set only when chosen: they change the backend's behaviour, so they are part of the config's name. */
+  think?: boolean;
+  baseUrl?: string;
+  ggufPath?: string;
   /** Base seed; each (scenario, run index) derives its own, identical across configs. */
   seed: number;
   makeClient: ClientFactory;
 }
 
-/** @example configName({ backend: "sim", model: "small-model", ablation: { name: "bare" }, compactStrategy: "tiered" }) // "sim:small-model@bare" */
-export function configName(c: Pick<RunConfig, "backend" | "model" | "mode" | "compactStrategy"> & { ablation: { name: string } }): string {
-  const strategy = c.compactStrategy === "tiered" ? "" : `+${c.compactStrategy}`;
-  return `${c.backend}:${c.model}${c.mode ? `:${c.mode}` : ""}@${c.ablation.name}${strategy}`;
+/**
+ * The config's name, and so the resume key's first part: every field that changes behaviour
+ * is in it (defaults are left out, so names stay short and old result files keep resuming).
+ *
+ * @example configName({ backend: "sim", model: "small-model", ablation: { name: "bare" }, compactStrategy: "tiered" }) // "sim:small-model@bare"
+ * @example configName({ backend: "ollama", model: "qwen3:8b", ablation: { name: "reforged" }, compactStrategy: "tiered", stream: true, think: false }) // "ollama:qwen3:8b@reforged+stream+think=false"
+ */
+export function configName(
+  c: Pick<RunConfig, "backend" | "model" | "mode" | "compactStrategy" | "think" | "baseUrl" | "ggufPath"> & { ablation: { name: string }; stream?: boolean | undefined },
+): string {
+  const extras = [
+    c.compactStrategy === "tiered" ? "" : `+${c.compactStrategy}`,
+    c.stream ? "+stream" : "",
+    c.think === undefined ? "" : `+think=${c.think}`,
+    c.baseUrl ? `+url=${c.baseUrl}` : "",
+    c.ggufPath ? `+gguf=${c.ggufPath}` : "",
+  ];
+  return `${c.backend}:${c.model}${c.mode ? `:${c.mode}` : ""}@${c.ablation.name}${extras.join("")}`;
 }
 
 /** FNV-1a of `${seed}|${scenario}|${runIndex}`: same pair, same seed, whatever the config. */

@@ -32,6 +32,13 @@ export function progressLine(done: number, total: number, passed: number, elapse
   return `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${done}/${total}  pass ${Math.round(rate * 100)}%  ETA ${formatEta(eta)}`;
 }
 
+/** "BackendError: No usable HTTP answer from ..." (clipped), or the wrong answer's error type. */
+function failure(record: RunRecord): string {
+  if (!record.errorType) return "";
+  const message = record.errorMessage ? `: ${record.errorMessage.replaceAll("\n", " ").slice(0, 200)}` : "";
+  return `${record.errorType}${message}`;
+}
+
 /**
  * @example
  * const p = createProgress({ total: 145 }); p.tick(record); p.done();
@@ -48,9 +55,12 @@ export function createProgress(options: ProgressOptions): Progress {
       done++;
       if (record.correct) passed++;
       const line = progressLine(done, options.total, passed, now() - start);
-      if (tty) out.write(`\r${line}\x1b[K`);
-      else {
-        const verdict = record.correct ? "PASS" : `FAIL ${record.errorType ?? ""}`.trimEnd();
+      if (tty) {
+        // A failure with an error is worth a line of its own above the bar.
+        if (record.errorType) out.write(`\r\x1b[K${record.config} ${record.scenario}#${record.runIndex} FAIL ${failure(record)}\n`);
+        out.write(`\r${line}\x1b[K`);
+      } else {
+        const verdict = record.correct ? "PASS" : `FAIL ${failure(record)}`.trimEnd();
         out.write(`[${done}/${options.total}] ${record.config} ${record.scenario}#${record.runIndex} ${verdict} it=${record.iterations} (pass ${Math.round((passed / done) * 100)}%)\n`);
       }
     },

@@ -45,12 +45,21 @@ export function resumeKey(config: string, scenario: string, runIndex: number): s
   return `${config}|${scenario}|${runIndex}`;
 }
 
-/** Parse JSONL text; a malformed line is an error naming its line number. */
-export function parseRecords(text: string, source = "<jsonl>"): RunRecord[] {
+/**
+ * Parse JSONL text; a malformed line is an error naming its line number. The one exception is
+ * a last line without its newline (a run killed mid-write): it is skipped and reported through
+ * `onPartial`, since the batch that resumes will redo that run.
+ */
+export function parseRecords(text: string, source = "<jsonl>", onPartial?: (message: string) => void): RunRecord[] {
   const out: RunRecord[] = [];
   const lines = text.split("\n");
+  const partial = text.endsWith("\n") ? -1 : lines.length - 1;
   for (const [i, line] of lines.entries()) {
     if (line.trim() === "") continue;
+    if (i === partial && onPartial && !isRecordLine(line)) {
+      onPartial(`${source}:${i + 1}: skipped an incomplete last line (${line.length} chars) left by an interrupted run`);
+      continue;
+    }
     let json: unknown;
     try {
       json = JSON.parse(line);
@@ -64,17 +73,27 @@ export function parseRecords(text: string, source = "<jsonl>"): RunRecord[] {
   return out;
 }
 
-/** @example readRecords("eval_results.jsonl") */
-export function readRecords(path: string): RunRecord[] {
+function isRecordLine(line: string): boolean {
+  try {
+    return RunRecordSchema.safeParse(JSON.parse(line)).success;
+  } catch {
+    return false;
+  }
+}
+
+const stderrLog = (line: string) => process.stderr.write(`${line}\n`);
+
+/** @example readRecords("eval_results.jsonl") // [] when the file does not exist yet */
+export function readRecords(path: string, log: (line: string) => void = stderrLog): RunRecord[] {
   if (!existsSync(path)) return [];
-  return parseRecords(readFileSync(path, "utf8"), path);
+  return parseRecords(readFileSync(path, "utf8"), path, (m) => log(`[eval] ${m}`));
 }
 
 /**
  * Open a results file for appending. A run killed mid-write can leave a partial last line
  * (no trailing newline); it is cut off here — loudly — so the run is simply redone.
  */
-export function openResults(path: string, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): { records: RunRecord[]; append(record: RunRecord): void } {
+export function openResults(path: string, log: (line: string) => void = stderrLog): { records: RunRecord[]; append(record: RunRecord): void } {
   if (existsSync(path)) {
     const text = readFileSync(path, "utf8");
     if (text.length > 0 && !text.endsWith("\n")) {
@@ -83,7 +102,7 @@ export function openResults(path: string, log: (line: string) => void = (l) => p
       truncateSync(path, Buffer.byteLength(text.slice(0, keep)));
     }
   }
-  const records = readRecords(path);
+  const records = readRecords(path, log);
   return {
     records,
     // One write per line: the line and its newline land together or not at all for the reader.

@@ -7,12 +7,18 @@ import type { BenchRow, BenchSuite } from "./harness.js";
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const wanted = process.argv.slice(2);
 const files = (await readdir(dir)).filter((f) => f.endsWith(".bench.ts")).sort();
+const suites: BenchSuite[] = [];
+for (const file of files) suites.push(((await import(pathToFileURL(path.join(dir, file)).href)) as { suite: BenchSuite }).suite);
+const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));
+if (unknown.length > 0) {
+  console.error(`unknown bench suite${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => `"${u}"`).join(", ")}; use ${suites.map((s) => s.name).join(", ")}`);
+  process.exit(2);
+}
 const rows: BenchRow[] = [];
-for (const file of files) {
-  const mod = (await import(pathToFileURL(path.join(dir, file)).href)) as { suite: BenchSuite };
-  if (wanted.length > 0 && !wanted.includes(mod.suite.name)) continue;
-  process.stderr.write(`running ${mod.suite.name} ...\n`);
-  rows.push(...(await mod.suite.run()));
+for (const suite of suites) {
+  if (wanted.length > 0 && !wanted.includes(suite.name)) continue;
+  process.stderr.write(`running ${suite.name} ...\n`);
+  rows.push(...(await suite.run()));
 }
 const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toPrecision(3));
 const widths = [20, 44, 12, 10];

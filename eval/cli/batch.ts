@@ -2,17 +2,30 @@
  * `npm run eval:batch -- --config sim --runs 5 [--out eval_results.jsonl] [--ablation bare] [--progress]`
  * Appends one JSONL line per run and resumes from the file; `--progress` only reports.
  */
+import { runCli } from "../../src/cli/run-cli.js";
 import { InvalidArgumentError } from "../../src/core/index.js";
 import { batchProgress, loadBatchConfig, runBatch } from "../batch.js";
 import { createProgress } from "../progress.js";
 import { readRecords } from "../run-record.js";
 import { int, one, parseFlags } from "./args.js";
 
-const SPEC = { config: "one", runs: "one", out: "one", ablation: "one", progress: "bool", seed: "one", help: "bool" } as const;
+const SPEC = { config: "one", runs: "one", out: "one", ablation: "one", progress: "bool", seed: "one", timeout: "one", help: "bool" } as const;
 
-async function main(argv: string[]): Promise<void> {
+const HELP = `usage: npm run eval:batch -- --config <name|path> --runs N [--out file.jsonl] [--ablation preset] [--seed S] [--timeout ms] [--progress]
+
+  --config    a name in eval/configs/ or a path; rows that would share a name are an error
+  --out       JSONL results file (default eval_results.jsonl); runs already in it are skipped,
+              so a killed batch resumes where it stopped (an incomplete last line is redone)
+  --progress  only report how many planned runs each row has in the file, then exit
+  --timeout   per backend request: headers wait and idle gap, ms (default 300000)
+
+Each real backend is asked for its model list before its first run; if it does not answer the
+batch stops there (exit 1). Exit codes: 0 done, 1 a backend is unreachable or a run could not
+start, 2 bad flags or config.`;
+
+async function main(argv: readonly string[]): Promise<number | void> {
   const p = parseFlags(argv, SPEC);
-  if (p.flags.help) return void console.log("usage: npm run eval:batch -- --config <name|path> --runs N [--out file.jsonl] [--ablation preset] [--seed S] [--progress]");
+  if (p.flags.help) return void console.log(HELP);
   const name = one(p, "config");
   if (!name) throw new InvalidArgumentError("--config", "required (a name in eval/configs/ or a path)");
   const config = loadBatchConfig(name);
@@ -22,7 +35,9 @@ async function main(argv: string[]): Promise<void> {
   if (runs < 1) throw new InvalidArgumentError("--runs", "must be at least 1");
   const out = one(p, "out") ?? "eval_results.jsonl";
   const ablation = one(p, "ablation");
-  const options = { config, runs, out, ...(ablation ? { ablation } : {}) };
+  const timeoutMs = one(p, "timeout") === undefined ? undefined : int(p, "timeout", 0);
+  if (timeoutMs === 0) throw new InvalidArgumentError("--timeout", "must be at least 1 ms");
+  const options = { config, runs, out, ...(ablation ? { ablation } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
 
   if (p.flags.progress) {
     for (const row of batchProgress(options, readRecords(out))) {
@@ -38,7 +53,4 @@ async function main(argv: string[]): Promise<void> {
   console.log(`batch ${config.name}: ${ran} run(s) appended to ${out}, ${skipped} already there`);
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  console.error(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
-  process.exitCode = 1;
-});
+runCli(main, process.argv.slice(2));

@@ -2,7 +2,8 @@
  * `npm run eval:report -- results.jsonl [--list-only] [--markdown dir] [--html file]
  *  [--ablation a b] [--tags t]`
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { runCli } from "../../src/cli/run-cli.js";
 import { InvalidArgumentError } from "../../src/core/index.js";
 import { writeMarkdownReports } from "../report/markdown.js";
 import { renderHtml } from "../report/html.js";
@@ -14,11 +15,18 @@ import { many, one, parseFlags } from "./args.js";
 
 const SPEC = { markdown: "one", html: "one", ablation: "many", tags: "many", "list-only": "bool", title: "one", help: "bool" } as const;
 
-function main(argv: string[]): void {
+const HELP = `usage: npm run eval:report -- results.jsonl [--list-only] [--markdown dir] [--html file] [--ablation a b] [--tags t] [--title T]
+
+An incomplete last line (a batch killed mid-write) is skipped with a note; any other line that
+is not a run record is an error naming file:line. Exit codes: 0 done, 2 bad flags, a file that
+does not exist or has no matching runs.`;
+
+function main(argv: readonly string[]): void {
   const p = parseFlags(argv, SPEC);
-  if (p.flags.help) return void console.log("usage: npm run eval:report -- results.jsonl [--list-only] [--markdown dir] [--html file] [--ablation a b] [--tags t]");
+  if (p.flags.help) return void console.log(HELP);
   const file = p.positional[0];
   if (!file) throw new InvalidArgumentError("results", "give the JSONL file to report on");
+  if (!existsSync(file)) throw new InvalidArgumentError("results", `${file} does not exist`);
   const records = filterRecords(readRecords(file), { ablations: many(p, "ablation"), tags: many(p, "tags") });
   if (records.length === 0) throw new InvalidArgumentError("results", `${file} has no runs matching the filters`);
   const data = buildReportData(records);
@@ -34,9 +42,4 @@ function main(argv: string[]): void {
   }
 }
 
-try {
-  main(process.argv.slice(2));
-} catch (error: unknown) {
-  console.error(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
-  process.exitCode = 1;
-}
+runCli(main, process.argv.slice(2));

@@ -4,6 +4,8 @@
  */
 import { InvalidArgumentError } from "../../src/core/index.js";
 import { getAblation } from "../ablation.js";
+import { backendLabel, unreachable } from "../../src/cli/backends.js";
+import { runCli } from "../../src/cli/run-cli.js";
 import { assertBackend, clientFactory, type BackendOptions } from "../backends.js";
 import { runEval, type CompactStrategyName } from "../harness.js";
 import { createProgress } from "../progress.js";
@@ -17,13 +19,22 @@ import { int, many, one, parseFlags } from "./args.js";
 const SPEC = {
   backend: "one", model: "one", runs: "one", scenario: "many", tags: "many", ablation: "one", stream: "bool",
   think: "one", "compact-strategy": "one", seed: "one", probe: "bool", out: "one", "base-url": "one",
-  mode: "one", gguf: "one", list: "bool", help: "bool",
+  mode: "one", gguf: "one", timeout: "one", list: "bool", help: "bool",
 } as const;
 
 const HELP = `usage: npm run eval -- [--backend sim|ollama|llamaserver|llamafile|openai|anthropic] [--model M]
   [--runs N] [--scenario a b ...] [--tags t ...] [--ablation reforged|no_rescue|no_nudge|no_steps|no_recovery|no_compact|bare]
   [--stream] [--think true|false] [--compact-strategy tiered|sliding|none] [--seed S] [--out results.jsonl]
-  [--base-url URL] [--mode native|prompt|auto] [--gguf path] [--probe] [--list]`;
+  [--base-url URL] [--mode native|prompt|auto] [--gguf path] [--timeout ms] [--probe] [--list]
+
+  --probe     report the context budget the backend resolves to ("unreachable" if it does not answer)
+  --timeout   per backend request: headers wait and idle gap, ms (default 300000)
+  --out FILE  also append every run to a JSONL file (see eval:batch for resumable batches;
+              eval:batch --progress shows how far a batch file is)
+
+A real backend is asked for its model list before the first run; if it does not answer the
+command says so and exits 1. Exit codes: 0 done, 1 a run could not start or the backend is
+unreachable, 2 bad flags.`;
 
 function parseBool(name: string, raw: string | undefined): boolean | undefined {
   if (raw === undefined) return undefined;
@@ -31,7 +42,7 @@ function parseBool(name: string, raw: string | undefined): boolean | undefined {
   return raw === "true";
 }
 
-async function main(argv: string[]): Promise<void> {
+async function main(argv: readonly string[]): Promise<number | void> {
   const p = parseFlags(argv, SPEC);
   if (p.flags.help) return void console.log(HELP);
   if (p.flags.list) {
@@ -46,30 +57,45 @@ async function main(argv: string[]): Promise<void> {
   if (!["tiered", "sliding", "none"].includes(strategy)) throw new InvalidArgumentError("--compact-strategy", `use tiered, sliding or none, not "${strategy}"`);
   const think = parseBool("think", one(p, "think"));
   const mode = one(p, "mode");
+  const timeoutMs = one(p, "timeout") === undefined ? undefined : int(p, "timeout", 0);
+  if (timeoutMs === 0) throw new InvalidArgumentError("--timeout", "must be at least 1 ms");
   const backendOptions: BackendOptions = {
     backend, model,
     ...(mode ? { mode } : {}),
     ...(think !== undefined ? { think } : {}),
     ...(one(p, "base-url") ? { baseUrl: one(p, "base-url")! } : {}),
     ...(one(p, "gguf") ? { ggufPath: one(p, "gguf")! } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(process.env.ANTHROPIC_API_KEY && backend === "anthropic" ? { apiKey: process.env.ANTHROPIC_API_KEY } : {}),
     ...(process.env.OPENAI_API_KEY && backend === "openai" ? { apiKey: process.env.OPENAI_API_KEY } : {}),
   };
   const scenarios = selectScenarios({ names: many(p, "scenario"), tags: many(p, "tags") });
   const makeClient = clientFactory(backendOptions);
 
+  const runs = int(p, "runs", 5);
+  if (runs < 1) throw new InvalidArgumentError("--runs", "must be at least 1");
+  const ablation = getAblation(one(p, "ablation") ?? "reforged");
+  const first = scenarios[0] ?? ALL_SCENARIOS[0]!;
+  const client = await makeClient({ scenario: first, instance: first.build(), seed: 0 });
+  const problem = await unreachable(client, backendLabel(backendOptions));
   if (p.flags.probe) {
-    const first = scenarios[0] ?? ALL_SCENARIOS[0]!;
-    const client = await makeClient({ scenario: first, instance: first.build(), seed: 0 });
+    if (problem) {
+      console.log(problem);
+      return 1;
+    }
     for (const line of await probeLines(backend, model, client, scenarios)) console.log(line);
     return;
   }
-
-  const runs = int(p, "runs", 5);
-  if (runs < 1) throw new InvalidArgumentError("--runs", "must be at least 1");
+  if (problem) {
+    console.error(problem);
+    return 1;
+  }
   const config = {
-    backend, model, ...(mode ? { mode } : {}), ablation: getAblation(one(p, "ablation") ?? "reforged"),
+    backend, model, ...(mode ? { mode } : {}), ablation,
     compactStrategy: strategy, stream: Boolean(p.flags.stream), seed: int(p, "seed", 42), makeClient,
+    ...(think !== undefined ? { think } : {}),
+    ...(backendOptions.baseUrl ? { baseUrl: backendOptions.baseUrl } : {}),
+    ...(backendOptions.ggufPath ? { ggufPath: backendOptions.ggufPath } : {}),
   };
   const out = one(p, "out");
   const file = out ? openResults(out) : undefined;
@@ -85,7 +111,4 @@ async function main(argv: string[]): Promise<void> {
   console.log(renderTable(buildReportData(records)));
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  console.error(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
-  process.exitCode = 1;
-});
+runCli(main, process.argv.slice(2));
