@@ -27,7 +27,7 @@ import {
   type ClientLogger,
 } from "./http.js";
 import { toPromptModeMessages } from "./llamafile-prompt.js";
-import { listOpenAIModels, sendChatCompletion, streamChatCompletion, toWireTools, type ChatCallContext } from "./openai-wire.js";
+import { listOpenAIModels, sendChatCompletion, streamChatCompletion, toolsForRescue, toWireTools, type ChatCallContext } from "./openai-wire.js";
 import { authHeaders, openAIBody } from "./request-overrides.js";
 import { trackedStream } from "./stream-retry.js";
 
@@ -221,7 +221,7 @@ export class LlamafileClient implements LLMClient {
       headers: authHeaders(undefined, options.request),
       timeoutMs: this.timeoutMs,
       signal: options.signal,
-      availableTools: (tools ?? []).map((t) => t.name),
+      ...toolsForRescue(tools),
       think: this.think,
     };
   }
@@ -271,6 +271,7 @@ function rescueFromServerError(error: unknown, tools: ToolSpec[] | undefined): L
   } catch {
     // Not JSON: the raw body is the text to search.
   }
-  const calls = rescueToolCall(text, tools.map((t) => t.name));
+  const { availableTools, schemas } = toolsForRescue(tools);
+  const calls = rescueToolCall(text, availableTools, schemas);
   return calls.length > 0 ? { type: "tool_calls", toolCalls: calls } : undefined;
 }

@@ -25,7 +25,7 @@ import {
   type HttpResponse,
 } from "./http.js";
 import { parseNdjson } from "./ndjson.js";
-import { assembleResponse, toWireTools, type RawAssistantMessage } from "./openai-wire.js";
+import { assembleResponse, toolsForRescue, toWireTools, type RawAssistantMessage } from "./openai-wire.js";
 import { authHeaders, ollamaBody } from "./request-overrides.js";
 import { trackedStream } from "./stream-retry.js";
 
@@ -162,7 +162,7 @@ export class OllamaClient implements LLMClient {
   }
 
   private toResponse(message: RawAssistantMessage, tools: ToolSpec[] | undefined, usage: Usage | undefined): LLMResponse {
-    return assembleResponse(message, { availableTools: (tools ?? []).map((t) => t.name), think: this.think, usage });
+    return assembleResponse(message, { ...toolsForRescue(tools), think: this.think, usage });
   }
 
   /** POST /api/chat; in auto think mode a "does not support thinking" refusal is answered once by dropping think. */

@@ -7,7 +7,7 @@ import type { LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, 
 import { isPlainObject, type WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { checkNumber, checkPositiveInt, checkRecord, checkString, checkUrl, httpCall, isBackendError, joinUrl, parseJsonBody, requireOptionsObject } from "./http.js";
-import { listOpenAIModels, sendChatCompletion, streamChatCompletion, toWireTools, type ChatCallContext } from "./openai-wire.js";
+import { listOpenAIModels, sendChatCompletion, streamChatCompletion, toolsForRescue, toWireTools, type ChatCallContext } from "./openai-wire.js";
 import { authHeaders, openAIBody } from "./request-overrides.js";
 import { trackedStream } from "./stream-retry.js";
 
@@ -103,7 +103,7 @@ export class OpenAICompatClient implements LLMClient {
       headers: authHeaders(this.headers, options.request),
       timeoutMs: this.timeoutMs,
       signal: options.signal,
-      availableTools: (tools ?? []).map((t) => t.name),
+      ...toolsForRescue(tools),
     };
   }
 

@@ -38,6 +38,8 @@ export interface RawAssistantMessage {
 
 export interface AssembleOptions {
   availableTools: readonly string[];
+  /** Tool name → parameters JSON Schema: types values that text-only formats carry as strings. */
+  schemas?: Readonly<Record<string, unknown>> | undefined;
   /** false discards all reasoning; undefined/true capture it. */
   think?: boolean | undefined;
   usage?: Usage | undefined;
@@ -61,7 +63,7 @@ export function assembleResponse(message: RawAssistantMessage, options: Assemble
   });
   let rescued = false;
   if (toolCalls.length === 0 && options.availableTools.length > 0) {
-    const extracted = extractToolCalls(split.content, options.availableTools);
+    const extracted = extractToolCalls(split.content, options.availableTools, options.schemas);
     toolCalls = extracted.toolCalls;
     rescued = toolCalls.length > 0;
     reasoning ??= nonEmpty(extracted.reasoning);
@@ -166,6 +168,7 @@ export interface ChatCallContext {
   timeoutMs: number;
   signal?: AbortSignal | undefined;
   availableTools: readonly string[];
+  schemas?: Readonly<Record<string, unknown>> | undefined;
   think?: boolean | undefined;
 }
 
@@ -178,7 +181,7 @@ export interface ChatCallContext {
 export async function sendChatCompletion(body: Record<string, unknown>, ctx: ChatCallContext): Promise<LLMResponse> {
   const res = await httpCall(ctx.url, { method: "POST", json: body, headers: ctx.headers, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
   const { message, usage } = parseChatCompletion(parseJsonBody(await res.text(), res.statusCode), res.statusCode);
-  return assembleResponse(message, { availableTools: ctx.availableTools, think: ctx.think, usage });
+  return assembleResponse(message, { availableTools: ctx.availableTools, schemas: ctx.schemas, think: ctx.think, usage });
 }
 
 /**
@@ -210,7 +213,7 @@ export async function* streamChatCompletion(body: Record<string, unknown>, ctx: 
   if (!done && assembler.finishReason === undefined) {
     throw new StreamError("Malformed stream: ended before [DONE] or a finish_reason");
   }
-  const response = assembleResponse(assembler.message(), { availableTools: ctx.availableTools, think: ctx.think, usage: assembler.usage });
+  const response = assembleResponse(assembler.message(), { availableTools: ctx.availableTools, schemas: ctx.schemas, think: ctx.think, usage: assembler.usage });
   yield { type: "final", response };
 }
 
@@ -255,4 +258,17 @@ export async function listOpenAIModels(
     if (typeof entry.created === "number") info.created = entry.created;
     return [info];
   });
+}
+
+/**
+ * What the rescue parsers need to know about the tools on offer: their names, and their
+ * parameter schemas (to type values that text-only call formats carry as strings).
+ *
+ * @example
+ * const { availableTools, schemas } = toolsForRescue([weather.spec]); // ["get_weather"], { get_weather: {...} }
+ */
+export function toolsForRescue(tools: readonly ToolSpec[] | undefined): { availableTools: string[]; schemas: Record<string, unknown> } {
+  const schemas: Record<string, unknown> = {};
+  for (const t of tools ?? []) schemas[t.name] = t.parameters;
+  return { availableTools: (tools ?? []).map((t) => t.name), schemas };
 }

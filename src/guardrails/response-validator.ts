@@ -102,6 +102,14 @@ function validateCall(call: ToolCall, tools: ValidatorTools, names: readonly str
   return { ok: true, call: validated };
 }
 
+/** Tool name → parameters JSON Schema, so rescue can type values a format carries as text. */
+function schemasOf(tools: ValidatorTools): Record<string, unknown> | undefined {
+  if (isToolNameList(tools)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [name, tool] of Object.entries(tools)) out[name] = tool.spec.parameters;
+  return out;
+}
+
 /**
  * Validate one model response.
  *
@@ -116,7 +124,7 @@ export function validateResponse(response: LLMResponse, options: ValidateOptions
   let calls: ToolCall[];
   let rescued = false;
   if (response.type === "text") {
-    calls = rescueEnabled ? rescueToolCall(response.content, names) : [];
+    calls = rescueEnabled ? rescueToolCall(response.content, names, schemasOf(tools)) : [];
     if (calls.length === 0) return { kind: "retry", nudge: retryNudge(response.content, names), raw: response.content };
     rescued = true;
   } else {

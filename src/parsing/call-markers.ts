@@ -25,6 +25,11 @@ const MARKERS = [
   "<｜DSML｜",
   "<|START_ACTION|>",
   "<arg_key>",
+  "<start_function_call>",
+  "<|tool▁call",
+  "<function_calls>",
+  '<invoke name="',
+  "<parameter=",
 ];
 
 /**

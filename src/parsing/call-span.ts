@@ -16,12 +16,14 @@ export interface CallSpan {
 export interface ScanContext {
   readonly text: string;
   readonly json: JsonScanner;
+  /** The tools on offer, for the few readings that are only calls when they name one. */
+  readonly tools?: ReadonlySet<string> | undefined;
 }
 
 export type FamilyParser = (ctx: ScanContext) => CallSpan[];
 
-export function scanContext(text: string): ScanContext {
-  return { text, json: new JsonScanner(text) };
+export function scanContext(text: string, tools?: ReadonlySet<string>): ScanContext {
+  return { text, json: new JsonScanner(text), tools };
 }
 
 export function makeCall(tool: string, args: unknown, id?: string): ToolCall {
@@ -68,4 +70,23 @@ export function jsonThenCloser(
   const after = skipWs(text, valueEnd);
   const closed = text.startsWith(closer, after);
   return { start, valueEnd, end: closed ? after + closer.length : valueEnd, closed };
+}
+
+/**
+ * Argument values some formats carry only as text (Qwen3-Coder `<parameter=k>`, GLM
+ * `<arg_value>`, MiniMax-M2 `<parameter name>`, DSML `string="true"`). The call's `args` hold
+ * the schema-free reading (tagged-value.ts); the text is kept on the side so the rescuer can
+ * type each value from the tool's JSON Schema when it has one (schema-args.ts).
+ */
+const TEXT_ARGS = new WeakMap<ToolCall, Record<string, string>>();
+
+/** A call whose listed values arrived as text; `args` may hold other, already typed values too. */
+export function makeTextCall(tool: string, args: Record<string, unknown>, textArgs: Record<string, string>): ToolCall {
+  const call = makeCall(tool, args);
+  if (Object.keys(textArgs).length > 0) TEXT_ARGS.set(call, textArgs);
+  return call;
+}
+
+export function textArgsOf(call: ToolCall): Record<string, string> | undefined {
+  return TEXT_ARGS.get(call);
 }

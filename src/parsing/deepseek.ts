@@ -1,6 +1,6 @@
 /**
- * DeepSeek tool-call tokens (fullwidth bars "｜" U+FF5C and "▁" U+2581; the "_" spelling that
- * some distills emit is accepted too):
+ * DeepSeek tool-call tokens (fullwidth bars "｜" U+FF5C and "▁" U+2581; the "_" spelling and
+ * the ASCII-bar `<|tool▁call▁begin|>` spelling that R1 distills emit are accepted too):
  * - V3 / R1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{…}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>`
  * - V3.1 / V3.2: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`
  */
@@ -9,11 +9,16 @@ import { identEnd, jsonThenCloser, makeCall } from "./call-span.js";
 import { argsFromText, decodeArgs } from "./call-object.js";
 import { decodeJsonSpan, nextFinder, skipWs } from "./json-scan.js";
 
-const tok = (words: string, sep: string) => `<｜${words.split(" ").join(sep)}｜>`;
-const SPELLINGS = ["▁", "_"].map((sep) => ({
-  begin: tok("tool call begin", sep),
-  sep: tok("tool sep", sep),
-  end: tok("tool call end", sep),
+const tok = (words: string, sep: string, bar: string) => `<${bar}${words.split(" ").join(sep)}${bar}>`;
+// ASCII bars only with "▁": `<|tool_call_begin|>` is Kimi's token, not DeepSeek's.
+const SPELLINGS = [
+  ["▁", "｜"],
+  ["_", "｜"],
+  ["▁", "|"],
+].map(([sep, bar]) => ({
+  begin: tok("tool call begin", sep!, bar!),
+  sep: tok("tool sep", sep!, bar!),
+  end: tok("tool call end", sep!, bar!),
 }));
 
 export function parseDeepSeek(ctx: ScanContext): CallSpan[] {

@@ -3,7 +3,7 @@
  * (the body inside <tool_call> is handed over by hermes.ts). Values follow tagged-value.ts.
  */
 import type { ToolCall } from "../core/llm.js";
-import { identEnd, makeCall } from "./call-span.js";
+import { identEnd, makeTextCall } from "./call-span.js";
 import { nextFinder } from "./json-scan.js";
 import { decodeTaggedValue } from "./tagged-value.js";
 
@@ -19,6 +19,7 @@ export function parseGlmBody(body: string): ToolCall | undefined {
   if (nameEnd === nameStart) return undefined;
   const tool = body.slice(nameStart, nameEnd);
   const args: Record<string, unknown> = {};
+  const text: Record<string, string> = {};
   const keyClose = nextFinder(body, KEY_CLOSE);
   const valueClose = nextFinder(body, VALUE_CLOSE);
   let i = nameEnd;
@@ -33,10 +34,11 @@ export function parseGlmBody(body: string): ToolCall | undefined {
     if (!body.startsWith(VALUE_OPEN, i)) return undefined;
     const vEnd = valueClose(i);
     if (vEnd < 0) return undefined;
-    args[key] = decodeTaggedValue(body.slice(i + VALUE_OPEN.length, vEnd));
+    text[key] = body.slice(i + VALUE_OPEN.length, vEnd);
+    args[key] = decodeTaggedValue(text[key]);
     i = vEnd + VALUE_CLOSE.length;
   }
-  return makeCall(tool, args);
+  return makeTextCall(tool, args, text);
 }
 
 function skipSpace(s: string, pos: number): number {

@@ -7,7 +7,7 @@
  */
 import type { ToolCall } from "../core/llm.js";
 import type { CallSpan, ScanContext } from "./call-span.js";
-import { identEnd, makeCall } from "./call-span.js";
+import { identEnd, makeCall, makeTextCall } from "./call-span.js";
 import { argsFromText } from "./call-object.js";
 import { nextFinder } from "./json-scan.js";
 import { decodeTaggedValue } from "./tagged-value.js";
@@ -52,6 +52,7 @@ export function parseFunctionBlock(block: string): ToolCall | undefined {
   const trimmed = body.trim();
   if (trimmed.startsWith("{")) return makeCall(tool, argsFromText(trimmed));
   const args: Record<string, unknown> = {};
+  const text: Record<string, string> = {};
   const findClose = nextFinder(body, P_CLOSE);
   const findOpen = nextFinder(body, P_OPEN);
   let i = 0;
@@ -73,10 +74,11 @@ export function parseFunctionBlock(block: string): ToolCall | undefined {
       valueEnd = next >= 0 ? next : body.length;
       after = valueEnd;
     }
-    args[key] = decodeTaggedValue(stripLayoutNewlines(body.slice(keyEnd + 1, valueEnd)));
+    text[key] = stripLayoutNewlines(body.slice(keyEnd + 1, valueEnd));
+    args[key] = decodeTaggedValue(text[key]);
     i = after;
   }
-  return makeCall(tool, args);
+  return makeTextCall(tool, args, text);
 }
 
 function stripLayoutNewlines(raw: string): string {

@@ -9,20 +9,23 @@ import { scanContext } from "./call-span.js";
 import { parseCommandR } from "./command-r.js";
 import { parseDeepSeek } from "./deepseek.js";
 import { parseFunctionary } from "./functionary.js";
+import { parseGemma } from "./gemma.js";
 import { parseGranite, parsePhiFunctools } from "./granite.js";
 import { parseHarmony } from "./harmony.js";
 import { parseToolCallTags } from "./hermes.js";
+import { parseInvokeXml } from "./invoke-xml.js";
 import { parseEmbeddedJson, parseFencedJson, parsePythonTag } from "./json-calls.js";
 import { parseKimi } from "./kimi.js";
 import { parseMistral, parseRehearsal } from "./mistral.js";
 import { parsePythonic } from "./pythonic.js";
 import { parseQwenCoder } from "./qwen-coder.js";
+import { typeTextArgs, type ToolSchemas } from "./schema-args.js";
 import { splitReasoning } from "./think.js";
 
 // Order breaks ties between regions with the same extent: specific markup before generic JSON.
 const PARSERS: readonly FamilyParser[] = [
-  parseToolCallTags, parseQwenCoder, parseMistral, parseRehearsal, parsePythonTag, parseGranite,
-  parsePhiFunctools, parseDeepSeek, parseKimi, parseHarmony, parseFunctionary, parseCommandR,
+  parseToolCallTags, parseQwenCoder, parseInvokeXml, parseGemma, parseMistral, parseRehearsal, parsePythonTag,
+  parseGranite, parsePhiFunctools, parseDeepSeek, parseKimi, parseHarmony, parseFunctionary, parseCommandR,
   parsePythonic, parseFencedJson, parseEmbeddedJson,
 ];
 
@@ -33,8 +36,8 @@ const PARSERS: readonly FamilyParser[] = [
  * @example
  * findCallSpans('x <tool_call>{"name":"a","arguments":{}}</tool_call>'); // [{ start: 2, end: 52, calls: [{ tool: "a", args: {} }] }]
  */
-export function findCallSpans(text: string): CallSpan[] {
-  const ctx = scanContext(text);
+export function findCallSpans(text: string, tools?: ReadonlySet<string>): CallSpan[] {
+  const ctx = scanContext(text, tools);
   const all = PARSERS.flatMap((parse, rank) => parse(ctx).map((span) => ({ span, rank })));
   all.sort((a, b) => a.span.start - b.span.start || b.span.end - a.span.end || a.rank - b.rank);
   const kept: CallSpan[] = [];
@@ -48,16 +51,18 @@ export function findCallSpans(text: string): CallSpan[] {
 }
 
 /**
- * Salvage tool calls a model wrote as text, in any supported family's syntax.
+ * Salvage tool calls a model wrote as text, in any supported family's syntax. With `schemas`
+ * (tool name → parameters JSON Schema), values that formats carry only as text are typed from
+ * the schema (schema-args.ts).
  *
  * @example
  * rescueToolCall('<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>', ["get_weather"]);
  * // → [{ tool: "get_weather", args: { city: "Paris" } }]
  */
-export function rescueToolCall(text: string, availableTools: readonly string[]): ToolCall[] {
+export function rescueToolCall(text: string, availableTools: readonly string[], schemas?: ToolSchemas): ToolCall[] {
   const tools = checkInputs(text, availableTools);
   const { content } = splitReasoning(text);
-  return findCallSpans(content).flatMap((s) => s.calls.filter((c) => tools.has(c.tool)));
+  return findCallSpans(content, tools).flatMap((s) => s.calls.filter((c) => tools.has(c.tool)).map((c) => typeTextArgs(c, schemas)));
 }
 
 /**
@@ -72,16 +77,17 @@ export function rescueToolCall(text: string, availableTools: readonly string[]):
 export function extractToolCalls(
   text: string,
   availableTools: readonly string[],
+  schemas?: ToolSchemas,
 ): { toolCalls: ToolCall[]; content: string; reasoning?: string } {
   const tools = checkInputs(text, availableTools);
   const { content: visible, reasoning } = splitReasoning(text);
   const toolCalls: ToolCall[] = [];
   let content = "";
   let pos = 0;
-  for (const span of findCallSpans(visible)) {
+  for (const span of findCallSpans(visible, tools)) {
     const calls = span.calls.filter((c) => tools.has(c.tool));
     if (calls.length === 0) continue;
-    toolCalls.push(...calls);
+    toolCalls.push(...calls.map((c) => typeTextArgs(c, schemas)));
     content += visible.slice(pos, span.start);
     pos = span.end;
   }
@@ -91,10 +97,13 @@ export function extractToolCalls(
 
 // Framing tokens that are never meant for a reader (section wrappers, stop tokens, Harmony headers).
 const FRAMING =
-  /<｜tool[▁_]calls[▁_](?:begin|end)｜>|<\|tool_calls_section_(?:begin|end)\|>|<\|(?:python_tag|python_start|python_end|eom_id|eot_id|return|end|call)\|>|<\|start\|>assistant|<\|channel\|>(?:final|commentary)<\|message\|>/g;
+  /<[｜|]tool[▁_]calls[▁_](?:begin|end)[｜|]>|<\|tool_calls_section_(?:begin|end)\|>|<\|(?:python_tag|python_start|python_end|eom_id|eot_id|return|end|call)\|>|<\|start\|>assistant|<\|channel\|>(?:final|commentary)<\|message\|>/g;
+// Wrappers around call blocks (Hunyuan, Seed-OSS, MiniMax-M2, DSML, Claude-style): removed once
+// the calls inside were cut out and nothing but whitespace is left between them.
+const EMPTY_WRAPPER = /<(tool_calls|seed:tool_call|minimax:tool_call|function_calls|｜DSML｜function_calls)>\s*<\/\1>/g;
 
 function cleanContent(text: string): string {
-  return text.replace(FRAMING, "").replace(/\n{3,}/g, "\n\n").trim();
+  return text.replace(FRAMING, "").replace(EMPTY_WRAPPER, "").replace(/\n{3,}/g, "\n\n").trim();
 }
 
 function checkInputs(text: unknown, availableTools: unknown): Set<string> {

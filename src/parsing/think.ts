@@ -1,7 +1,8 @@
 /**
  * Reasoning split. Calls inside reasoning are never rescued, so this runs before any parser.
  * Handles <think>…</think>, a leading "…</think>" whose opener was in the prompt (Qwen3 and
- * DeepSeek-R1 templates), [THINK]…[/THINK] (Magistral), an unclosed opener at the end (all
+ * DeepSeek-R1 templates), [THINK]…[/THINK] (Magistral), <|START_THINKING|>…<|END_THINKING|>
+ * (Command R7B), an unclosed opener at the end (all
  * reasoning), and gpt-oss Harmony analysis messages (`<|channel|>analysis<|message|>…<|end|>`).
  */
 import { InvalidArgumentError } from "../core/errors.js";
@@ -10,6 +11,7 @@ import { nextFinder } from "./json-scan.js";
 const PAIRS: readonly [string, string][] = [
   ["<think>", "</think>"],
   ["[THINK]", "[/THINK]"],
+  ["<|START_THINKING|>", "<|END_THINKING|>"], // Command R7B
 ];
 const ANALYSIS = "<|channel|>analysis<|message|>";
 
