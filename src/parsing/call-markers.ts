@@ -3,7 +3,8 @@
  * that opens `<tool_call>` and then writes broken JSON meant to call a tool: nudging it
  * recovers the call, while passing the text on would hand the caller markup. Plain prose that
  * merely mentions a tool is not an attempt, so only call syntax counts: a format's own marker
- * tokens, or a JSON `"name"`/`"tool"` member naming an available tool.
+ * tokens, Gemma's `call:NAME{` for an available tool, or a JSON `"name"`/`"tool"` member naming
+ * one.
  */
 
 /** Opening tokens of the call formats src/parsing reads. */
@@ -16,7 +17,7 @@ const MARKERS = [
   "<|tool_call|>",
   "<|tool_call>",
   "functools[",
-  "<｜tool▁call",
+  "<｜tool", // every DeepSeek spelling: "▁", "_", " ", `<｜tool▁sep｜>`
   "<|tool_call_begin|>",
   "<|tool_calls_section_begin|>",
   "to=functions.",
@@ -26,7 +27,8 @@ const MARKERS = [
   "<|START_ACTION|>",
   "<arg_key>",
   "<start_function_call>",
-  "<|tool▁call",
+  "<|tool▁", // DeepSeek with ASCII bars (R1 distills)
+  "```tool_code", // Gemma 3
   "<function_calls>",
   '<invoke name="',
   "<parameter=",
@@ -39,6 +41,8 @@ const MARKERS = [
  */
 export function looksLikeToolCall(text: string, toolNames: readonly string[]): boolean {
   if (MARKERS.some((m) => text.includes(m))) return true;
+  // Gemma 4 without its start token: `call:get_weather{` names the tool in call syntax.
+  if (toolNames.some((n) => text.includes(`call:${n}{`))) return true;
   const names = new Set(toolNames);
   // One pass over `"name"`-like keys; each is followed by at most a short `: "value"` read.
   for (const key of ['"name"', '"tool"', '"function"']) {

@@ -3,6 +3,11 @@
  * the ASCII-bar `<|tool▁call▁begin|>` spelling that R1 distills emit are accepted too):
  * - V3 / R1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{…}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>`
  * - V3.1 / V3.2: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`
+ * R1 distills also drop parts of the V3 header: the per-call begin token, as llama.cpp also
+ * accepts (`function<｜tool▁sep｜>NAME\n```json…`, read only when its JSON and the end token
+ * follow), or the `function` type (`<｜tool▁call▁begin｜><｜tool▁sep｜>NAME`). The section tokens
+ * (`<｜tool▁calls▁begin｜>` and its distill spellings) are framing: rescue.ts strips them.
+ * V3.2's DSML markup is read by invoke-xml.ts.
  */
 import type { CallSpan, ScanContext } from "./call-span.js";
 import { identEnd, jsonThenCloser, makeCall } from "./call-span.js";
@@ -50,12 +55,35 @@ export function parseDeepSeek(ctx: ScanContext): CallSpan[] {
       spans.push({ start: begin, end: end + t.end.length, calls });
       pos = end + t.end.length;
     }
+    spans.push(...headersWithoutBegin(ctx, t));
   }
   return spans;
 }
 
-/** `function<sep>NAME\n` (V3/R1) or `NAME<sep>` (V3.1): the tool name and where its args begin. */
+/** `function<sep>NAME` + JSON (fenced or not) + end token, with no begin token before it (R1 distills). */
+function headersWithoutBegin(ctx: ScanContext, t: Spelling): CallSpan[] {
+  const head = `function${t.sep}`;
+  const find = nextFinder(ctx.text, head);
+  const spans: CallSpan[] = [];
+  let pos = 0;
+  while (true) {
+    const at = find(pos);
+    if (at < 0) break;
+    // After a begin token this header was read above; the rescuer keeps the earlier, longer span.
+    const read = readJsonCall(ctx, at, t);
+    if (read) spans.push({ start: at, end: read.end, calls: [read.call] });
+    pos = read ? read.end : at + head.length;
+  }
+  return spans;
+}
+
+/** `function<sep>NAME\n` (V3/R1), `NAME<sep>` (V3.1) or `<sep>NAME`: the tool name and where its args begin. */
 function readHeader(text: string, pos: number, sep: string): { name: string; argsAt: number } | undefined {
+  if (text.startsWith(sep, pos)) {
+    // `<sep>NAME`: the distill dropped the `function` type.
+    const nameEnd = identEnd(text, pos + sep.length);
+    return nameEnd === pos + sep.length ? undefined : { name: text.slice(pos + sep.length, nameEnd), argsAt: nameEnd };
+  }
   const leftEnd = identEnd(text, pos);
   if (leftEnd === pos || !text.startsWith(sep, leftEnd)) return undefined;
   const left = text.slice(pos, leftEnd);
@@ -66,7 +94,9 @@ function readHeader(text: string, pos: number, sep: string): { name: string; arg
   return { name: text.slice(after, nameEnd), argsAt: nameEnd };
 }
 
-function readJsonCall(ctx: ScanContext, pos: number, t: (typeof SPELLINGS)[number]) {
+type Spelling = (typeof SPELLINGS)[number];
+
+function readJsonCall(ctx: ScanContext, pos: number, t: Spelling) {
   const { text } = ctx;
   const header = readHeader(text, pos, t.sep);
   if (!header) return undefined;

@@ -1,52 +1,156 @@
 /**
  * Gemma's call syntax, in two spellings:
  * - Gemma 4: `<|tool_call>call:get_weather{city:<|"|>Paris<|"|>,days:3,units:{metric:true}}<tool_call|>`
+ *   (usually followed by the `<|tool_response>` stop token; several calls are concatenated)
  * - FunctionGemma (Gemma 3 270M): `<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>`
  * The body is `{key:value,…}` with bare keys; strings sit between quote tokens (`<|"|>`,
  * `<escape>`) so they may hold any character; numbers, booleans and null are bare; objects and
  * arrays nest with the same rules. JSON-quoted strings and bare words (FunctionGemma's
  * `path:/tmp/a.txt`) are read too. One block is one span.
+ * Gemma 4 slips seen in the wild (vLLM's gemma4 parser accepts them too): `<turn|>` instead of
+ * `<tool_call|>`, the end token missing at the end of the reply, `<|tool_call>:call:`, and a
+ * bare `call:NAME{…}` on a line of its own (often right after the thought channel) — that last
+ * one only for a tool on offer, since without the start token it is not markup.
+ * Gemma 3 has no call tokens; Google's function-calling guide has it answer in a ```tool_code
+ * fence holding Python calls (`get_weather(city="Paris")`, one a line), read here too.
  */
+import type { ToolCall } from "../core/llm.js";
 import type { CallSpan, ScanContext } from "./call-span.js";
 import { identEnd, makeCall } from "./call-span.js";
 import { nextFinder } from "./json-scan.js";
+import { PyReader } from "./python-literal.js";
 
 const DIALECTS = [
-  { open: "<|tool_call>", close: "<tool_call|>", quote: '<|"|>' },
-  { open: "<start_function_call>", close: "<end_function_call>", quote: "<escape>" },
+  { open: "<|tool_call>", closers: ["<tool_call|>", "<turn|>"], quote: '<|"|>' },
+  { open: "<start_function_call>", closers: ["<end_function_call>"], quote: "<escape>" },
 ];
 const CALL = "call:";
+const GEMMA4_QUOTE = DIALECTS[0]!.quote;
 
 export function parseGemma(ctx: ScanContext): CallSpan[] {
+  return [...DIALECTS.flatMap((d) => tagged(ctx, d)), ...bareCalls(ctx), ...toolCodeFences(ctx)];
+}
+
+function tagged(ctx: ScanContext, d: (typeof DIALECTS)[number]): CallSpan[] {
   const { text } = ctx;
   const spans: CallSpan[] = [];
-  for (const d of DIALECTS) {
-    const findOpen = nextFinder(text, d.open);
-    const findClose = nextFinder(text, d.close);
-    let pos = 0;
-    while (true) {
-      const open = findOpen(pos);
-      if (open < 0) break;
-      const bodyStart = open + d.open.length;
-      const read = readCall(text, bodyStart, d.quote);
-      // The end tag is looked for after the call, so a quoted "<tool_call|>" cannot cut it short.
-      const close = findClose(read ? read.end : bodyStart);
-      if (close < 0) break;
-      const nextOpen = findOpen(bodyStart);
-      if (!read && nextOpen >= 0 && nextOpen < close) {
-        pos = nextOpen;
+  const findOpen = nextFinder(text, d.open);
+  const finders = d.closers.map((c) => ({ find: nextFinder(text, c), len: c.length }));
+  // The nearest end token at or after pos (searched after the call, so a quoted one cannot cut it short).
+  const findClose = (pos: number) => {
+    let best: { at: number; len: number } | undefined;
+    for (const f of finders) {
+      const at = f.find(pos);
+      if (at >= 0 && (!best || at < best.at)) best = { at, len: f.len };
+    }
+    return best;
+  };
+  let pos = 0;
+  while (true) {
+    const open = findOpen(pos);
+    if (open < 0) break;
+    const bodyStart = open + d.open.length;
+    const read = readCall(text, bodyStart, d.quote);
+    const nextOpen = findOpen(bodyStart);
+    if (read) {
+      const after = skipSpace(text, read.end);
+      const closer = d.closers.find((c) => text.startsWith(c, after));
+      if (closer || after === text.length || after === nextOpen) {
+        // Closed, or the end token was eaten (end of reply, or the next call starts right away).
+        const end = closer ? after + closer.length : read.end;
+        spans.push({ start: open, end, calls: [makeCall(read.name, read.args)] });
+        pos = end;
         continue;
       }
-      const calls = read && text.slice(read.end, close).trim() === "" ? [makeCall(read.name, read.args)] : [];
-      spans.push({ start: open, end: close + d.close.length, calls });
-      pos = close + d.close.length;
     }
+    const close = findClose(read ? read.end : bodyStart);
+    if (!close) break;
+    if (nextOpen >= 0 && nextOpen < close.at) {
+      pos = nextOpen; // this block never closed; the next one might
+      continue;
+    }
+    // Closed markup that is not a readable call (or has junk after it) still claims its text.
+    spans.push({ start: open, end: close.at + close.len, calls: [] });
+    pos = close.at + close.len;
   }
   return spans;
 }
 
+/** `call:NAME{…}` alone on its line, naming a tool on offer, with Gemma 4 string tokens or none. */
+function bareCalls(ctx: ScanContext): CallSpan[] {
+  const { text, tools } = ctx;
+  if (!tools || tools.size === 0) return [];
+  const spans: CallSpan[] = [];
+  const find = nextFinder(text, CALL);
+  let pos = 0;
+  while (true) {
+    const at = find(pos);
+    if (at < 0) break;
+    pos = at + CALL.length;
+    const lineStart = text.lastIndexOf("\n", at - 1) + 1;
+    if (text.slice(lineStart, at).trim() !== "") continue;
+    const read = readCall(text, at, GEMMA4_QUOTE);
+    if (!read || !tools.has(read.name)) continue;
+    const lineEnd = text.indexOf("\n", read.end);
+    if (text.slice(read.end, lineEnd < 0 ? text.length : lineEnd).trim() !== "") continue;
+    spans.push({ start: at, end: read.end, calls: [makeCall(read.name, read.args)] });
+    pos = read.end;
+  }
+  return spans;
+}
+
+/** Gemma 3: ```tool_code fences whose whole body is keyword-argument Python calls. */
+function toolCodeFences(ctx: ScanContext): CallSpan[] {
+  const { text } = ctx;
+  const OPEN = "```tool_code";
+  const findOpen = nextFinder(text, OPEN);
+  const findFence = nextFinder(text, "```");
+  const spans: CallSpan[] = [];
+  let pos = 0;
+  while (true) {
+    const open = findOpen(pos);
+    if (open < 0) break;
+    const close = findFence(open + OPEN.length);
+    if (close < 0) break;
+    const calls = pythonCalls(text, open + OPEN.length, close);
+    if (calls) spans.push({ start: open, end: close + 3, calls });
+    pos = close + 3;
+  }
+  return spans;
+}
+
+/** `name(k=v, …)` calls separated by newlines (or `;`) filling text[from, to); undefined otherwise. */
+function pythonCalls(text: string, from: number, to: number): ToolCall[] | undefined {
+  const r = new PyReader(text, from);
+  const calls: ToolCall[] = [];
+  while (true) {
+    r.ws();
+    if (r.pos >= to) break;
+    if (text.charAt(r.pos) === ";") {
+      r.pos++;
+      continue;
+    }
+    const name = r.ident();
+    if (name === undefined || text.charAt(r.pos) !== "(") return undefined;
+    r.pos++;
+    const args: Record<string, unknown> = {};
+    while (!r.eat(")")) {
+      const key = r.ident();
+      if (key === undefined || !r.eat("=")) return undefined;
+      const v = r.value();
+      if (!v.ok || r.pos > to) return undefined;
+      args[key] = v.value;
+      if (!r.eat(",") && r.peek() !== ")") return undefined;
+    }
+    if (r.pos > to) return undefined;
+    calls.push(makeCall(name, args));
+  }
+  return calls.length > 0 ? calls : undefined;
+}
+
 function readCall(text: string, pos: number, quote: string): { name: string; args: Record<string, unknown>; end: number } | undefined {
   let i = skipSpace(text, pos);
+  if (text.startsWith(":" + CALL, i)) i++; // `<|tool_call>:call:` (a stray colon)
   if (!text.startsWith(CALL, i)) return undefined;
   i += CALL.length;
   const nameEnd = identEnd(text, i);

@@ -3,14 +3,15 @@
  * - MiniMax-M2: `<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>`
  * - the Claude-style prompt format: the same inside `<function_calls>…</function_calls>`
  * - DeepSeek V3.2 "DSML": `<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>`,
- *   where `string="false"` marks a JSON value; an invoke body may also be one JSON object.
+ *   where `string="true"` marks a verbatim string and `string="false"` a JSON value; an invoke
+ *   body may also be one JSON object.
  * Parameter values are text (typed from the tool's schema by schema-args.ts when known). Each
  * closed invoke is one span; the wrappers are framing that extractToolCalls removes.
  */
 import type { CallSpan, ScanContext } from "./call-span.js";
 import { makeCall, makeTextCall } from "./call-span.js";
 import { argsFromText } from "./call-object.js";
-import { nextFinder, tryParseJson } from "./json-scan.js";
+import { nextFinder } from "./json-scan.js";
 import { decodeTaggedValue } from "./tagged-value.js";
 
 const DIALECTS = ["", "｜DSML｜"].map((p) => ({
@@ -69,13 +70,12 @@ function readInvoke(inner: string, d: Dialect) {
     if (valueEnd < 0) return undefined;
     const key = body.slice(keyStart, keyEnd);
     const attrs = body.slice(keyEnd + 1, tagEnd);
-    const raw = trimLayout(body.slice(tagEnd + 1, valueEnd));
-    if (/string\s*=\s*"false"/.test(attrs)) {
-      const parsed = tryParseJson(raw);
-      args[key] = parsed.ok ? parsed.value : raw;
-    } else if (/string\s*=\s*"true"/.test(attrs)) {
-      args[key] = raw; // DSML says it is a string: exactly as written
+    const inner = body.slice(tagEnd + 1, valueEnd);
+    if (/\bstring\s*=\s*"true"/.test(attrs)) {
+      args[key] = inner; // DSML says it is a string: exactly as written (newlines too), never typed
     } else {
+      const raw = trimLayout(inner);
+      // MiniMax-M2 text, or DSML `string="false"` (JSON): typed from the schema when there is one.
       text[key] = raw;
       args[key] = decodeTaggedValue(raw);
     }

@@ -95,15 +95,19 @@ export function extractToolCalls(
   return reasoning === undefined ? { toolCalls, content } : { toolCalls, content, reasoning };
 }
 
-// Framing tokens that are never meant for a reader (section wrappers, stop tokens, Harmony headers).
+// Framing tokens that are never meant for a reader: section wrappers (DeepSeek's in the distill
+// spellings llama.cpp accepts: "▁", "_", " ", "\\_", `<｜tool▁calls｜>`), stop tokens (Gemma 4's
+// `<|tool_response>` included), Harmony headers.
 const FRAMING =
-  /<[｜|]tool[▁_]calls[▁_](?:begin|end)[｜|]>|<\|tool_calls_section_(?:begin|end)\|>|<\|(?:python_tag|python_start|python_end|eom_id|eot_id|return|end|call)\|>|<\|start\|>assistant|<\|channel\|>(?:final|commentary)<\|message\|>/g;
-// Wrappers around call blocks (Hunyuan, Seed-OSS, MiniMax-M2, DSML, Claude-style): removed once
-// the calls inside were cut out and nothing but whitespace is left between them.
+  /<[｜|]tool(?:[▁_ ]|\\_)calls(?:(?:[▁_ ]|\\_)(?:begin|end))?[｜|]>|<\|tool_calls_section_(?:begin|end)\|>|<\|(?:python_tag|python_start|python_end|eom_id|eot_id|return|end|call)\|>|<\|tool_response>|<\|start\|>assistant|<\|channel\|>(?:final|commentary)<\|message\|>/g;
+// Wrappers around call blocks (Hunyuan's <tool_calls> inside its <answer>, Seed-OSS, MiniMax-M2,
+// DSML, Claude-style): removed once the calls inside were cut out and nothing but whitespace is
+// left between them. Innermost first, so `<answer><tool_calls>…</tool_calls></answer>` goes whole.
 const EMPTY_WRAPPER = /<(tool_calls|seed:tool_call|minimax:tool_call|function_calls|｜DSML｜function_calls)>\s*<\/\1>/g;
+const EMPTY_ANSWER = /<answer>\s*<\/answer>/g;
 
 function cleanContent(text: string): string {
-  return text.replace(FRAMING, "").replace(EMPTY_WRAPPER, "").replace(/\n{3,}/g, "\n\n").trim();
+  return text.replace(FRAMING, "").replace(EMPTY_WRAPPER, "").replace(EMPTY_ANSWER, "").replace(/\n{3,}/g, "\n\n").trim();
 }
 
 function checkInputs(text: unknown, availableTools: unknown): Set<string> {

@@ -2,14 +2,15 @@
  * Typing text-only argument values from the tool's JSON Schema, as vLLM and llama.cpp do for
  * the XML-ish formats: a property declared `string` keeps the model's exact text (quotes,
  * digits and all), `integer`/`number`/`boolean`/`null`/`array`/`object` are parsed. A value
- * that fits none of its declared types, or a property the schema does not describe, falls back
- * to the schema-free reading, and the validator reports what is still wrong.
+ * that fits none of its declared types, a property the schema does not type, and every value
+ * of a tool without a schema keep the schema-free reading (tagged-value.ts: JSON when it
+ * parses, else the text), and the validator reports what is still wrong.
  */
 import type { ToolCall } from "../core/llm.js";
 import { isPlainObject } from "../core/messages.js";
 import { textArgsOf } from "./call-span.js";
 import { tryParseJson } from "./json-scan.js";
-import { decodeTaggedValue } from "./tagged-value.js";
+import { decodeTaggedValue, encodeTaggedValue } from "./tagged-value.js";
 
 /** Tool name → the JSON Schema of its parameters. */
 export type ToolSchemas = Readonly<Record<string, unknown>>;
@@ -45,26 +46,42 @@ function typesOf(schema: unknown): Set<string> {
   return out;
 }
 
+const DECIMAL = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 /**
+ * One text value typed by its property schema: the first declared type it fits, in the order
+ * number, boolean, null, array/object, string; otherwise the schema-free reading.
+ *
  * @example
- * coerceText("3", { type: "integer" }); // 3
- * coerceText("3", { type: "string" });  // "3"
+ * coerceText("3", { type: "integer" });   // 3
+ * coerceText("3", { type: "string" });    // "3"
  * coerceText("True", { type: "boolean" }); // true
+ * coerceText("soon", { type: "integer" }); // "soon"
  */
 export function coerceText(raw: string, schema: unknown): unknown {
   const types = typesOf(schema);
   if (types.size === 0) return decodeTaggedValue(raw);
   const t = raw.trim();
-  if (types.has("integer") || types.has("number")) {
-    const n = t === "" ? Number.NaN : Number(t);
+  if ((types.has("integer") || types.has("number")) && DECIMAL.test(t)) {
+    const n = Number(t);
     if (Number.isFinite(n) && (types.has("number") || Number.isInteger(n))) return n;
   }
-  if (types.has("boolean") && /^(true|false)$/i.test(t)) return t.toLowerCase() === "true";
-  if (types.has("null") && /^(null|none)$/i.test(t)) return null;
+  if (types.has("boolean") && /^(?:true|false)$/i.test(t)) return t.toLowerCase() === "true";
+  if (types.has("null") && /^(?:null|none)$/i.test(t)) return null;
   if (types.has("array") || types.has("object")) {
     const parsed = tryParseJson(t);
     if (parsed.ok && ((Array.isArray(parsed.value) && types.has("array")) || (isPlainObject(parsed.value) && types.has("object")))) return parsed.value;
   }
-  if (types.has("string")) return raw;
+  if (types.has("string")) return ownEncoding(raw) ?? raw;
   return decodeTaggedValue(raw);
+}
+
+/**
+ * The string our own renderer JSON-encoded (tagged-value.ts quotes strings that hold "<" or read
+ * as JSON): a model copying that form from its history means the string, not the quotes.
+ * Anything else in quotes is the model's text, quotes and all.
+ */
+function ownEncoding(raw: string): string | undefined {
+  const parsed = tryParseJson(raw);
+  return parsed.ok && typeof parsed.value === "string" && encodeTaggedValue(parsed.value) === raw ? parsed.value : undefined;
 }

@@ -2,8 +2,9 @@
  * Reasoning split. Calls inside reasoning are never rescued, so this runs before any parser.
  * Handles <think>…</think>, a leading "…</think>" whose opener was in the prompt (Qwen3 and
  * DeepSeek-R1 templates), [THINK]…[/THINK] (Magistral), <|START_THINKING|>…<|END_THINKING|>
- * (Command R7B), an unclosed opener at the end (all
- * reasoning), and gpt-oss Harmony analysis messages (`<|channel|>analysis<|message|>…<|end|>`).
+ * (Command R7B), <seed:think>…</seed:think> (Seed-OSS), `<|channel>thought\n…<channel|>`
+ * (Gemma 4), an unclosed opener at the end (all reasoning), and gpt-oss Harmony analysis
+ * messages (`<|channel|>analysis<|message|>…<|end|>`).
  */
 import { InvalidArgumentError } from "../core/errors.js";
 import { nextFinder } from "./json-scan.js";
@@ -12,6 +13,8 @@ const PAIRS: readonly [string, string][] = [
   ["<think>", "</think>"],
   ["[THINK]", "[/THINK]"],
   ["<|START_THINKING|>", "<|END_THINKING|>"], // Command R7B
+  ["<seed:think>", "</seed:think>"], // Seed-OSS (its <seed:cot_budget_reflect> notes sit inside)
+  ["<|channel>thought", "<channel|>"], // Gemma 4
 ];
 const ANALYSIS = "<|channel|>analysis<|message|>";
 

@@ -36,8 +36,9 @@ describe("Gemma 4 <|tool_call>call:name{…}<tool_call|>", () => {
       { tool: "write_file", args: { path: "/tmp/a.txt", content: "hi, there" } },
     ]);
   });
-  it("negatives: unclosed, malformed body, unknown tool stays visible, prose about the tag", () => {
-    expect(rescue('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}')).toEqual([]);
+  it("negatives: truncated, unclosed before prose, malformed body, unknown tool stays visible, prose about the tag", () => {
+    expect(rescue('<|tool_call>call:get_weather{city:<|"|>Par')).toEqual([]);
+    expect(rescue('<|tool_call>call:get_weather{city:<|"|>Paris<|"|>} is what I would send')).toEqual([]);
     expect(rescue("<|tool_call>call:get_weather{city:}<tool_call|>")).toEqual([]);
     expect(extract("<|tool_call>call:nuke{}<tool_call|>").content).toBe("<|tool_call>call:nuke{}<tool_call|>");
     expect(rescue("Gemma writes <|tool_call> before a call: get_weather is one.")).toEqual([]);
