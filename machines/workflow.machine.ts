@@ -16,7 +16,7 @@ import type { LLMResponse, Usage } from "../src/core/llm.js";
 import type { Message } from "../src/core/messages.js";
 import type { AnyToolDef } from "../src/core/tool.js";
 import type { CompactEvent } from "../src/context/context-manager.js";
-import { summaryHint } from "../src/guardrails/step-enforcer.js";
+import { estimateTokensChars4 } from "../src/context/token-estimator.js";
 import * as act from "../src/loop/actions.js";
 import { assessResponse } from "../src/guardrails/assess-response.js";
 import { createInitialContext, type WorkflowContext, type WorkflowInput } from "../src/loop/context.js";
@@ -27,6 +27,8 @@ import type { ToolOutput } from "../src/loop/tool-output.js";
 export interface InferInput {
   messages: Message[];
   iteration: number;
+  /** `estimateTokensChars4(messages)`: the context's running total. */
+  tokens: number;
 }
 export interface InferOutput {
   response: LLMResponse;
@@ -37,6 +39,8 @@ export interface CompactInput {
   messages: Message[];
   iteration: number;
   stepHint: string;
+  /** `estimateTokensChars4(messages)`: the context's running total. */
+  tokens: number;
 }
 export interface CompactOutput {
   messages: Message[];
@@ -51,6 +55,11 @@ export interface ExecuteToolInput {
   index: number;
   iteration: number;
   idempotencyKey: string;
+}
+
+/** A tool's output and the wall clock when it finished (the next budget check reads it). */
+export interface ExecuteToolOutput extends ToolOutput {
+  now: number;
 }
 
 export type WorkflowEvent =
@@ -91,12 +100,14 @@ export function createWorkflowMachine(toolbox: Toolbox) {
     actors: {
       infer: fromPromise<InferOutput, InferInput>(notProvided("infer")),
       compact: fromPromise<CompactOutput, CompactInput>(notProvided("compact")),
-      executeTool: fromPromise<ToolOutput, ExecuteToolInput>(notProvided("executeTool")),
+      executeTool: fromPromise<ExecuteToolOutput, ExecuteToolInput>(notProvided("executeTool")),
     },
     guards: {
       isIterationBudgetExhausted: ({ context }) => is.isIterationBudgetExhausted(context),
       isTokenBudgetExhausted: ({ context }) => is.isTokenBudgetExhausted(context),
-      isWallClockExhausted: ({ context }, params: { now: number }) => is.isWallClockExhausted({ ...context, now: params.now }),
+      isWallClockExhausted: ({ context }) => is.isWallClockExhausted(context),
+      isWallClockExhaustedAt: ({ context }, params: { now: number }) => is.isWallClockExhaustedAt(context, params.now),
+      fitsContext: ({ context }) => is.fitsContext(context),
       needsRetry: ({ context }) => is.needsRetry(context),
       isBatchRejected: ({ context }) => is.isBatchRejected(context),
       isRejectedOnToolErrors: ({ context }) => is.isRejectedOnToolErrors(context),
@@ -116,6 +127,8 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       applyCompaction: enqueueActions(({ enqueue }, params: CompactOutput) => {
         enqueue.assign(({ context }) => ({
           messages: params.messages,
+          // Compaction rewrote the history (rare): its running total is recomputed.
+          historyTokens: params.messages === context.messages ? context.historyTokens : estimateTokensChars4(params.messages),
           now: params.now,
           stats: params.event
             ? {
@@ -144,7 +157,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
         },
         validation: assessResponse(
           params.response,
-          { rescueEnabled: context.switches.rescueEnabled, toolNames: context.toolNames, maxToolCalls: context.budget.maxToolCallsPerResponse },
+          { rescueEnabled: context.run.switches.rescueEnabled, toolNames: context.run.toolNames, maxToolCalls: context.run.budget.maxToolCallsPerResponse },
           toolbox.tools,
         ),
       })),
@@ -159,9 +172,10 @@ export function createWorkflowMachine(toolbox: Toolbox) {
         const call = act.nextCall(context);
         enqueue.emit({ type: "toolStart", tool: call.tool, args: call.args, callId: call.callId, index: call.index });
       }),
-      commitToolResult: enqueueActions(({ context, enqueue }, params: { output: ToolOutput }) =>
-        commit(enqueue, context, act.outcomeFromOutput(params.output)),
-      ),
+      commitToolResult: enqueueActions(({ context, enqueue }, params: { output: ExecuteToolOutput }) => {
+        enqueue.assign({ now: params.output.now });
+        commit(enqueue, context, act.outcomeFromOutput(params.output));
+      }),
       commitToolError: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
         commit(enqueue, context, act.outcomeFromError(act.nextCall(context).tool, params.error)),
       ),
@@ -188,7 +202,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
     on: {
       "workflow.cancel": { target: ".cancelled", actions: "recordCancellation" },
       "workflow.timeout": {
-        guard: { type: "isWallClockExhausted", params: ({ event }) => ({ now: event.now }) },
+        guard: { type: "isWallClockExhaustedAt", params: ({ event }) => ({ now: event.now }) },
         target: ".failed",
         actions: { type: "failWallClockAt", params: ({ event }) => ({ now: event.now }) },
       },
@@ -196,36 +210,44 @@ export function createWorkflowMachine(toolbox: Toolbox) {
     output: ({ context }) => ({ result: context.terminal?.result, terminal: context.terminal, error: context.error }),
     states: {
       compacting: {
-        invoke: {
-          id: "compact",
-          src: "compact",
-          input: ({ context }) => ({ messages: context.messages, iteration: context.iteration, stepHint: summaryHint(context.steps.completed) }),
-          onDone: [
-            {
-              guard: "isIterationBudgetExhausted",
-              target: "failed",
-              actions: [{ type: "applyCompaction", params: ({ event }) => event.output }, "failIterations"],
+        initial: "checking",
+        states: {
+          // Budgets first (nothing is compacted for a run that ends here); then the compaction
+          // service runs only when the history's running total is over the trigger, or always
+          // when a custom token estimator has to decide (`run.compactAt` null).
+          checking: {
+            always: [
+              { guard: "isIterationBudgetExhausted", target: "#workflow.failed", actions: "failIterations" },
+              { guard: "isTokenBudgetExhausted", target: "#workflow.failed", actions: "failTokenBudget" },
+              { guard: "isWallClockExhausted", target: "#workflow.failed", actions: "failWallClock" },
+              { guard: "fitsContext", target: "#workflow.inferring" },
+              { target: "running" },
+            ],
+          },
+          running: {
+            invoke: {
+              id: "compact",
+              src: "compact",
+              input: ({ context }) => ({
+                messages: context.messages,
+                iteration: context.iteration,
+                stepHint: act.compactionHint(context),
+                tokens: context.historyTokens,
+              }),
+              onDone: { target: "#workflow.inferring", actions: { type: "applyCompaction", params: ({ event }) => event.output } },
+              onError: {
+                target: "#workflow.failed",
+                actions: { type: "failService", params: ({ event }) => ({ origin: "compact", error: event.error }) },
+              },
             },
-            {
-              guard: "isTokenBudgetExhausted",
-              target: "failed",
-              actions: [{ type: "applyCompaction", params: ({ event }) => event.output }, "failTokenBudget"],
-            },
-            {
-              guard: { type: "isWallClockExhausted", params: ({ event }) => ({ now: event.output.now }) },
-              target: "failed",
-              actions: [{ type: "applyCompaction", params: ({ event }) => event.output }, "failWallClock"],
-            },
-            { target: "inferring", actions: { type: "applyCompaction", params: ({ event }) => event.output } },
-          ],
-          onError: { target: "failed", actions: { type: "failService", params: ({ event }) => ({ origin: "compact", error: event.error }) } },
+          },
         },
       },
       inferring: {
         invoke: {
           id: "infer",
           src: "infer",
-          input: ({ context }) => ({ messages: context.messages, iteration: context.iteration }),
+          input: ({ context }) => ({ messages: context.messages, iteration: context.iteration, tokens: context.historyTokens }),
           onDone: { target: "validating", actions: { type: "applyResponse", params: ({ event }) => event.output } },
           onError: { target: "failed", actions: { type: "failService", params: ({ event }) => ({ origin: "infer", error: event.error }) } },
         },
@@ -241,19 +263,20 @@ export function createWorkflowMachine(toolbox: Toolbox) {
           { target: "enforcingSteps", actions: "acceptCalls" },
         ],
       },
+      // Each `and` asks the cheap budget question first: a step check then runs once per step.
       enforcingSteps: {
         always: [
-          { guard: and(["hasPrematureTerminal", "isPrematureBudgetExhausted"]), target: "failed", actions: "failPremature" },
+          { guard: and(["isPrematureBudgetExhausted", "hasPrematureTerminal"]), target: "failed", actions: "failPremature" },
           { guard: "hasPrematureTerminal", target: "compacting", actions: "recordPrematureTerminal" },
           { target: "checkingPrereqs" },
         ],
       },
       checkingPrereqs: {
         always: [
-          { guard: and(["hasPrereqViolation", "isPrereqBudgetExhausted"]), target: "failed", actions: "failPrereq" },
+          { guard: and(["isPrereqBudgetExhausted", "hasPrereqViolation"]), target: "failed", actions: "failPrereq" },
           { guard: "hasPrereqViolation", target: "compacting", actions: "recordPrereqViolation" },
           // Loop-break is checked here too: it is the last gate before anything executes.
-          { guard: and(["hasRepeatViolation", "isNextToolErrorFatal"]), target: "failed", actions: "failToolErrors" },
+          { guard: and(["isNextToolErrorFatal", "hasRepeatViolation"]), target: "failed", actions: "failToolErrors" },
           { guard: "hasRepeatViolation", target: "compacting", actions: "recordLoopBreak" },
           { target: "executingTools", actions: "startBatch" },
         ],
@@ -275,13 +298,13 @@ export function createWorkflowMachine(toolbox: Toolbox) {
               input: ({ context }) => {
                 const call = act.nextCall(context);
                 return {
-                  runId: context.runId,
+                  runId: context.run.id,
                   tool: call.tool,
                   args: call.args,
                   callId: call.callId,
                   index: call.index,
                   iteration: context.iteration,
-                  idempotencyKey: `${context.runId}:${context.iteration}:${call.index}`,
+                  idempotencyKey: `${context.run.id}:${context.iteration}:${call.index}`,
                 };
               },
               onDone: { target: "selecting", actions: { type: "commitToolResult", params: ({ event }) => ({ output: event.output }) } },

@@ -1,7 +1,7 @@
 /**
  * The workflow machine's services: the only place the loop touches the outside world.
- * `infer` serializes the history and calls the client (streaming through `onChunk`),
- * `compact` runs the ContextManager, `executeTool` runs one tool with its abort signal,
+ * `infer` serializes the history (incrementally: `WireHistory`) and calls the client
+ * (streaming through `onChunk`), `compact` runs the ContextManager, `executeTool` runs one tool with its abort signal,
  * idempotency key and deadline. Each reports the wall clock so the machine's guards stay pure.
  *
  * They are also the boundary where outside values are checked before the machine sees them:
@@ -9,14 +9,15 @@
  * callback's throw turned into a CallbackError.
  */
 import { fromPromise } from "xstate";
-import type { CompactOutput, ExecuteToolInput, InferInput, InferOutput, CompactInput } from "../machines/workflow.machine.js";
+import type { CompactOutput, ExecuteToolInput, ExecuteToolOutput, InferInput, InferOutput, CompactInput } from "../machines/workflow.machine.js";
 import type { ContextManager } from "./context/context-manager.js";
 import { CallbackError, ClientContractError, StreamError, ToolTimeoutError } from "./core/errors.js";
 import type { LLMClient, LLMResponse, StreamChunk } from "./core/llm.js";
-import { serializeMessages, type ReasoningReplay, type WireMessage } from "./core/messages.js";
+import type { ReasoningReplay, WireMessage } from "./core/messages.js";
 import type { Workflow } from "./core/workflow.js";
 import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "./core/response-contract.js";
-import { toolOutput, type ToolOutput } from "./loop/tool-output.js";
+import { toolOutput } from "./loop/tool-output.js";
+import { WireHistory } from "./loop/wire-history.js";
 
 export interface ServiceOptions {
   workflow: Workflow;
@@ -35,11 +36,20 @@ export interface ServiceOptions {
   haltedBy?: () => Error | undefined;
 }
 
-/** @example createWorkflowMachine({ tools: wf.tools }).provide({ actors: createServices({ workflow: wf, client, ... }) }) */
-export function createServices(o: ServiceOptions) {
+/** What the machine's three services do for one runner and workflow. */
+export interface WorkflowServices {
+  infer(input: InferInput, signal: AbortSignal): Promise<InferOutput>;
+  compact(input: CompactInput): Promise<CompactOutput>;
+  executeTool(input: ExecuteToolInput, signal: AbortSignal): Promise<ExecuteToolOutput>;
+}
+
+/** @example bindServices(actor.system, createServices({ workflow: wf, client, ... })) */
+export function createServices(o: ServiceOptions): WorkflowServices {
   const { client, contextManager, workflow, now } = o;
   const specs = workflow.getToolSpecs();
   const name = clientName(client);
+  // The history in wire form, extended call to call (one run at a time per runner).
+  const history = new WireHistory(client.apiFormat, o.reasoningReplay);
   const throwIfHalted = () => {
     const halted = o.haltedBy?.();
     if (halted) throw halted;
@@ -61,43 +71,72 @@ export function createServices(o: ServiceOptions) {
     return response;
   }
 
-  const infer = fromPromise<InferOutput, InferInput>(async ({ input, signal }) => {
-    throwIfHalted();
-    const wire = serializeMessages(input.messages, client.apiFormat, { reasoningReplay: o.reasoningReplay });
-    const response =
-      o.stream && client.sendStream ? await streamed(wire, signal) : assertLLMResponse(await client.send(wire, specs, { signal }), name);
-    // Backends that report no usage still count against token budgets, by estimate.
-    const usage = response.usage ?? {
-      inputTokens: contextManager.estimateTokens(input.messages),
-      outputTokens: Math.ceil(JSON.stringify(response).length / 4),
-    };
-    return { response, usage, now: now() };
-  });
+  return {
+    async infer(input, signal) {
+      throwIfHalted();
+      const wire = history.serialize(input.messages);
+      const response =
+        o.stream && client.sendStream ? await streamed(wire, signal) : assertLLMResponse(await client.send(wire, specs, { signal }), name);
+      // Backends that report no usage still count against token budgets, by estimate.
+      const usage = response.usage ?? {
+        inputTokens: contextManager.estimateTokens(input.messages, { chars4Tokens: input.tokens }),
+        outputTokens: Math.ceil(JSON.stringify(response).length / 4),
+      };
+      return { response, usage, now: now() };
+    },
 
-  const compact = fromPromise<CompactOutput, CompactInput>(async ({ input }) => {
-    throwIfHalted();
-    const { messages, event } = contextManager.compact(input.messages, { stepIndex: input.iteration, stepHint: input.stepHint });
-    return { messages, event, now: now() };
-  });
+    async compact(input) {
+      throwIfHalted();
+      const { messages, event } = contextManager.compact(input.messages, {
+        stepIndex: input.iteration,
+        stepHint: input.stepHint,
+        chars4Tokens: input.tokens,
+      });
+      return { messages, event, now: now() };
+    },
 
-  const executeTool = fromPromise<ToolOutput, ExecuteToolInput>(async ({ input, signal }) => {
-    throwIfHalted();
-    const tool = workflow.getTool(input.tool);
-    const timeoutMs = tool.timeoutMs ?? o.toolTimeoutMs;
-    const result = await withDeadline(signal, timeoutMs, () => new ToolTimeoutError(tool.name, timeoutMs!), (toolSignal) =>
-      tool.execute(input.args, {
-        signal: toolSignal,
-        idempotencyKey: input.idempotencyKey,
-        runId: input.runId,
-        iteration: input.iteration,
-        callIndex: input.index,
-      }),
-    );
-    return toolOutput(tool.name, result, workflow.isTerminal(tool.name));
-  });
-
-  return { infer, compact, executeTool };
+    async executeTool(input, signal) {
+      throwIfHalted();
+      const tool = workflow.getTool(input.tool);
+      const timeoutMs = tool.timeoutMs ?? o.toolTimeoutMs;
+      const result = await withDeadline(signal, timeoutMs, () => new ToolTimeoutError(tool.name, timeoutMs!), (toolSignal) =>
+        tool.execute(input.args, {
+          signal: toolSignal,
+          idempotencyKey: input.idempotencyKey,
+          runId: input.runId,
+          iteration: input.iteration,
+          callIndex: input.index,
+        }),
+      );
+      return { ...toolOutput(tool.name, result, workflow.isTerminal(tool.name)), now: now() };
+    },
+  };
 }
+
+/**
+ * Each run's actor system and the services its runner bound to it. The machine is built once
+ * per workflow with {@link boundServices} (providing services per runner would rebuild every
+ * state node of the statechart, which costs more than a short run).
+ */
+const servicesBySystem = new WeakMap<object, WorkflowServices>();
+
+/** Bind a run's services to its actor's system, before `actor.start()`. */
+export function bindServices(system: object, services: WorkflowServices): void {
+  servicesBySystem.set(system, services);
+}
+
+function servicesOf(system: object): WorkflowServices {
+  const services = servicesBySystem.get(system);
+  if (!services) throw new Error("no workflow services are bound to this actor's system (bindServices before start)");
+  return services;
+}
+
+/** The machine's service actors: each runs what its run's runner bound ({@link bindServices}). */
+export const boundServices = {
+  infer: fromPromise<InferOutput, InferInput>(async ({ input, system, signal }) => servicesOf(system).infer(input, signal)),
+  compact: fromPromise<CompactOutput, CompactInput>(async ({ input, system }) => servicesOf(system).compact(input)),
+  executeTool: fromPromise<ExecuteToolOutput, ExecuteToolInput>(async ({ input, system, signal }) => servicesOf(system).executeTool(input, signal)),
+};
 
 async function deliverChunk(onChunk: NonNullable<ServiceOptions["onChunk"]>, chunk: StreamChunk): Promise<void> {
   try {

@@ -16,7 +16,7 @@ import { Agent, request } from "undici";
 import { OpenAICompatClient } from "../../src/clients/openai-compat.js";
 import { createProxy } from "../../src/proxy/create-proxy.js";
 import { percentile } from "../../src/proxy/proxy-stats.js";
-import type { BenchRow, BenchSuite } from "./harness.js";
+import { fig, mdRow, row, type BenchRow, type BenchSuite } from "./harness.js";
 
 const SEQUENTIAL = 3_000;
 const WARMUP = 500;
@@ -127,7 +127,14 @@ export const suite: BenchSuite = {
         }
       }
       const inside = proxy.stats().addedLatencyMs;
-      rows.push({ suite: "proxy", case: "added latency p50 / p99 inside the proxy", value: inside.p50 ?? NaN, unit: "ms", note: `p99 ${inside.p99} ms (/forge/stats: request time minus backend wait)` });
+      rows.push({
+        suite: "proxy",
+        case: "added latency p50 / p99 inside the proxy",
+        value: inside.p50 ?? NaN,
+        unit: "ms",
+        note: `p99 ${inside.p99} ms (/forge/stats: request time minus backend wait)`,
+        extra: { p99: inside.p99 ?? NaN },
+      });
       rows.push(...(await load(dispatcher, url)));
     } finally {
       await dispatcher.close();
@@ -136,6 +143,23 @@ export const suite: BenchSuite = {
       backend.server.close();
     }
     return rows;
+  },
+  readme(rows) {
+    const added = (name: string) => `${fig(row(rows, `added latency p50, ${name}`).value)} / ${fig(row(rows, `added latency p99, ${name}`).value)} ms`;
+    const inside = row(rows, "added latency p50 / p99 inside the proxy");
+    const load = row(rows, `${CONCURRENCY} concurrent streaming clients, ${LOAD_SECONDS} s`);
+    const rss = row(rows, `peak RSS during the ${CONCURRENCY}-client load`);
+    return [
+      mdRow("proxy", "added latency vs calling the backend directly, p50 / p99, guarded (tools, validated)", added("guarded (tools, validated)"), "p50 ≤ 1 ms"),
+      mdRow("proxy", "added latency p50 / p99, unguarded (no tools, passed through)", added("unguarded (no tools)"), "p50 ≤ 1 ms"),
+      mdRow("proxy", "time inside the proxy (request time minus backend wait, `/forge/stats`), p50 / p99", `${fig(inside.value)} / ${fig(inside.extra?.p99 ?? NaN)} ms`, ""),
+      mdRow(
+        "proxy",
+        `${CONCURRENCY} concurrent streaming clients for ${LOAD_SECONDS} s, instant loopback backend`,
+        `${fig(load.value)} req/s, ${load.extra?.errors} errors, peak RSS ${fig(rss.value)} MiB`,
+        "0 errors",
+      ),
+    ];
   },
 };
 
@@ -167,7 +191,14 @@ async function load(dispatcher: Agent, url: string): Promise<BenchRow[]> {
   clearInterval(sampler);
   const seconds = (performance.now() - started) / 1000;
   return [
-    { suite: "proxy", case: `${CONCURRENCY} concurrent streaming clients, ${LOAD_SECONDS} s`, value: done / seconds, unit: "req/s", note: `${done} completed, ${errors} errors${firstError ? ` (first: ${firstError})` : ""}` },
+    {
+      suite: "proxy",
+      case: `${CONCURRENCY} concurrent streaming clients, ${LOAD_SECONDS} s`,
+      value: done / seconds,
+      unit: "req/s",
+      note: `${done} completed, ${errors} errors${firstError ? ` (first: ${firstError})` : ""}`,
+      extra: { errors },
+    },
     { suite: "proxy", case: `peak RSS during the ${CONCURRENCY}-client load`, value: peakRss / 1024 / 1024, unit: "MiB", note: "backend, proxy and clients in one process" },
   ];
 }

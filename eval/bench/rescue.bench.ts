@@ -3,7 +3,7 @@
  * inputs (the no-catastrophic-backtracking guarantee: each must finish well under a second).
  */
 import { RESCUE_FORMATS, renderToolCalls, rescueToolCall } from "../../src/parsing/index.js";
-import { measure, type BenchRow, type BenchSuite } from "./harness.js";
+import { fig, mdRow, measure, row, type BenchRow, type BenchSuite } from "./harness.js";
 
 const TOOLS = ["get_weather", "get_time", "search", "write_file"];
 const SUITE = "rescue";
@@ -72,5 +72,26 @@ export const suite: BenchSuite = {
       rows.push({ suite: SUITE, case: `1 MB adversarial: ${name}`, value: ms, unit: "ms", note: ms < 1000 ? "" : "SLOW" });
     }
     return rows;
+  },
+  readme(rows) {
+    const small = "1 KB output, 1 call";
+    const big = rows.find((r) => r.case.startsWith("100 KB output"));
+    if (!big) throw new Error('bench row "100 KB output" is missing');
+    const adversarial = rows.filter((r) => r.case.startsWith("1 MB adversarial")).map((r) => r.value);
+    return [
+      mdRow(SUITE, "`rescueToolCall` on a 1 KB output with one call", `≈${fig(row(rows, small, "calls/s").value)} calls/s (${fig(row(rows, small, "MB/s").value)} MB/s)`, ""),
+      mdRow(
+        SUITE,
+        `100 KB output with ${big.case.match(/(\d+) calls/)?.[1]} calls (one per format)`,
+        `${fig(row(rows, big.case, "ms").value)} ms (${fig(row(rows, big.case, "MB/s").value)} MB/s)`,
+        "",
+      ),
+      mdRow(
+        SUITE,
+        `1 MB adversarial inputs (${adversarial.length} kinds: \`[\`×1e6, \`{\`×1e6, unclosed tags, pythonic prefixes, ...)`,
+        `${fig(Math.min(...adversarial))}–${fig(Math.max(...adversarial))} ms, all \`[]\``,
+        "well under 1 s",
+      ),
+    ];
   },
 };

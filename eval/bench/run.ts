@@ -1,11 +1,21 @@
-/** `npm run bench [-- suite ...]`: runs every eval/bench/*.bench.ts suite and prints a table. */
+/**
+ * `npm run bench [-- suite ...] [--readme]`: runs every eval/bench/*.bench.ts suite (or those
+ * named) and prints a table; `--readme` also prints the README's Benchmarks rows from the same run.
+ */
 import { readdir } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import path from "node:path";
 import type { BenchRow, BenchSuite } from "./harness.js";
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const readme = args.includes("--readme");
+const badFlags = args.filter((a) => a.startsWith("-") && a !== "--readme");
+if (badFlags.length > 0) {
+  console.error(`unknown flag ${badFlags.join(", ")}; usage: npm run bench -- [suite ...] [--readme]`);
+  process.exit(2);
+}
+const wanted = args.filter((a) => !a.startsWith("-"));
 const files = (await readdir(dir)).filter((f) => f.endsWith(".bench.ts")).sort();
 const suites: BenchSuite[] = [];
 for (const file of files) suites.push(((await import(pathToFileURL(path.join(dir, file)).href)) as { suite: BenchSuite }).suite);
@@ -15,13 +25,21 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const rows: BenchRow[] = [];
+const readmeRows: string[] = [];
 for (const suite of suites) {
   if (wanted.length > 0 && !wanted.includes(suite.name)) continue;
   process.stderr.write(`running ${suite.name} ...\n`);
-  rows.push(...(await suite.run()));
+  const own = await suite.run();
+  rows.push(...own);
+  if (readme) readmeRows.push(...suite.readme(own));
 }
 const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toPrecision(3));
 const widths = [20, 44, 12, 10];
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 10)).join(" ");
 console.log(line(["suite", "case", "value", "unit"]) + " note");
 for (const r of rows) console.log(line([r.suite, r.case, fmt(r.value), r.unit]) + " " + (r.note ?? ""));
+if (readme) {
+  console.log("\nREADME rows:\n");
+  console.log("| suite | case | result | target |\n|---|---|---|---|");
+  for (const line of readmeRows) console.log(line);
+}

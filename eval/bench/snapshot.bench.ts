@@ -20,7 +20,7 @@ import { defineTool } from "../../src/core/tool.js";
 import { Workflow } from "../../src/core/workflow.js";
 import type { PersistedRun } from "../../src/persistence/snapshot.js";
 import { WorkflowRunner } from "../../src/runner.js";
-import { measure, type BenchRow, type BenchSuite } from "./harness.js";
+import { fig, mdRow, measure, row, type BenchRow, type BenchSuite } from "./harness.js";
 
 const ANSWERED = 99;
 const SAMPLES = 200;
@@ -154,5 +154,20 @@ export const suite: BenchSuite = {
       { suite: "snapshot", case: "persist + restore", value: persistMs + restoreMs, unit: "ms", note: "target <= 5 ms" },
       { suite: "snapshot", case: "snapshot size", value: Buffer.byteLength(json) / 1024, unit: "KB", note: `${messages} messages, parked in inferring, 200-char tool results` },
     ] satisfies BenchRow[];
+  },
+  readme(rows) {
+    const persist = rows.find((r) => r.case.startsWith("persist ("));
+    const restore = rows.find((r) => r.case.startsWith("restore ("));
+    if (!persist || !restore) throw new Error("snapshot bench rows are missing");
+    const messages = persist.case.match(/\d+/)?.[0];
+    const size = row(rows, "snapshot size").value;
+    return [
+      mdRow(
+        "snapshot",
+        `persist + restore of a ${messages}-message run parked in \`inferring\` (${fig(size)} KB)`,
+        `${fig(persist.value)} + ${fig(restore.value)} = ${fig(row(rows, "persist + restore").value)} ms`,
+        "≤ 5 ms",
+      ),
+    ];
   },
 };

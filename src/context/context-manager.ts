@@ -87,8 +87,23 @@ export class ContextManager {
     return Math.floor(this.budgetTokens * this.compactThreshold);
   }
 
-  /** The configured estimator's count; a custom estimator answering a non-number fails loudly. */
-  estimateTokens(messages: readonly Message[]): number {
+  /**
+   * The trigger in `estimateTokensChars4` units, or null when a custom estimator counts: a
+   * caller that keeps a chars4 running total (the workflow machine) can tell from it alone that
+   * `compact` would return the history unchanged.
+   */
+  get chars4Trigger(): number | null {
+    return this.#estimate === estimateTokensChars4 ? this.triggerTokens : null;
+  }
+
+  /**
+   * The configured estimator's count; a custom estimator answering a non-number fails loudly.
+   * `chars4Tokens`: `estimateTokensChars4(messages)` when the caller keeps it as a running total
+   * (the workflow machine does); a manager on the default estimator answers with it instead of
+   * re-estimating the whole history. Others ignore it.
+   */
+  estimateTokens(messages: readonly Message[], options: { chars4Tokens?: number | undefined } = {}): number {
+    if (options.chars4Tokens !== undefined && this.#estimate === estimateTokensChars4) return options.chars4Tokens;
     const tokens = this.#estimate(messages);
     if (typeof tokens !== "number" || !Number.isFinite(tokens) || tokens < 0) {
       throw new InvalidArgumentError("estimateTokens", `returned ${String(tokens)}; it must return a finite number >= 0`);
@@ -101,13 +116,14 @@ export class ContextManager {
    * `onCompact`, so a callback given to the manager fires whichever surface runs it).
    * At or under the trigger the input array itself comes back (treat it as read-only) with no
    * event. Over it, the strategy runs; `event` is set when it applied a phase (≥ 1).
+   * `chars4Tokens` as in {@link estimateTokens}: with a running total the check costs O(1).
    * @throws ContextBudgetExceeded when the result is still over `budgetTokens`.
    */
   compact(
     messages: readonly Message[],
-    options: { stepIndex?: number; stepHint?: string } = {},
+    options: { stepIndex?: number; stepHint?: string; chars4Tokens?: number | undefined } = {},
   ): { messages: Message[]; event: CompactEvent | null } {
-    const tokensBefore = this.estimateTokens(messages);
+    const tokensBefore = this.estimateTokens(messages, { chars4Tokens: options.chars4Tokens });
     if (tokensBefore <= this.triggerTokens) return { messages: messages as Message[], event: null };
     const result = this.strategy.compact(messages, this.triggerTokens, {
       estimateTokens: this.#estimate,

@@ -270,9 +270,7 @@ export function serializeMessages(
   // messages right after it; compaction may have dropped old results, so stand-ins go there.
   let unanswered: ToolCallInfo[] = [];
   const closeCalls = () => {
-    for (const c of unanswered) {
-      out.push({ role: "tool", content: DROPPED_RESULT, tool_call_id: c.callId, name: c.name } satisfies OpenAIWireMessage);
-    }
+    for (const c of unanswered) out.push(droppedResultStandIn(c));
     unanswered = [];
   };
   for (let i = 0; i < messages.length; i++) {
@@ -292,7 +290,7 @@ export function serializeMessages(
       else closeCalls();
       if (m.toolCalls?.length) unanswered = [...m.toolCalls];
     }
-    const wire = cachedApiMessage(m, format);
+    const wire = wireMessageOf(m, format);
     if (pending.length > 0 && m.role === "assistant") {
       const folded = [...pending, m.content].filter((s) => s.length > 0).join("\n\n");
       out.push({ ...wire, content: folded });
@@ -308,13 +306,18 @@ export function serializeMessages(
 /** Content of a stand-in result for a call whose result compaction removed. */
 export const DROPPED_RESULT = "[Result removed from the context to save space]";
 
+/** The OpenAI-wire tool message that answers a call whose result compaction removed. */
+export function droppedResultStandIn(call: ToolCallInfo): OpenAIWireMessage {
+  return { role: "tool", content: DROPPED_RESULT, tool_call_id: call.callId, name: call.name };
+}
+
 /**
  * The loop serializes the whole history on every call; messages never change, so each one's
  * wire form is built once per format. Cached forms are frozen: a client that tried to edit
  * one in place would corrupt every later request, so it fails loudly instead.
  */
 const wireCache = { ollama: new WeakMap<Message, WireMessage>(), openai: new WeakMap<Message, WireMessage>() };
-function cachedApiMessage(message: Message, format: ApiFormat): WireMessage {
+export function wireMessageOf(message: Message, format: ApiFormat): WireMessage {
   const cache = wireCache[format];
   let wire = cache.get(message);
   if (!wire) {

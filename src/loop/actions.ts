@@ -5,11 +5,12 @@
  */
 import { createMessage, MessageType, type Message, type ToolCallInfo } from "../core/messages.js";
 import { blockedBatchResults, type BlockedResult } from "../guardrails/blocked-batch.js";
-import { countCalls } from "../guardrails/loop-break.js";
 import { loopBreakMessage, toolErrorMessage, toolResolutionMessage } from "../guardrails/nudges.js";
 import { rejectionBudget } from "../guardrails/response-validator.js";
-import { prerequisiteBlock, stepBlock } from "../guardrails/step-enforcer.js";
+import { prerequisiteBlock, stepBlock, summaryHint } from "../guardrails/step-enforcer.js";
 import { ToolResolutionError } from "../core/errors.js";
+import { estimateMessageTokensChars4 } from "../context/token-estimator.js";
+import { addCalls } from "./call-counts.js";
 import type { PlannedCall, ToolResultStatus, WorkflowContext } from "./context.js";
 import type { ToolOutput } from "./tool-output.js";
 import { prematureTerminal, prerequisiteViolations, repeatViolations, validatedCalls } from "./guards.js";
@@ -19,8 +20,21 @@ export interface ActionResult {
   appended: Message[];
 }
 
+/** The history grows by `appended`; its running token total grows by their estimates only. */
 function append(ctx: WorkflowContext, appended: Message[], patch: Partial<WorkflowContext> = {}): ActionResult {
-  return { patch: { ...patch, messages: [...ctx.messages, ...appended] }, appended };
+  let tokens = ctx.historyTokens;
+  for (const m of appended) tokens += estimateMessageTokensChars4(m);
+  patch.messages = ctx.messages.concat(appended);
+  patch.historyTokens = tokens;
+  return { patch, appended };
+}
+
+/**
+ * The step hint the compaction service gets (`summaryHint` of the completed steps), from the
+ * distinct completed tools: its size is the number of tools, not of steps run.
+ */
+export function compactionHint(ctx: WorkflowContext): string {
+  return summaryHint(ctx.steps.completedTools.map((tool) => ({ tool, args: null })));
 }
 
 /**
@@ -44,7 +58,7 @@ function reasoningMessages(ctx: WorkflowContext): Message[] {
 }
 
 function toolCallMessage(ctx: WorkflowContext, calls: readonly { tool: string; args: unknown }[]): { message: Message; ids: string[] } {
-  const ids = calls.map((_, i) => makeCallId(ctx.runId, ctx.iteration, i));
+  const ids = calls.map((_, i) => makeCallId(ctx.run.id, ctx.iteration, i));
   const toolCalls: ToolCallInfo[] = calls.map((c, i) => ({ name: c.tool, args: c.args, callId: ids[i]! }));
   return { message: createMessage("assistant", "", MessageType.TOOL_CALL, { stepIndex: ctx.iteration, toolCalls }), ids };
 }
@@ -107,7 +121,7 @@ function blockBatch(ctx: WorkflowContext, results: readonly BlockedResult[], typ
 export function recordPrematureTerminal(ctx: WorkflowContext): ActionResult {
   const premature = prematureTerminal(ctx);
   if (!premature) throw new Error("recordPrematureTerminal needs a premature terminal call");
-  const block = stepBlock(validatedCalls(ctx), premature, ctx.counters.premature + 1, ctx.budget.maxPremature);
+  const block = stepBlock(validatedCalls(ctx), premature, ctx.counters.premature + 1, ctx.run.budget.maxPremature);
   const appended = blockBatch(ctx, block.results, MessageType.STEP_NUDGE);
   return append(ctx, appended, {
     counters: { ...ctx.counters, premature: ctx.counters.premature + 1 },
@@ -117,7 +131,7 @@ export function recordPrematureTerminal(ctx: WorkflowContext): ActionResult {
 
 /** A call whose prerequisites have not run: the whole batch is blocked (pre-batch state). */
 export function recordPrereqViolation(ctx: WorkflowContext): ActionResult {
-  const block = prerequisiteBlock(validatedCalls(ctx), prerequisiteViolations(ctx), ctx.counters.prereq + 1, ctx.budget.maxPrereq);
+  const block = prerequisiteBlock(validatedCalls(ctx), prerequisiteViolations(ctx), ctx.counters.prereq + 1, ctx.run.budget.maxPrereq);
   const appended = blockBatch(ctx, block.results, MessageType.PREREQUISITE_NUDGE);
   return append(ctx, appended, {
     counters: { ...ctx.counters, prereq: ctx.counters.prereq + 1 },
@@ -144,7 +158,7 @@ export function startBatch(ctx: WorkflowContext): ActionResult {
   const { message, ids } = toolCallMessage(ctx, calls);
   const planned: PlannedCall[] = calls.map((c, i) => ({ tool: c.tool, args: c.args, callId: ids[i]! }));
   return append(ctx, [...reasoningMessages(ctx), message], {
-    callCounts: countCalls(ctx.callCounts, calls),
+    callCounts: addCalls(ctx.callCounts, calls),
     batch: { calls: planned, done: [] },
   });
 }
@@ -185,8 +199,13 @@ export function commitToolOutcome(ctx: WorkflowContext, outcome: ToolOutcome): A
     },
   };
   if (outcome.status === "ok") {
-    patch.steps = { required: ctx.steps.required, completed: [...ctx.steps.completed, { tool: call.tool, args: call.args }] };
-    if (ctx.terminalTools.includes(call.tool) && ctx.terminal === undefined) {
+    const { completedTools } = ctx.steps;
+    patch.steps = {
+      required: ctx.steps.required,
+      completed: ctx.steps.completed.concat([{ tool: call.tool, args: call.args }]),
+      completedTools: completedTools.includes(call.tool) ? completedTools : completedTools.concat([call.tool]),
+    };
+    if (ctx.run.terminalTools.includes(call.tool) && ctx.terminal === undefined) {
       patch.terminal = { tool: call.tool, args: call.args, result: outcome.result };
     }
   }

@@ -9,9 +9,15 @@ import type { Message } from "../core/messages.js";
 import type { Prerequisite } from "../core/tool.js";
 import type { CompletedStep } from "../guardrails/step-enforcer.js";
 import type { ValidationResult } from "../guardrails/response-validator.js";
+import { estimateTokensChars4 } from "../context/token-estimator.js";
+import { callCountEntries, callCountsFrom, EMPTY_CALL_COUNTS, type CallCountTrie } from "./call-counts.js";
 
-/** Bumped whenever the context shape or the statechart changes incompatibly. */
-export const MACHINE_VERSION = 1;
+/**
+ * Bumped whenever the context shape or the statechart changes incompatibly.
+ * 2: the run's fixed definition under `run`, running totals (`historyTokens`,
+ * `steps.completedTools`), `callCounts` as a hash trie.
+ */
+export const MACHINE_VERSION = 2;
 
 export interface LoopBudget {
   maxIterations: number;
@@ -74,30 +80,65 @@ export interface LoopStats {
   compactions: CompactionRecord[];
 }
 
-export interface WorkflowContext {
-  runId: string;
+/**
+ * What a run started with: set once by createInitialContext and never assigned afterwards, so
+ * the copies XState makes on every assign share it instead of copying its fields.
+ */
+export interface RunDefinition {
+  id: string;
   workflow: string;
-  machineVersion: number;
-  messages: Message[];
-  /** LLM calls made so far (retries included). */
-  iteration: number;
   toolNames: string[];
   terminalTools: string[];
   prerequisites: Record<string, Prerequisite[]>;
-  steps: { required: string[]; completed: CompletedStep[] };
-  counters: { retries: number; toolErrors: number; premature: number; prereq: number };
-  /** Loop-break bookkeeping: canonical call key → times executed this run. */
-  callCounts: Record<string, number>;
   budget: LoopBudget;
   switches: LoopSwitches;
-  usage: Usage;
   startedAt: number;
+  /**
+   * The `historyTokens` total above which the compaction service runs (the context manager's
+   * trigger); null when the manager estimates tokens its own way, so the service runs every
+   * iteration and decides. Set again on resume, from the resuming runner's manager.
+   */
+  compactAt: number | null;
+}
+
+export interface StepTracker {
+  required: string[];
+  completed: CompletedStep[];
+  /** Distinct tools in `completed`, in first-completion order (the compaction step hint). */
+  completedTools: string[];
+}
+
+/**
+ * Keep the top level at 16 keys or fewer: XState copies the context with `Object.assign` on
+ * every assign, and V8 turns a copy with many more keys into a dictionary-mode object, which
+ * makes every later copy and guard read several times slower (test/loop/context-shape.test.ts).
+ */
+export interface WorkflowContext {
+  machineVersion: number;
+  run: RunDefinition;
+  messages: Message[];
+  /** LLM calls made so far (retries included). */
+  iteration: number;
+  steps: StepTracker;
+  counters: { retries: number; toolErrors: number; premature: number; prereq: number };
+  /**
+   * Loop-break bookkeeping: canonical call key → times executed this run, as a hash trie
+   * (src/loop/call-counts.ts) so that counting a batch copies a path, not every key.
+   */
+  callCounts: CallCountTrie;
+  /**
+   * Running total of `estimateTokensChars4(messages)`: each appended message adds its own
+   * estimate, compaction recomputes it. The compaction check reads it instead of re-estimating
+   * the whole history every iteration.
+   */
+  historyTokens: number;
+  usage: Usage;
   /** Wall clock as last reported by a service (guards stay pure). */
   now: number;
+  stats: LoopStats;
   lastResponse?: LLMResponse;
   validation?: ValidationResult;
   batch?: { calls: PlannedCall[]; done: ToolResultRecord[] };
-  stats: LoopStats;
   terminal?: { tool: string; args: Record<string, unknown>; result: unknown };
   error?: ErrorJSON & { origin?: "infer" | "compact" | "loop" };
 }
@@ -113,26 +154,58 @@ export interface WorkflowInput {
   budget: LoopBudget;
   switches: LoopSwitches;
   startedAt: number;
+  compactAt: number | null;
 }
 
 export function createInitialContext(input: WorkflowInput): WorkflowContext {
   return {
-    runId: input.runId,
-    workflow: input.workflow,
     machineVersion: MACHINE_VERSION,
+    run: {
+      id: input.runId,
+      workflow: input.workflow,
+      toolNames: input.toolNames,
+      terminalTools: input.terminalTools,
+      prerequisites: input.prerequisites,
+      budget: input.budget,
+      switches: input.switches,
+      startedAt: input.startedAt,
+      compactAt: input.compactAt,
+    },
     messages: input.messages,
     iteration: 0,
-    toolNames: input.toolNames,
-    terminalTools: input.terminalTools,
-    prerequisites: input.prerequisites,
-    steps: { required: input.requiredSteps, completed: [] },
+    steps: { required: input.requiredSteps, completed: [], completedTools: [] },
     counters: { retries: 0, toolErrors: 0, premature: 0, prereq: 0 },
-    callCounts: {},
-    budget: input.budget,
-    switches: input.switches,
+    callCounts: EMPTY_CALL_COUNTS,
+    historyTokens: estimateTokensChars4(input.messages),
     usage: { inputTokens: 0, outputTokens: 0 },
-    startedAt: input.startedAt,
     now: input.startedAt,
     stats: { toolCalls: 0, rescues: 0, retryNudges: 0, stepNudges: 0, prereqNudges: 0, toolErrors: 0, loopBreaks: 0, compactions: [] },
+    // Present from the start, so no assign adds a key (see WorkflowContext).
+    ...UNSET,
+  };
+}
+
+/** The optional fields, unset. JSON snapshots omit them; restore puts them back. */
+const UNSET = { lastResponse: undefined, validation: undefined, batch: undefined, terminal: undefined, error: undefined } as const;
+
+/** Distinct tool names of `completed`, in first-completion order. */
+export function distinctTools(completed: readonly CompletedStep[]): string[] {
+  return [...new Set(completed.map((s) => s.tool))];
+}
+
+/**
+ * A persisted context made whole before a run resumes from it. The running totals are
+ * recomputed from what they summarize (a snapshot is outside input), `callCounts` is rebuilt
+ * from its entries, so a hand-edited trie cannot hide a key in the wrong slot, and `compactAt`
+ * comes from the resuming runner's context manager (the one its compaction service uses).
+ */
+export function restoredContext(ctx: WorkflowContext, compactAt: number | null): WorkflowContext {
+  return {
+    ...UNSET,
+    ...ctx,
+    run: { ...ctx.run, compactAt },
+    steps: { ...ctx.steps, completedTools: distinctTools(ctx.steps.completed) },
+    callCounts: callCountsFrom(callCountEntries(ctx.callCounts)),
+    historyTokens: estimateTokensChars4(ctx.messages),
   };
 }

@@ -22,7 +22,7 @@ import { prematureTerminal, prerequisiteViolations, repeatViolations, totalToken
 type Failure = NonNullable<WorkflowContext["error"]>;
 const loop = (error: { toJSON(): ErrorJSON }): Failure => ({ ...error.toJSON(), origin: "loop" });
 
-const completedNames = (ctx: WorkflowContext): string[] => [...new Set(ctx.steps.completed.map((s) => s.tool))];
+const completedNames = (ctx: WorkflowContext): string[] => [...ctx.steps.completedTools];
 
 export function retriesExhausted(ctx: WorkflowContext): Failure {
   const v = ctx.validation;
@@ -67,8 +67,8 @@ export function iterationsExhausted(ctx: WorkflowContext): Failure {
 }
 
 export function budgetExhausted(ctx: WorkflowContext, reason: BudgetReason): Failure {
-  const used = reason === "token_budget" ? totalTokens(ctx) : ctx.now - ctx.startedAt;
-  const limit = (reason === "token_budget" ? ctx.budget.maxTotalTokens : ctx.budget.maxWallClockMs) ?? 0;
+  const used = reason === "token_budget" ? totalTokens(ctx) : ctx.now - ctx.run.startedAt;
+  const limit = (reason === "token_budget" ? ctx.run.budget.maxTotalTokens : ctx.run.budget.maxWallClockMs) ?? 0;
   return loop(new BudgetExhaustedError(reason, used, limit, completedNames(ctx)));
 }
 

@@ -19,8 +19,8 @@ export function runStatsFrom(ctx: WorkflowContext, finalState: string, now: numb
     outcome,
     iterations: ctx.iteration,
     usage: { ...ctx.usage },
-    elapsedMs: Math.max(0, now - ctx.startedAt),
-    completedSteps: [...new Set(ctx.steps.completed.map((s) => s.tool))],
+    elapsedMs: Math.max(0, now - ctx.run.startedAt),
+    completedSteps: [...ctx.steps.completedTools],
     ...(ctx.terminal ? { terminal: ctx.terminal } : {}),
     ...(ctx.error ? { error: { name: ctx.error.name, code: ctx.error.code, message: ctx.error.message } } : {}),
   };

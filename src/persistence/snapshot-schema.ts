@@ -66,6 +66,12 @@ const StatsSchema = z.looseObject({
   compactions: z.array(z.looseObject({ phase: count, tokensBefore: z.number(), tokensAfter: z.number(), iteration: count })),
 });
 
+/** The loop-break hash trie (src/loop/call-counts.ts): leaves of counts under 16-way branches. */
+type CallCountTrieShape = { counts: Record<string, number> } | { slots: Record<string, CallCountTrieShape> };
+const CallCountTrieSchema: z.ZodType<CallCountTrieShape> = z.lazy(() =>
+  z.union([z.strictObject({ counts: z.record(z.string(), count) }), z.strictObject({ slots: z.record(z.string(), CallCountTrieSchema) })]),
+);
+
 const ErrorSchema = z.looseObject({
   name: z.string(),
   code: z.string(),
@@ -76,21 +82,28 @@ const ErrorSchema = z.looseObject({
 
 /** @example WorkflowContextSchema.safeParse(snapshot.context).success */
 export const WorkflowContextSchema = z.looseObject({
-  runId: z.string(),
-  workflow: z.string(),
   machineVersion: z.number(),
+  run: z.looseObject({
+    id: z.string(),
+    workflow: z.string(),
+    toolNames: names,
+    terminalTools: names,
+    prerequisites: z.record(z.string(), z.array(PrerequisiteSchema)),
+    budget: BudgetSchema,
+    switches: z.looseObject({ rescueEnabled: z.boolean(), stepEnforcement: z.boolean() }),
+    startedAt: z.number(),
+    // Replaced on resume by the resuming runner's trigger.
+    compactAt: count.nullable(),
+  }),
   messages: z.array(MessageSchema),
   iteration: count,
-  toolNames: names,
-  terminalTools: names,
-  prerequisites: z.record(z.string(), z.array(PrerequisiteSchema)),
-  steps: z.looseObject({ required: names, completed: z.array(z.looseObject({ tool: z.string(), args: z.unknown() })) }),
+  // completedTools is a running summary of completed: recomputed on resume.
+  steps: z.looseObject({ required: names, completed: z.array(z.looseObject({ tool: z.string(), args: z.unknown() })), completedTools: names }),
   counters: z.looseObject({ retries: count, toolErrors: count, premature: count, prereq: count }),
-  callCounts: z.record(z.string(), count),
-  budget: BudgetSchema,
-  switches: z.looseObject({ rescueEnabled: z.boolean(), stepEnforcement: z.boolean() }),
+  callCounts: CallCountTrieSchema,
+  // A running total of the messages' estimate: recomputed on resume.
+  historyTokens: count,
   usage: UsageSchema,
-  startedAt: z.number(),
   now: z.number(),
   lastResponse: LLMResponseSchema.optional(),
   validation: ValidationSchema.optional(),
@@ -101,13 +114,14 @@ export const WorkflowContextSchema = z.looseObject({
 });
 
 /** The states a persisted snapshot can be in: waiting on a service, or final. Eventless states never persist. */
-export const PERSISTABLE_STATES = ["compacting", "inferring", "executingTools.running", "done", "failed", "cancelled"] as const;
+export const PERSISTABLE_STATES = ["compacting.running", "inferring", "executingTools.running", "done", "failed", "cancelled"] as const;
 
 /** @example PersistedRunSchema.safeParse(JSON.parse(file)).success */
 export const PersistedRunSchema = z.looseObject({
   status: z.enum(["active", "done"]),
   value: z.union([
-    z.enum(["compacting", "inferring", "done", "failed", "cancelled"]),
+    z.enum(["inferring", "done", "failed", "cancelled"]),
+    z.strictObject({ compacting: z.literal("running") }),
     z.strictObject({ executingTools: z.literal("running") }),
   ]),
   // The machine has no history states: anything here would name state nodes XState cannot find.
@@ -123,8 +137,9 @@ const MessagesOrRef = z.union([z.literal(CONTEXT_MESSAGES_REF), z.array(MessageS
 
 /** What each service's persisted child must look like: XState re-runs it with this input. */
 export const SERVICE_INPUT_SCHEMAS = {
-  compact: z.looseObject({ messages: MessagesOrRef, iteration: count, stepHint: z.string() }),
-  infer: z.looseObject({ messages: MessagesOrRef, iteration: count }),
+  // tokens: recomputed on resume (the service input's running total).
+  compact: z.looseObject({ messages: MessagesOrRef, iteration: count, stepHint: z.string(), tokens: count.optional() }),
+  infer: z.looseObject({ messages: MessagesOrRef, iteration: count, tokens: count.optional() }),
   executeTool: z.looseObject({
     runId: z.string(),
     tool: z.string(),

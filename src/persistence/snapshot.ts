@@ -30,7 +30,7 @@ type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** The service each waiting state invokes (its invoke id equals its src). */
 const SERVICE_OF_STATE: Record<string, ServiceName> = {
-  compacting: "compact",
+  "compacting.running": "compact",
   inferring: "infer",
   "executingTools.running": "executeTool",
 };
@@ -66,9 +66,10 @@ export function assertRestorable(snapshot: unknown, workflow: Workflow): Persist
       machineVersion: MACHINE_VERSION,
     });
   }
-  if (snapshot.context.workflow !== workflow.name) {
-    throw new SnapshotError(`snapshot belongs to workflow ${JSON.stringify(snapshot.context.workflow)}, not "${workflow.name}"`, {
-      snapshotWorkflow: snapshot.context.workflow ?? null,
+  const owner = isPlainObject(snapshot.context.run) ? snapshot.context.run.workflow : undefined;
+  if (owner !== workflow.name) {
+    throw new SnapshotError(`snapshot belongs to workflow ${JSON.stringify(owner)}, not "${workflow.name}"`, {
+      snapshotWorkflow: owner ?? null,
       workflow: workflow.name,
     });
   }
@@ -90,17 +91,17 @@ export function assertRestorable(snapshot: unknown, workflow: Workflow): Persist
 }
 
 function checkTools(ctx: WorkflowContext, workflow: Workflow): void {
-  const used = new Set([...ctx.toolNames, ...ctx.terminalTools, ...ctx.steps.required, ...(ctx.batch?.calls.map((c) => c.tool) ?? [])]);
+  const used = new Set([...ctx.run.toolNames, ...ctx.run.terminalTools, ...ctx.steps.required, ...(ctx.batch?.calls.map((c) => c.tool) ?? [])]);
   const missingTools = [...used].filter((t) => !Object.hasOwn(workflow.tools, t));
   if (missingTools.length > 0) {
     throw new SnapshotError(`workflow "${workflow.name}" lacks tools the snapshot used: ${missingTools.join(", ")}`, { missingTools });
   }
   // The tool service decides from the workflow which results to keep as the run's result.
   const terminal = [...workflow.terminalTools].sort();
-  if (canonicalJson([...ctx.terminalTools].sort()) !== canonicalJson(terminal)) {
+  if (canonicalJson([...ctx.run.terminalTools].sort()) !== canonicalJson(terminal)) {
     throw new SnapshotError(
-      `snapshot ends on terminal tools [${ctx.terminalTools.join(", ")}], workflow "${workflow.name}" on [${terminal.join(", ")}]`,
-      { snapshotTerminalTools: ctx.terminalTools, terminalTools: terminal },
+      `snapshot ends on terminal tools [${ctx.run.terminalTools.join(", ")}], workflow "${workflow.name}" on [${terminal.join(", ")}]`,
+      { snapshotTerminalTools: ctx.run.terminalTools, terminalTools: terminal },
     );
   }
 }
@@ -152,13 +153,13 @@ function checkToolInFlight(ctx: WorkflowContext, input: Record<string, unknown>)
     throw new SnapshotError("snapshot is running a tool but its batch has no pending call", { batch: ctx.batch ?? null });
   }
   const expected = {
-    runId: ctx.runId,
+    runId: ctx.run.id,
     tool: call.tool,
     args: call.args,
     callId: call.callId,
     index,
     iteration: ctx.iteration,
-    idempotencyKey: `${ctx.runId}:${ctx.iteration}:${index}`,
+    idempotencyKey: `${ctx.run.id}:${ctx.iteration}:${index}`,
   };
   const differing = (Object.keys(expected) as (keyof typeof expected)[]).filter((k) => canonicalJson(input[k]) !== canonicalJson(expected[k]));
   if (differing.length > 0) {

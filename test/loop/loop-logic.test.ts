@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { createMessage, MessageType, ToolResultError, ToolTimeoutError, type LLMResponse } from "../../src/core/index.js";
 import { validateResponse } from "../../src/guardrails/response-validator.js";
 import * as act from "../../src/loop/actions.js";
+import { callCountEntries, callCountsFrom } from "../../src/loop/call-counts.js";
 import { createInitialContext, MACHINE_VERSION, type WorkflowContext } from "../../src/loop/context.js";
 import * as fail from "../../src/loop/failures.js";
 import * as is from "../../src/loop/guards.js";
@@ -27,6 +28,7 @@ function ctx(overrides: Partial<WorkflowContext> = {}): WorkflowContext {
     budget: { maxIterations: 5, maxRetries: 2, maxToolErrors: 1, maxPremature: 3, maxPrereq: 2, maxToolRepeat: 2 },
     switches: { rescueEnabled: true, stepEnforcement: true },
     startedAt: 1000,
+    compactAt: 1_000_000,
   });
   return { ...base, iteration: 1, ...overrides };
 }
@@ -34,7 +36,7 @@ function ctx(overrides: Partial<WorkflowContext> = {}): WorkflowContext {
 /** The context right after the model answered `response`. */
 function answered(response: LLMResponse, overrides: Partial<WorkflowContext> = {}): WorkflowContext {
   const c = ctx(overrides);
-  return { ...c, lastResponse: response, validation: validateResponse(response, { tools: workflow.tools, rescueEnabled: c.switches.rescueEnabled }) };
+  return { ...c, lastResponse: response, validation: validateResponse(response, { tools: workflow.tools, rescueEnabled: c.run.switches.rescueEnabled }) };
 }
 const callOf = (tool: string, args: unknown = {}): LLMResponse => ({ type: "tool_calls", toolCalls: [{ tool, args }] });
 
@@ -51,10 +53,10 @@ describe("guards", () => {
   it("budget guards", () => {
     expect(is.isIterationBudgetExhausted(ctx({ iteration: 5 }))).toBe(true);
     expect(is.isIterationBudgetExhausted(ctx({ iteration: 4 }))).toBe(false);
-    const tokens = ctx({ budget: { ...ctx().budget, maxTotalTokens: 100 }, usage: { inputTokens: 60, outputTokens: 40 } });
+    const tokens = ctx({ run: { ...ctx().run, budget: { ...ctx().run.budget, maxTotalTokens: 100 } }, usage: { inputTokens: 60, outputTokens: 40 } });
     expect(is.isTokenBudgetExhausted(tokens)).toBe(true);
     expect(is.isTokenBudgetExhausted(ctx({ usage: { inputTokens: 10 ** 9, outputTokens: 0 } }))).toBe(false);
-    const clock = ctx({ budget: { ...ctx().budget, maxWallClockMs: 500 } });
+    const clock = ctx({ run: { ...ctx().run, budget: { ...ctx().run.budget, maxWallClockMs: 500 } } });
     expect(is.isWallClockExhausted({ ...clock, now: 1499 })).toBe(false);
     expect(is.isWallClockExhausted({ ...clock, now: 1500 })).toBe(true);
   });
@@ -75,14 +77,14 @@ describe("guards", () => {
   it("step, prerequisite and loop-break guards", () => {
     const early = answered(callOf("finish", { summary: "x" }));
     expect(is.hasPrematureTerminal(early)).toBe(true);
-    expect(is.hasPrematureTerminal({ ...early, switches: { ...early.switches, stepEnforcement: false } })).toBe(false);
+    expect(is.hasPrematureTerminal({ ...early, run: { ...early.run, switches: { ...early.run.switches, stepEnforcement: false } } })).toBe(false);
     expect(is.isPrematureBudgetExhausted({ ...early, counters: { ...early.counters, premature: 3 } })).toBe(true);
     const b = answered(callOf("fetch_b"));
     expect(is.hasPrereqViolation(b)).toBe(true);
     expect(is.hasPrereqViolation({ ...b, steps: { ...b.steps, completed: [{ tool: "fetch_a", args: {} }] } })).toBe(false);
     const repeat = answered(callOf("extra", { n: 1 }));
     expect(is.hasRepeatViolation(repeat)).toBe(false);
-    expect(is.hasRepeatViolation({ ...repeat, callCounts: { [`extra:${JSON.stringify({ mode: "ok", n: 1 })}`]: 2 } })).toBe(true);
+    expect(is.hasRepeatViolation({ ...repeat, callCounts: callCountsFrom([[`extra:${JSON.stringify({ mode: "ok", n: 1 })}`, 2]]) })).toBe(true);
   });
 });
 
@@ -116,11 +118,11 @@ describe("actions", () => {
 
   it("startBatch plans every call and counts it for loop-break; commit records steps and the terminal", () => {
     const c = answered({ type: "tool_calls", toolCalls: [{ tool: "fetch_a", args: {} }, { tool: "finish", args: { summary: "s" } }] }, {
-      steps: { required: [], completed: [] },
+      steps: { required: [], completed: [], completedTools: [] },
     });
     const started = act.startBatch(c);
     expect(started.patch.batch?.calls.map((p) => p.tool)).toEqual(["fetch_a", "finish"]);
-    expect(Object.values(started.patch.callCounts!)).toEqual([1, 1]);
+    expect(callCountEntries(started.patch.callCounts!).map(([, n]) => n)).toEqual([1, 1]);
     let state: WorkflowContext = { ...c, ...started.patch };
     expect(act.nextCall(state).index).toBe(0);
     state = { ...state, ...act.commitToolOutcome(state, act.outcomeFromOutput(toolOutput("fetch_a", { ok: 1 }, false))).patch };
@@ -165,7 +167,7 @@ describe("failures", () => {
     });
     expect(fail.prereqExhausted(answered(callOf("fetch_b")))).toMatchObject({ code: "FORGE_PREREQUISITE", data: { toolName: "fetch_b" } });
     expect(fail.iterationsExhausted(ctx({ iteration: 5 }))).toMatchObject({ code: "FORGE_MAX_ITERATIONS", data: { pendingSteps: ["fetch_a", "fetch_b"] } });
-    expect(fail.budgetExhausted(ctx({ budget: { ...ctx().budget, maxWallClockMs: 10 }, now: 1020 }), "wall_clock")).toMatchObject({
+    expect(fail.budgetExhausted(ctx({ run: { ...ctx().run, budget: { ...ctx().run.budget, maxWallClockMs: 10 } }, now: 1020 }), "wall_clock")).toMatchObject({
       code: "FORGE_BUDGET_EXHAUSTED",
       data: { reason: "wall_clock", used: 20, limit: 10 },
     });
@@ -175,7 +177,7 @@ describe("failures", () => {
   });
 
   it("run stats summarise the final context", () => {
-    const c = ctx({ iteration: 3, steps: { required: [], completed: [{ tool: "a", args: {} }, { tool: "a", args: { x: 1 } }] } });
+    const c = ctx({ iteration: 3, steps: { required: [], completed: [{ tool: "a", args: {} }, { tool: "a", args: { x: 1 } }], completedTools: ["a"] } });
     expect(runStatsFrom(c, "done", 1500)).toMatchObject({ outcome: "done", iterations: 3, completedSteps: ["a"], elapsedMs: 500 });
     expect(runStatsFrom(c, "failed", 1000).outcome).toBe("failed");
   });
@@ -191,7 +193,7 @@ describe("hardening guards and failures", () => {
   });
 
   it("wallClockExhaustedAt reports the time the runner's timer saw", () => {
-    const c = ctx({ budget: { ...ctx().budget, maxWallClockMs: 500 } });
+    const c = ctx({ run: { ...ctx().run, budget: { ...ctx().run.budget, maxWallClockMs: 500 } } });
     expect(fail.wallClockExhaustedAt(c, 1750)).toMatchObject({ code: "FORGE_BUDGET_EXHAUSTED", origin: "loop", data: { reason: "wall_clock", used: 750, limit: 500 } });
   });
 

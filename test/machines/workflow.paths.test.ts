@@ -11,13 +11,15 @@ import {
   type CompactInput,
   type CompactOutput,
   type ExecuteToolInput,
+  type ExecuteToolOutput,
   type InferInput,
   type InferOutput,
 } from "../../machines/workflow.machine.js";
 import { ContextBudgetExceeded, ToolResolutionError, ToolResultError, type LLMResponse } from "../../src/core/index.js";
 import { createMessage, MessageType } from "../../src/core/messages.js";
 import type { WorkflowContext, WorkflowInput } from "../../src/loop/context.js";
-import type { ToolOutput } from "../../src/loop/tool-output.js";
+import { callCountEntries } from "../../src/loop/call-counts.js";
+import { estimateTokensChars4 } from "../../src/context/token-estimator.js";
 import { loopWorkflow } from "../support/loop-fixtures.js";
 
 const { workflow } = loopWorkflow();
@@ -25,13 +27,14 @@ const machine = createWorkflowMachine({ tools: workflow.tools });
 /** Services that never settle: the replay feeds their done/error events itself. */
 const pending = <TOut, TIn>() => fromPromise<TOut, TIn>(() => new Promise<TOut>(() => undefined));
 const replayMachine = machine.provide({
-  actors: { infer: pending<InferOutput, InferInput>(), compact: pending<CompactOutput, CompactInput>(), executeTool: pending<ToolOutput, ExecuteToolInput>() },
+  actors: { infer: pending<InferOutput, InferInput>(), compact: pending<CompactOutput, CompactInput>(), executeTool: pending<ExecuteToolOutput, ExecuteToolInput>() },
 });
 
+const messages = [createMessage("system", "sys", MessageType.SYSTEM_PROMPT), createMessage("user", "go", MessageType.USER_INPUT)];
 const input: WorkflowInput = {
   runId: "graph",
   workflow: workflow.name,
-  messages: [createMessage("system", "sys", MessageType.SYSTEM_PROMPT), createMessage("user", "go", MessageType.USER_INPUT)],
+  messages,
   toolNames: workflow.toolNames,
   terminalTools: [...workflow.terminalTools],
   requiredSteps: [...workflow.requiredSteps],
@@ -39,6 +42,8 @@ const input: WorkflowInput = {
   budget: { maxIterations: 5, maxRetries: 1, maxToolErrors: 1, maxPremature: 1, maxPrereq: 1, maxToolRepeat: 1, maxTotalTokens: 10_000, maxWallClockMs: 1_000 },
   switches: { rescueEnabled: true, stepEnforcement: true },
   startedAt: 0,
+  // The first history fits (compaction skipped); once it grows, the compaction service runs.
+  compactAt: estimateTokensChars4(messages),
 };
 
 const usage = { inputTokens: 1, outputTokens: 1 };
@@ -65,7 +70,6 @@ function eventsFor(snapshot: { context: WorkflowContext; children: Record<string
   ];
   if (snapshot.children.compact) {
     out.push({ type: "xstate.done.actor.compact", output: { messages: ctx.messages, event: null, now: 0 } });
-    out.push({ type: "xstate.done.actor.compact", output: { messages: ctx.messages, event: null, now: 5_000 } });
     out.push({ type: "xstate.error.actor.compact", error: new ContextBudgetExceeded(900, 100, 3) });
   }
   if (snapshot.children.infer) {
@@ -77,7 +81,9 @@ function eventsFor(snapshot: { context: WorkflowContext; children: Record<string
     out.push({ type: "xstate.error.actor.infer", error: new Error("backend down") });
   }
   if (snapshot.children.executeTool) {
-    out.push({ type: "xstate.done.actor.executeTool", output: { content: '{"ok":true}', result: { ok: true } } });
+    out.push({ type: "xstate.done.actor.executeTool", output: { content: '{"ok":true}', result: { ok: true }, now: 0 } });
+    // a slow tool: the next budget check finds the wall clock spent
+    out.push({ type: "xstate.done.actor.executeTool", output: { content: '{"ok":true}', result: { ok: true }, now: 5_000 } });
     out.push({ type: "xstate.error.actor.executeTool", error: new ToolResultError("finish", "BigInt", true) });
     out.push({ type: "xstate.error.actor.executeTool", error: new TypeError("tool broke") });
     out.push({ type: "xstate.error.actor.executeTool", error: new ToolResolutionError("no such record") });
@@ -97,7 +103,7 @@ function serialize(snapshot: { value: unknown; context: WorkflowContext }): stri
     c.counters,
     c.iteration,
     [...new Set(c.steps.completed.map((s) => s.tool))].sort(),
-    Object.keys(c.callCounts).length,
+    callCountEntries(c.callCounts).length,
     c.usage.inputTokens > 10_000,
     c.terminal !== undefined,
     c.error?.code,

@@ -2,11 +2,10 @@
  * Snapshots of one messy run (a retry, a tool error, a parallel batch) taken at every state
  * it entered, as JSON text: the base material the validation tests corrupt.
  */
-import { ContextManager, NoCompact } from "../../src/context/index.js";
 import { ForgeError } from "../../src/core/index.js";
 import type { PersistedRun } from "../../src/persistence/snapshot.js";
 import { WorkflowRunner } from "../../src/runner.js";
-import { call, calls, loopWorkflow, PolicyClient, scriptThenCorrect, text } from "../support/loop-fixtures.js";
+import { call, calls, compactingEveryIteration, loopWorkflow, PolicyClient, scriptThenCorrect, text } from "../support/loop-fixtures.js";
 
 export const vars = { promptVars: { company: "Acme" } };
 const script = [text("thinking"), call("fetch_a", { mode: "throw", n: 1 }), calls(["fetch_a", { n: 1 }], ["extra", { n: 2 }])];
@@ -14,7 +13,7 @@ const script = [text("thinking"), call("fetch_a", { mode: "throw", n: 1 }), call
 export const freshRunner = () =>
   new WorkflowRunner({
     client: new PolicyClient(scriptThenCorrect(script)),
-    contextManager: new ContextManager({ strategy: new NoCompact(), budgetTokens: 100_000 }),
+    contextManager: compactingEveryIteration(),
   });
 
 /** [state, snapshot JSON] at each state entry of the run, the final one included. */
@@ -23,7 +22,7 @@ export async function snapshotsOfOneRun(): Promise<[string, string][]> {
   const out: [string, string][] = [];
   const runner: WorkflowRunner = new WorkflowRunner({
     client: new PolicyClient(scriptThenCorrect(script)),
-    contextManager: new ContextManager({ strategy: new NoCompact(), budgetTokens: 100_000 }),
+    contextManager: compactingEveryIteration(),
     onStateChange: (state) => out.push([state, JSON.stringify(runner.snapshot())]),
   });
   await runner.run(workflow, "go", { ...vars, runId: "fixed-run" });

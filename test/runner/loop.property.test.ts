@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { ContextManager, NoCompact, TieredCompact } from "../../src/context/index.js";
 import { ForgeError, type LLMResponse, type WireMessage } from "../../src/core/index.js";
 import type { WorkflowContext } from "../../src/loop/context.js";
+import { estimateTokensChars4 } from "../../src/context/token-estimator.js";
 import { WorkflowRunner, type WorkflowRunnerOptions } from "../../src/runner.js";
 import { call, calls, correctNext, loopWorkflow, PolicyClient, text, turnOf, type ToolLogEntry } from "../support/loop-fixtures.js";
 
@@ -110,6 +111,9 @@ describe("workflow machine properties", () => {
           expect(ctx.counters.toolErrors).toBeLessThanOrEqual(budget.maxToolErrors);
           expect(ctx.counters.premature).toBeLessThanOrEqual(budget.maxPrematureAttempts);
           expect(ctx.counters.prereq).toBeLessThanOrEqual(budget.maxPrereqViolations);
+          // the running totals always equal what they summarize
+          expect(ctx.historyTokens).toBe(estimateTokensChars4(ctx.messages));
+          expect(ctx.steps.completedTools).toEqual([...new Set(ctx.steps.completed.map((step) => step.tool))]);
         }
         // the thrown error names the budget that ran out
         const exhausted: Record<string, boolean> = {

@@ -4,18 +4,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { ContextManager, NoCompact } from "../../src/context/index.js";
 import { SnapshotError } from "../../src/core/index.js";
 import { MACHINE_VERSION } from "../../src/loop/context.js";
 import { WorkflowRunner } from "../../src/runner.js";
 import type { PersistedRun } from "../../src/persistence/snapshot.js";
-import { loopWorkflow, PolicyClient, scriptThenCorrect } from "../support/loop-fixtures.js";
+import { compactingEveryIteration, loopWorkflow, PolicyClient, scriptThenCorrect } from "../support/loop-fixtures.js";
 
 const vars = { promptVars: { company: "Acme" } };
 const runnerFor = (onStateChange?: (state: string) => void) =>
   new WorkflowRunner({
     client: new PolicyClient(scriptThenCorrect([])),
-    contextManager: new ContextManager({ strategy: new NoCompact(), budgetTokens: 100_000 }),
+    contextManager: compactingEveryIteration(),
     ...(onStateChange ? { onStateChange } : {}),
   });
 

@@ -32,17 +32,36 @@ function setup(policy: Policy, options: Partial<WorkflowRunnerOptions> = {}) {
 const types = (messages: Message[]) => messages.map((m) => `${m.role}:${m.meta.type}`);
 
 describe("WorkflowRunner transitions", () => {
-  it("walks compacting → inferring → executingTools → done on the happy path", async () => {
+  it("walks inferring → executingTools → done on the happy path, skipping compaction while the history fits", async () => {
     const t = setup(scriptThenCorrect([]));
     await expect(t.run()).resolves.toEqual({ done: "all done" });
     expect(t.states).toEqual([
-      "compacting", "inferring", "executingTools.running",
-      "compacting", "inferring", "executingTools.running",
-      "compacting", "inferring", "executingTools.running",
+      "inferring", "executingTools.running",
+      "inferring", "executingTools.running",
+      "inferring", "executingTools.running",
       "done",
     ]);
     expect(t.log.map((e) => e.tool)).toEqual(["fetch_a", "fetch_b", "finish"]);
     expect(t.runner.lastRunStats).toMatchObject({ outcome: "done", iterations: 3, toolCalls: 3, completedSteps: ["fetch_a", "fetch_b", "finish"] });
+  });
+
+  it("runs the compaction service once the history's running total passes the trigger", async () => {
+    // trigger 20 tokens: the system prompt and "go" (17) fit, the first tool round does not
+    const t = setup(scriptThenCorrect([]), { contextManager: new ContextManager({ strategy: new NoCompact(), budgetTokens: 100_000, compactThreshold: 0.0002 }) });
+    await expect(t.run()).resolves.toEqual({ done: "all done" });
+    expect(t.states).toEqual([
+      "inferring", "executingTools.running",
+      "compacting.running", "inferring", "executingTools.running",
+      "compacting.running", "inferring", "executingTools.running",
+      "done",
+    ]);
+  });
+
+  it("runs the compaction service every iteration under a custom token estimator (it decides)", async () => {
+    const estimateTokens = (messages: readonly Message[]) => messages.length;
+    const t = setup(scriptThenCorrect([]), { contextManager: new ContextManager({ strategy: new NoCompact(), budgetTokens: 100_000, estimateTokens }) });
+    await expect(t.run()).resolves.toEqual({ done: "all done" });
+    expect(t.states.filter((s) => s === "compacting.running")).toHaveLength(3);
   });
 
   it("answers bare text with a retry nudge on the user channel, then recovers", async () => {

@@ -4,6 +4,7 @@
  * restored from a snapshot gets the same answers as the uninterrupted run.
  */
 import { z } from "zod";
+import { ContextManager, estimateTokensChars4, NoCompact } from "../../src/context/index.js";
 import {
   defineTool,
   ToolResolutionError,
@@ -128,4 +129,13 @@ export function correctNext(messages: readonly WireMessage[]): LLMResponse {
   if (!succeeded.has("fetch_a")) return call("fetch_a", { mode: "ok", n: 1 });
   if (!succeeded.has("fetch_b")) return call("fetch_b", { mode: "ok", n: 2 });
   return call("finish", { summary: "all done" });
+}
+
+/**
+ * A context manager that never compacts but whose compaction service runs every iteration
+ * (a custom estimator decides), so runs pass through `compacting.running` and can be
+ * snapshotted there.
+ */
+export function compactingEveryIteration(): ContextManager {
+  return new ContextManager({ strategy: new NoCompact(), budgetTokens: 100_000, estimateTokens: (messages) => estimateTokensChars4(messages) });
 }

@@ -1,0 +1,172 @@
+/**
+ * What a WorkflowRunner and its runs accept, and the checks that turn a wrong value into an
+ * InvalidArgumentError naming the option (rather than a TypeError deep inside a run).
+ */
+import type { InspectionEvent, Observer } from "xstate";
+import type { ContextManager } from "../context/context-manager.js";
+import { InvalidArgumentError } from "../core/errors.js";
+import type { LLMClient, StreamChunk } from "../core/llm.js";
+import { isPlainObject, jsonIssue, MessageSchema, type Message, type ReasoningReplay } from "../core/messages.js";
+import { previewValue } from "../core/response-contract.js";
+import { MAX_TIMER_MS } from "../core/tool.js";
+import type { Workflow } from "../core/workflow.js";
+import type { WorkflowContext } from "../loop/context.js";
+import type { PersistedRun } from "../persistence/snapshot.js";
+
+export interface WorkflowRunnerOptions {
+  client: LLMClient;
+  contextManager: ContextManager;
+  /** Hard ceiling on LLM calls per run (retries count). Default 10. */
+  maxIterations?: number;
+  /** Consecutive bad responses (bare text, unknown tool, bad args) tolerated. 0 = first one is fatal. Default 3. */
+  maxRetriesPerStep?: number;
+  /** Consecutive batches with a tool exception tolerated. 0 = first one is fatal. Default 2. */
+  maxToolErrors?: number;
+  maxPrematureAttempts?: number;
+  maxPrereqViolations?: number;
+  /** Same tool + same args executed more than this many times gets a loop-break error instead. Default 3. */
+  maxToolRepeat?: number;
+  /** Total tokens (input + output over all calls) before the run fails with BudgetExhaustedError. */
+  maxTotalTokens?: number;
+  /**
+   * Wall-clock milliseconds before the run fails with BudgetExhaustedError(wall_clock). Enforced
+   * by a timer: an in-flight model call or tool is aborted (its `signal`) when it runs out.
+   */
+  maxWallClockMs?: number;
+  /** Deadline in ms for one tool call when the tool sets no `timeoutMs`; past it the call fails as a tool error. */
+  toolTimeoutMs?: number;
+  /** More tool calls than this in one response: none run, the model gets a retry nudge (retry budget). Default 64. */
+  maxToolCallsPerResponse?: number;
+  /** Use client.sendStream; chunks go to onChunk, the loop acts on FINAL only. */
+  stream?: boolean;
+  /** Awaited for every stream chunk. A throw or rejection fails the run with CallbackError. */
+  onChunk?: (chunk: StreamChunk) => void | Promise<void>;
+  /** Every message appended during the run (not replayed history). A throw or rejection fails the run with CallbackError. */
+  onMessage?: (message: Message) => void;
+  /** Every state the machine enters, with its context (read-only). A throw or rejection fails the run with CallbackError. */
+  onStateChange?: (state: string, context: Readonly<WorkflowContext>) => void;
+  rescueEnabled?: boolean;
+  /** false turns off premature-terminal and prerequisite enforcement (ablation). */
+  stepEnforcement?: boolean;
+  reasoningReplay?: ReasoningReplay;
+  /**
+   * Passed to createActor: attach @statelyai/inspect or any inspection observer. Sees the run's
+   * events until `run()` settles; a throw fails the run with CallbackError.
+   */
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** Clock for wall-clock budgets (tests inject one). */
+  now?: () => number;
+}
+
+export interface RunOptions {
+  promptVars?: Record<string, string>;
+  /** Seed history (multi-turn); the new user message is appended after it unless empty. */
+  initialMessages?: Message[];
+  /** Continue the conversation of a finished run's snapshot (its messages seed this turn). */
+  from?: PersistedRun;
+  signal?: AbortSignal;
+  runId?: string;
+}
+
+/** Options of `WorkflowRunner.resume`. */
+export interface ResumeOptions {
+  signal?: AbortSignal;
+}
+
+const nonNegativeInt = (name: string, value: unknown): number => {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new InvalidArgumentError(name, `expected a non-negative integer, got ${previewValue(value)}`);
+  }
+  return value;
+};
+
+const isAbortSignal = (value: unknown): value is AbortSignal =>
+  value instanceof AbortSignal ||
+  (isPlainObjectLike(value) &&
+    typeof value.aborted === "boolean" &&
+    typeof value.addEventListener === "function" &&
+    typeof value.removeEventListener === "function");
+
+function isPlainObjectLike(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+const isWorkflow = (value: unknown): value is Workflow =>
+  isPlainObjectLike(value) && typeof value.name === "string" && isPlainObject(value.tools) && typeof value.getToolSpecs === "function";
+
+/** Throws InvalidArgumentError naming the first option that is wrong. */
+export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
+  if (!options || typeof options !== "object") throw new InvalidArgumentError("options", "expected an options object");
+  const { client, contextManager } = options;
+  if (!client || typeof client.send !== "function") throw new InvalidArgumentError("client", "expected an LLMClient");
+  if (client.apiFormat !== "ollama" && client.apiFormat !== "openai") {
+    throw new InvalidArgumentError("client", `client.apiFormat must be "ollama" or "openai", got ${previewValue(client.apiFormat)}`);
+  }
+  if (!contextManager || typeof contextManager.compact !== "function" || typeof contextManager.estimateTokens !== "function") {
+    throw new InvalidArgumentError("contextManager", "expected a ContextManager (new ContextManager({ budgetTokens }))");
+  }
+  for (const key of ["onChunk", "onMessage", "onStateChange", "now"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "function") {
+      throw new InvalidArgumentError(key, `expected a function, got ${previewValue(options[key])}`);
+    }
+  }
+  const inspect: unknown = options.inspect;
+  if (inspect !== undefined && typeof inspect !== "function" && !(isPlainObjectLike(inspect) && typeof inspect.next === "function")) {
+    throw new InvalidArgumentError("inspect", "expected a function or an observer with a next(event) method");
+  }
+  for (const key of ["stream", "rescueEnabled", "stepEnforcement"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "boolean") {
+      throw new InvalidArgumentError(key, `expected a boolean, got ${previewValue(options[key])}`);
+    }
+  }
+  if (options.stream && typeof client.sendStream !== "function") {
+    throw new InvalidArgumentError("stream", "the client has no sendStream; use stream: false");
+  }
+  for (const key of ["maxIterations", "maxRetriesPerStep", "maxToolErrors", "maxPrematureAttempts", "maxPrereqViolations", "maxToolRepeat"] as const) {
+    if (options[key] !== undefined) nonNegativeInt(key, options[key]);
+  }
+  if (options.maxIterations === 0) throw new InvalidArgumentError("maxIterations", "must be at least 1");
+  for (const key of ["maxTotalTokens", "maxWallClockMs"] as const) {
+    if (options[key] !== undefined && !(typeof options[key] === "number" && options[key] > 0)) {
+      throw new InvalidArgumentError(key, "expected a positive number");
+    }
+  }
+  const toolTimeout: unknown = options.toolTimeoutMs;
+  if (toolTimeout !== undefined && !(typeof toolTimeout === "number" && toolTimeout > 0 && toolTimeout <= MAX_TIMER_MS)) {
+    throw new InvalidArgumentError("toolTimeoutMs", `expected a number of milliseconds in (0, ${MAX_TIMER_MS}], got ${previewValue(toolTimeout)}`);
+  }
+  if (options.maxToolCallsPerResponse !== undefined && nonNegativeInt("maxToolCallsPerResponse", options.maxToolCallsPerResponse) === 0) {
+    throw new InvalidArgumentError("maxToolCallsPerResponse", "must be at least 1");
+  }
+  const replay = options.reasoningReplay ?? "none";
+  if (!["none", "keep-last", "full"].includes(replay)) throw new InvalidArgumentError("reasoningReplay", 'use "none", "keep-last" or "full"');
+}
+
+export function assertWorkflow(workflow: unknown): asserts workflow is Workflow {
+  if (!isWorkflow(workflow)) throw new InvalidArgumentError("workflow", `expected a Workflow (new Workflow({ ... })), got ${previewValue(workflow)}`);
+}
+
+export function assertRunOptions(options: unknown): asserts options is RunOptions {
+  if (!isPlainObject(options)) throw new InvalidArgumentError("options", `expected an options object, got ${previewValue(options)}`);
+  const { promptVars, initialMessages, from, signal, runId } = options as RunOptions;
+  if (promptVars !== undefined && !(isPlainObject(promptVars) && Object.values(promptVars).every((v) => typeof v === "string"))) {
+    throw new InvalidArgumentError("promptVars", "expected an object of strings");
+  }
+  if (initialMessages !== undefined) {
+    if (!Array.isArray(initialMessages)) throw new InvalidArgumentError("initialMessages", "expected an array of messages");
+    initialMessages.forEach((message: unknown, i) => {
+      const parsed = MessageSchema.safeParse(message);
+      const problem = parsed.success ? jsonIssue(message) : parsed.error.issues.map((x) => `${x.path.join(".") || "(message)"}: ${x.message}`).join("; ");
+      if (problem) throw new InvalidArgumentError("initialMessages", `entry ${i} is not a message (${problem}): ${previewValue(message)}`);
+    });
+  }
+  if (from !== undefined && initialMessages !== undefined) throw new InvalidArgumentError("from", "give from or initialMessages, not both");
+  if (signal !== undefined && !isAbortSignal(signal)) throw new InvalidArgumentError("signal", `expected an AbortSignal, got ${previewValue(signal)}`);
+  if (runId !== undefined && !(typeof runId === "string" && runId.length > 0)) throw new InvalidArgumentError("runId", "expected a non-empty string");
+}
+
+export function assertResumeOptions(options: unknown): asserts options is ResumeOptions {
+  if (!isPlainObject(options)) throw new InvalidArgumentError("options", "expected an options object");
+  const { signal } = options as ResumeOptions;
+  if (signal !== undefined && !isAbortSignal(signal)) throw new InvalidArgumentError("signal", "expected an AbortSignal");
+}

@@ -1,0 +1,117 @@
+/**
+ * What a run starts from: the machine's input for a new run (history seed, budgets with their
+ * defaults), or a validated snapshot made ready for XState to restore; and the statechart
+ * itself, built once per workflow.
+ */
+import type { Snapshot } from "xstate";
+import { createWorkflowMachine, type WorkflowMachine } from "../../machines/workflow.machine.js";
+import { createMessage, isPlainObject, MessageType, type Message } from "../core/messages.js";
+import type { Workflow } from "../core/workflow.js";
+import type { ContextManager } from "../context/context-manager.js";
+import { estimateTokensChars4 } from "../context/token-estimator.js";
+import { DEFAULT_MAX_TOOL_REPEAT } from "../guardrails/loop-break.js";
+import { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, restoredContext, type WorkflowContext, type WorkflowInput } from "../loop/context.js";
+import { assertRestorable, hydrate, type PersistedRun } from "../persistence/snapshot.js";
+import { boundServices } from "../services.js";
+import type { RunOptions, WorkflowRunnerOptions } from "./options.js";
+
+/** The statechart with a workflow's tools and the bound services, built once per workflow. */
+const machines = new WeakMap<Workflow, WorkflowMachine>();
+
+export function machineFor(workflow: Workflow): WorkflowMachine {
+  let machine = machines.get(workflow);
+  if (!machine) {
+    machine = createWorkflowMachine({ tools: workflow.tools }).provide({ actors: boundServices });
+    machines.set(workflow, machine);
+  }
+  return machine;
+}
+
+/** The machine input of a new run (options already validated). */
+export function runInput(
+  o: Readonly<WorkflowRunnerOptions>,
+  workflow: Workflow,
+  userMessage: string,
+  options: RunOptions,
+  now: number,
+): WorkflowInput {
+  const seed = options.from ? assertRestorable(options.from, workflow).context.messages : options.initialMessages;
+  const messages: Message[] = seed
+    ? [...seed]
+    : [createMessage("system", systemPrompt(workflow, options.promptVars), MessageType.SYSTEM_PROMPT)];
+  if (userMessage.length > 0 || !seed) messages.push(createMessage("user", userMessage, MessageType.USER_INPUT));
+  return {
+    runId: options.runId ?? globalThis.crypto.randomUUID(),
+    workflow: workflow.name,
+    messages,
+    toolNames: workflow.toolNames,
+    terminalTools: [...workflow.terminalTools],
+    requiredSteps: [...workflow.requiredSteps],
+    prerequisites: Object.fromEntries(Object.values(workflow.tools).map((t) => [t.name, [...t.prerequisites]])),
+    budget: {
+      maxIterations: o.maxIterations ?? 10,
+      maxRetries: o.maxRetriesPerStep ?? 3,
+      maxToolErrors: o.maxToolErrors ?? 2,
+      maxPremature: o.maxPrematureAttempts ?? 3,
+      maxPrereq: o.maxPrereqViolations ?? 2,
+      maxToolRepeat: o.maxToolRepeat ?? DEFAULT_MAX_TOOL_REPEAT,
+      ...(o.maxTotalTokens !== undefined ? { maxTotalTokens: o.maxTotalTokens } : {}),
+      ...(o.maxWallClockMs !== undefined ? { maxWallClockMs: o.maxWallClockMs } : {}),
+      maxToolCallsPerResponse: o.maxToolCallsPerResponse ?? DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE,
+    },
+    switches: { rescueEnabled: o.rescueEnabled ?? true, stepEnforcement: o.stepEnforcement ?? true },
+    startedAt: now,
+    compactAt: o.contextManager.chars4Trigger,
+  };
+}
+
+function systemPrompt(workflow: Workflow, vars: Record<string, string> | undefined): string {
+  const rendered = workflow.buildSystemPrompt(vars ?? {});
+  if (rendered.length > 0) return rendered;
+  // An empty template still needs a system message: compaction protects messages[0].
+  return `You complete the "${workflow.name}" workflow by calling its tools.${workflow.description ? ` ${workflow.description}` : ""}`;
+}
+
+/**
+ * A snapshot checked against `workflow` (SnapshotError otherwise) and ready for XState: the
+ * history reference in the in-flight service's input resolved, the context's running totals
+ * recomputed (older snapshots lack them), and the in-flight service given the same total.
+ * The caller's object is not modified.
+ */
+export function restorableRun(
+  snapshot: PersistedRun,
+  workflow: Workflow,
+  contextManager: ContextManager,
+): { persisted: Snapshot<unknown>; input: WorkflowInput } {
+  const run = hydrate(assertRestorable(snapshot, workflow));
+  const ctx = restoredContext(run.context, contextManager.chars4Trigger);
+  const children = run.children && Object.fromEntries(Object.entries(run.children).map(([id, child]) => [id, withTokens(child, run.context.messages, ctx)]));
+  const restored: PersistedRun = { ...run, context: ctx, ...(children ? { children } : {}) };
+  // XState ignores `input` when a snapshot is given; the context's own copy keeps types honest.
+  const input: WorkflowInput = {
+    runId: ctx.run.id,
+    workflow: ctx.run.workflow,
+    messages: ctx.messages,
+    toolNames: ctx.run.toolNames,
+    terminalTools: ctx.run.terminalTools,
+    requiredSteps: ctx.steps.required,
+    prerequisites: ctx.run.prerequisites,
+    budget: ctx.run.budget,
+    switches: ctx.run.switches,
+    startedAt: ctx.run.startedAt,
+    compactAt: ctx.run.compactAt,
+  };
+  // Shape was checked by assertRestorable; XState's snapshot type is opaque here.
+  return { persisted: restored as unknown as Snapshot<unknown>, input };
+}
+
+type Child = NonNullable<PersistedRun["children"]>[string];
+
+/** A service input over a history carries that history's token total, recomputed (a snapshot is outside input). */
+function withTokens(child: Child, messages: Message[], ctx: WorkflowContext): Child {
+  const inner = isPlainObject(child.snapshot) ? child.snapshot : undefined;
+  const input = inner && isPlainObject(inner.input) ? inner.input : undefined;
+  if (!input || !Array.isArray(input.messages)) return child;
+  const tokens = input.messages === messages ? ctx.historyTokens : estimateTokensChars4(input.messages as Message[]);
+  return { ...child, snapshot: { ...inner, input: { ...input, tokens } } };
+}

@@ -1,0 +1,167 @@
+/**
+ * One run on a WorkflowRunner, from `actor.start()` to a settled promise: the actor, the user's
+ * callbacks behind their guard, cancellation (signal, `stop()`), the wall-clock timer, and
+ * what remains afterwards (stats, the snapshot taken before stopping).
+ */
+import type { Actor } from "xstate";
+import type { WorkflowMachine } from "../../machines/workflow.machine.js";
+import { reviveError, WorkflowCancelledError } from "../core/errors.js";
+import type { Message } from "../core/messages.js";
+import { MAX_TIMER_MS } from "../core/tool.js";
+import type { WorkflowContext } from "../loop/context.js";
+import { runStatsFrom, type RunStats } from "../loop/run-stats.js";
+import { stateName } from "../loop/state-name.js";
+import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
+import { bindServices, type WorkflowServices } from "../services.js";
+import type { CallbackGuard } from "./callback-guard.js";
+
+export type WorkflowActor = Actor<WorkflowMachine>;
+
+export interface SessionHooks {
+  now: () => number;
+  onMessage?: ((message: Message) => void) | undefined;
+  onStateChange?: ((state: string, context: Readonly<WorkflowContext>) => void) | undefined;
+}
+
+export class RunSession {
+  readonly actor: WorkflowActor;
+  /** Figures of the run once it settled (success or failure). */
+  stats: RunStats | undefined;
+  /** Set when a callback failed the run: services started in that same step do no I/O. */
+  haltedBy: Error | undefined;
+  readonly #callbacks: CallbackGuard;
+  readonly #hooks: SessionHooks;
+  #stoppedAt: PersistedRun | undefined;
+  #stopRun: ((error: Error) => void) | undefined;
+
+  constructor(actor: WorkflowActor, callbacks: CallbackGuard, hooks: SessionHooks) {
+    this.actor = actor;
+    this.#callbacks = callbacks;
+    this.#hooks = hooks;
+  }
+
+  get active(): boolean {
+    return this.actor.getSnapshot().status === "active";
+  }
+
+  /** JSON-safe persisted snapshot; after a stop, the one taken just before stopping. */
+  snapshot(): PersistedRun {
+    if (this.#stoppedAt) return this.#stoppedAt;
+    return dehydrate(this.actor.getPersistedSnapshot() as unknown as PersistedRun);
+  }
+
+  /** Stop the actor (its in-flight service gets an aborted signal); the run's promise rejects. */
+  stop(reason: string): void {
+    if (!this.active) return;
+    const ctx = this.actor.getSnapshot().context;
+    this.#stoppedAt = this.snapshot();
+    this.actor.stop();
+    this.#stopRun?.(new WorkflowCancelledError(ctx.messages, ctx.steps.completedTools, ctx.iteration, reason));
+  }
+
+  /** Start the actor with `services` bound to it; settles with the run's result or typed error. */
+  drive(services: WorkflowServices, signal: AbortSignal | undefined): Promise<unknown> {
+    const { actor } = this;
+    const callbacks = this.#callbacks;
+    const { now, onMessage, onStateChange } = this.#hooks;
+    bindServices(actor.system, services);
+    return new Promise<unknown>((resolve, reject) => {
+      const cleanup: (() => void)[] = [];
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        for (const c of cleanup.splice(0)) c();
+        callbacks.close();
+        this.#stopRun = undefined;
+        fn();
+      };
+      this.#stopRun = (error) => settle(() => reject(error));
+      // A callback threw or rejected: stop the actor here (its in-flight service is aborted) and
+      // fail the run with the typed error, rather than let XState rethrow it on a timer.
+      callbacks.onFailure((error) => {
+        if (settled) return;
+        this.haltedBy = error;
+        const snapshot = actor.getSnapshot();
+        if (snapshot.status === "active") {
+          this.#stoppedAt = this.snapshot();
+          actor.stop();
+        }
+        this.stats = { ...runStatsFrom(snapshot.context, "failed", now()), error: { name: error.name, code: error.code, message: error.message } };
+        settle(() => reject(error));
+      });
+      if (settled) return; // the inspector already failed the run while the actor was created
+      if (onMessage) cleanup.push(actor.on("message", (e) => callbacks.call("onMessage", onMessage, e.message)).unsubscribe);
+      let serviceError: unknown;
+      cleanup.push(actor.on("serviceError", (e) => (serviceError = e.error)).unsubscribe);
+      let lastState = "";
+      const finish = (snapshot: ReturnType<WorkflowActor["getSnapshot"]>, state: string) => {
+        if (settled) return; // a callback failed the run in the meantime
+        this.stats = runStatsFrom(snapshot.context, state, now());
+        const ctx = snapshot.context;
+        if (state === "done") return settle(() => resolve(ctx.terminal?.result));
+        const json = ctx.error;
+        const origin = json?.origin;
+        // A failed service's live error carries more than its JSON form (cause, stack).
+        const live = (origin === "infer" || origin === "compact") && serviceError instanceof Error ? serviceError : undefined;
+        const error = live ?? (json ? reviveError(json) : new Error(`workflow ended in state "${state}" without an error`));
+        settle(() => reject(error));
+      };
+      const sub = actor.subscribe({
+        next: (snapshot) => {
+          const state = stateName(snapshot.value);
+          if (state !== lastState) {
+            lastState = state;
+            callbacks.call("onStateChange", onStateChange, state, snapshot.context);
+          }
+          if (snapshot.status !== "done") return;
+          // Settled a microtask later at the earliest: inspection events of this same step, and
+          // callbacks still running asynchronously, may yet fail the run.
+          void callbacks
+            .idle()
+            .then(() => finish(snapshot, state))
+            .catch((error: unknown) => settle(() => reject(error)));
+        },
+        error: (err) => settle(() => reject(err)),
+      });
+      cleanup.push(() => sub.unsubscribe());
+      if (signal) {
+        const onAbort = () => actor.send({ type: "workflow.cancel", reason: abortReason(signal) });
+        if (signal.aborted) queueMicrotask(onAbort);
+        else {
+          signal.addEventListener("abort", onAbort, { once: true });
+          cleanup.push(() => signal.removeEventListener("abort", onAbort));
+        }
+      }
+      actor.start();
+      if (!settled && actor.getSnapshot().status === "active") cleanup.push(this.#armWallClock());
+    });
+  }
+
+  /**
+   * The wall-clock budget as a timer, so it also ends a model call or tool that is still in
+   * flight (the machine's own check runs only between steps). Re-checks the run's clock when it
+   * fires (an injected `now` decides, and setTimeout caps long delays). Returns its canceller.
+   */
+  #armWallClock(): () => void {
+    const { actor } = this;
+    const { budget, startedAt } = actor.getSnapshot().context.run;
+    const limit = budget.maxWallClockMs;
+    if (limit === undefined) return () => undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = () => {
+      const now = this.#hooks.now();
+      const remaining = startedAt + limit - now;
+      if (remaining > 0) timer = setTimeout(check, Math.min(Math.ceil(remaining), MAX_TIMER_MS));
+      else actor.send({ type: "workflow.timeout", now });
+    };
+    check();
+    return () => clearTimeout(timer);
+  }
+}
+
+function abortReason(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  if (r instanceof Error) return r.message;
+  return r === undefined ? "aborted" : String(r);
+}
