@@ -15,6 +15,8 @@ export function isUsageError(error: unknown): boolean {
 /** One line for the terminal: `Name: message`, with a ForgeError's stable code. */
 export function errorLine(error: unknown): string {
   if (ForgeError.isInstance(error)) return `${error.name} (${error.code}): ${error.message}`;
+  // parseArgs throws a TypeError; its name says nothing to someone who mistyped a flag.
+  if (isUsageError(error)) return `${(error as Error).message} (see --help)`;
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 

@@ -61,6 +61,7 @@ describe("npm start (src/cli/demo.ts)", () => {
     const error = (await demo(args).catch((e: unknown) => e)) as { code: number; stderr: string };
     expect(error.code).toBe(2);
     expect(error.stderr).toContain(message);
+    expect(error.stderr).not.toContain("TypeError");
   }, 60_000);
 });
 
