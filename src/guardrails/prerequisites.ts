@@ -6,7 +6,12 @@
 import { isPlainObject } from "../core/messages.js";
 import type { Prerequisite } from "../core/tool.js";
 import { canonicalJson, jsonEqual } from "./canonical-json.js";
-import type { CompletedStep } from "./step-enforcer.js";
+
+/** One successful tool execution. */
+export interface CompletedStep {
+  tool: string;
+  args: unknown;
+}
 
 const ARG_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
 

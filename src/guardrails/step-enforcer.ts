@@ -12,12 +12,8 @@ import { findPrerequisiteViolations, type PrerequisiteViolation } from "./prereq
 
 // Part of the step-enforcement API the workflow machine imports from here.
 export { describePrerequisite, findPrerequisiteViolations, isPrerequisiteMet, type PrerequisiteViolation } from "./prerequisites.js";
-
-/** One successful tool execution. */
-export interface CompletedStep {
-  tool: string;
-  args: unknown;
-}
+export type { CompletedStep } from "./prerequisites.js";
+import type { CompletedStep } from "./prerequisites.js";
 
 /**
  * Required steps with no successful execution yet, in their declared order.
