@@ -71,7 +71,8 @@ export type WorkflowEmitted =
   | { type: "message"; message: Message }
   | { type: "compact"; event: CompactEvent }
   | { type: "toolStart"; tool: string; args: Record<string, unknown>; callId: string; index: number }
-  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string }
+  /** `result`: a terminal tool's JSON value (what `run()` returns). */
+  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown }
   /** The live error of a failed service (the context keeps only its JSON form). */
   | { type: "serviceError"; origin: "infer" | "compact"; error: unknown };
 
@@ -347,7 +348,14 @@ function apply(enqueue: Enqueue, result: act.ActionResult): void {
 function commit(enqueue: Enqueue, context: WorkflowContext, outcome: act.ToolOutcome): void {
   const call = act.nextCall(context);
   apply(enqueue, act.commitToolOutcome(context, outcome));
-  enqueue.emit({ type: "toolEnd", tool: call.tool, callId: call.callId, status: outcome.status, content: outcome.content });
+  enqueue.emit({
+    type: "toolEnd",
+    tool: call.tool,
+    callId: call.callId,
+    status: outcome.status,
+    content: outcome.content,
+    ...(outcome.result !== undefined ? { result: outcome.result } : {}),
+  });
 }
 
 export type WorkflowMachine = ReturnType<typeof createWorkflowMachine>;

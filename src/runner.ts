@@ -8,13 +8,14 @@
  * around user callbacks (callback-guard.ts).
  */
 import { createActor, type InspectionEvent } from "xstate";
-import { InvalidArgumentError } from "./core/errors.js";
+import { InvalidArgumentError, StoreError } from "./core/errors.js";
 import type { Workflow } from "./core/workflow.js";
 import { MACHINE_VERSION } from "./loop/context.js";
 import type { RunStats } from "./loop/run-stats.js";
 import type { PersistedRun } from "./persistence/snapshot.js";
 import { createServices, type WorkflowServices } from "./services.js";
 import { CallbackGuard } from "./runner/callback-guard.js";
+import { CheckpointWriter, sessionSeed, type RunRecord } from "./runner/checkpoints.js";
 import {
   assertResumeOptions,
   assertRunnerOptions,
@@ -37,6 +38,10 @@ export type { RunOptions, WorkflowRunnerOptions } from "./runner/options.js";
 export class WorkflowRunner {
   readonly options: Readonly<WorkflowRunnerOptions>;
   #session: RunSession | undefined;
+  /** The current run's lock and checkpoint writer, when the runner has a store. */
+  #record: RunRecord | undefined;
+  /** A run or resume is between its call and its actor (reading the store, taking the lock). */
+  #starting = false;
   /** This runner's services per workflow (the machine itself is shared: see machineFor). */
   readonly #services = new WeakMap<Workflow, WorkflowServices>();
 
@@ -69,27 +74,103 @@ export class WorkflowRunner {
     this.#session?.stop(reason);
   }
 
+  /**
+   * Run `workflow` on `userMessage`. With a store, the run is checkpointed as it goes (resume it
+   * by id after a crash) and `sessionId` continues that session's conversation.
+   */
   async run(workflow: Workflow, userMessage: string, options: RunOptions = {}): Promise<unknown> {
     assertWorkflow(workflow);
     if (typeof userMessage !== "string") throw new InvalidArgumentError("userMessage", "expected a string");
     assertRunOptions(options);
-    const input = runInput(this.options, workflow, userMessage, options, this.#now());
+    const { input, record } = await this.#prepare(async () => {
+      const store = this.options.store;
+      const sessionId = options.sessionId;
+      const from = sessionId === undefined ? options.from : await sessionSeed(store, sessionId, options);
+      const startedAt = this.#now();
+      const input = runInput(this.options, workflow, userMessage, { ...options, ...(from ? { from } : {}) }, startedAt);
+      if (!store) return { input, record: undefined };
+      const lock = await store.lock(input.runId);
+      const existing = await store.latest(input.runId).catch(async (error: unknown) => {
+        await lock.release();
+        throw error;
+      });
+      if (existing) {
+        await lock.release();
+        throw new InvalidArgumentError("runId", `run ${input.runId} already exists in the store: resume it (runner.resume("${input.runId}", workflow)) or choose another id`);
+      }
+      const writer = new CheckpointWriter(store, { runId: input.runId, workflow: workflow.name, sessionId, createdAt: startedAt, seq: 0 }, () => this.#now());
+      return { input, record: { lock, writer } };
+    });
     const callbacks = new CallbackGuard();
     const actor = createActor(machineFor(workflow), { input, ...this.#inspectOption(callbacks) });
-    return this.#drive(workflow, actor, options.signal, callbacks);
+    return this.#drive(workflow, actor, options.signal, callbacks, record);
   }
 
   /**
-   * Continue a persisted run in a new actor (a new process even). A service that was in
-   * flight is re-run with its persisted input; finished tool results are already in context.
+   * Continue a persisted run in a new actor (a new process even): from a snapshot object, or by
+   * run id from the runner's store (its latest checkpoint). A service that was in flight is
+   * re-run with its persisted input; finished tool results are already in the context.
    */
-  async resume(snapshot: PersistedRun, workflow: Workflow, options: ResumeOptions = {}): Promise<unknown> {
+  async resume(from: PersistedRun | string, workflow: Workflow, options: ResumeOptions = {}): Promise<unknown> {
     assertWorkflow(workflow);
     assertResumeOptions(options);
-    const { persisted, input } = restorableRun(snapshot, workflow, this.options.contextManager);
+    const { restorable, record } = await this.#prepare(() => this.#restore(from, workflow));
     const callbacks = new CallbackGuard();
-    const actor: WorkflowActor = createActor(machineFor(workflow), { snapshot: persisted, input, ...this.#inspectOption(callbacks) });
-    return this.#drive(workflow, actor, options.signal, callbacks);
+    const actor: WorkflowActor = createActor(machineFor(workflow), { snapshot: restorable.persisted, input: restorable.input, ...this.#inspectOption(callbacks) });
+    return this.#drive(workflow, actor, options.signal, callbacks, record);
+  }
+
+  /** The snapshot to resume (from the store when given a run id), checked, with the run's store record. */
+  async #restore(from: PersistedRun | string, workflow: Workflow): Promise<{ restorable: ReturnType<typeof restorableRun>; record: RunRecord | undefined }> {
+    const store = this.options.store;
+    let snapshot: PersistedRun;
+    let record: RunRecord | undefined;
+    if (typeof from === "string") {
+      if (!store) throw new InvalidArgumentError("runId", "resuming a run by id needs a runner with a store (new WorkflowRunner({ ..., store }))");
+      const lock = await store.lock(from);
+      try {
+        const checkpoint = await store.latest(from);
+        if (!checkpoint) throw new StoreError(`the store has no run ${from}`, from, "store");
+        snapshot = checkpoint.snapshot;
+        const meta = { runId: from, workflow: checkpoint.workflow, sessionId: checkpoint.sessionId, createdAt: checkpoint.createdAt, seq: checkpoint.seq };
+        record = { lock, writer: new CheckpointWriter(store, meta, () => this.#now()) };
+      } catch (error) {
+        await lock.release();
+        throw error;
+      }
+    } else {
+      snapshot = from;
+    }
+    let restorable: ReturnType<typeof restorableRun>;
+    try {
+      restorable = restorableRun(snapshot, workflow, this.options.contextManager);
+    } catch (error) {
+      await record?.lock.release();
+      throw error;
+    }
+    if (!record && store) {
+      // A snapshot object resumed on a runner with a store: recorded under its own run id.
+      const runId = restorable.input.runId;
+      const lock = await store.lock(runId);
+      const previous = await store.latest(runId).catch(async (error: unknown) => {
+        await lock.release();
+        throw error;
+      });
+      const meta = { runId, workflow: workflow.name, sessionId: previous?.sessionId, createdAt: previous?.createdAt ?? restorable.input.startedAt, seq: previous?.seq ?? 0 };
+      record = { lock, writer: new CheckpointWriter(store, meta, () => this.#now()) };
+    }
+    return { restorable, record };
+  }
+
+  /** Preparation before a run starts (store reads, locks): one at a time, like runs. */
+  async #prepare<T>(prepare: () => Promise<T>): Promise<T> {
+    this.#assertIdle();
+    this.#starting = true;
+    try {
+      return await prepare();
+    } finally {
+      this.#starting = false;
+    }
   }
 
   #now(): number {
@@ -119,18 +200,37 @@ export class WorkflowRunner {
       ...(o.toolTimeoutMs !== undefined ? { toolTimeoutMs: o.toolTimeoutMs } : {}),
       now: () => this.#now(),
       haltedBy: () => this.#session?.haltedBy,
+      beforeTool: () => this.#record?.writer.barrier() ?? Promise.resolve(),
     });
     this.#services.set(workflow, services);
     return services;
   }
 
-  #drive(workflow: Workflow, actor: WorkflowActor, signal: AbortSignal | undefined, callbacks: CallbackGuard): Promise<unknown> {
-    if (this.#session?.active) {
+  #assertIdle(): void {
+    if (this.#session?.active || this.#starting) {
       throw new InvalidArgumentError("run", "a run is already active on this runner (one run at a time: use another runner, or stop() it)");
     }
+  }
+
+  async #drive(
+    workflow: Workflow,
+    actor: WorkflowActor,
+    signal: AbortSignal | undefined,
+    callbacks: CallbackGuard,
+    record: RunRecord | undefined,
+  ): Promise<unknown> {
     const { onMessage, onStateChange } = this.options;
-    this.#session = new RunSession(actor, callbacks, { now: () => this.#now(), onMessage, onStateChange });
-    return this.#session.drive(this.#servicesFor(workflow), signal);
+    this.#record = record;
+    this.#session = new RunSession(actor, callbacks, { now: () => this.#now(), onMessage, onStateChange, checkpoints: record?.writer });
+    if (!record) return this.#session.drive(this.#servicesFor(workflow), signal);
+    try {
+      return await this.#session.drive(this.#servicesFor(workflow), signal);
+    } finally {
+      // Whatever ended the run, its last checkpoint is written (or its write failure already
+      // failed the run) and the run is unlocked for the next runner.
+      await record.writer.settled().catch(() => undefined);
+      await record.lock.release();
+    }
   }
 }
 

@@ -34,6 +34,8 @@ export interface ServiceOptions {
    * any. A service started in the same step as that failure must not begin its I/O.
    */
   haltedBy?: () => Error | undefined;
+  /** Awaited before each tool runs: the run's checkpoint with every finished result is durable first. */
+  beforeTool?: () => Promise<void>;
 }
 
 /** What the machine's three services do for one runner and workflow. */
@@ -97,6 +99,10 @@ export function createServices(o: ServiceOptions): WorkflowServices {
 
     async executeTool(input, signal) {
       throwIfHalted();
+      if (o.beforeTool) {
+        await o.beforeTool();
+        throwIfHalted();
+      }
       const tool = workflow.getTool(input.tool);
       const timeoutMs = tool.timeoutMs ?? o.toolTimeoutMs;
       const result = await withDeadline(signal, timeoutMs, () => new ToolTimeoutError(tool.name, timeoutMs!), (toolSignal) =>

@@ -4,12 +4,17 @@ import { readFileSync } from "node:fs";
 import { demoMain } from "./demo.js";
 import { runCli } from "./run-cli.js";
 import { proxyMain } from "./proxy.js";
+import { runMain, runsMain } from "./runs.js";
 
 const USAGE = `Usage: forge-ts <command> [options]
 
 Commands:
   demo [options]   run the supplier-quote workflow (see: forge-ts demo --help)
   proxy [options]  OpenAI/Anthropic-compatible proxy with the guardrails inside (see: forge-ts proxy --help)
+  run <module> "<message>" [options]
+                   run a workflow module's Workflow, checkpointed in a run store (see: forge-ts run --help)
+  runs <list|show|resume|delete> [options]
+                   the runs in a store: list them, inspect one, resume one after a crash (see: forge-ts runs --help)
 
 Options:
   -h, --help       show this help
@@ -40,6 +45,8 @@ async function main(args: readonly string[]): Promise<number> {
   }
   if (command === "demo") return demoMain(rest);
   if (command === "proxy") return proxyMain(rest);
+  if (command === "run") return runMain(rest);
+  if (command === "runs") return runsMain(rest);
   console.error(`forge-ts: unknown command "${command}"\n\n${USAGE}`);
   return 2;
 }

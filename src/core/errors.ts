@@ -446,6 +446,37 @@ export class ServerError extends ForgeError {
   }
 }
 
+/** A run store could not read or write: names the run and the file (or table) involved. */
+export class StoreError extends ForgeError {
+  override readonly code: string = "FORGE_STORE";
+  constructor(
+    message: string,
+    readonly runId: string | undefined,
+    readonly location: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+  override get data() {
+    return { runId: this.runId ?? null, location: this.location };
+  }
+}
+
+/** Another live runner (this process or another) holds the run: two writers would fork its history. */
+export class RunLockedError extends StoreError {
+  override readonly code = "FORGE_RUN_LOCKED";
+  constructor(
+    runId: string,
+    location: string,
+    readonly holderPid: number,
+  ) {
+    super(`run ${runId} is locked by process ${holderPid} (${location}); stop that runner first, or wait for it to finish`, runId, location);
+  }
+  override get data() {
+    return { ...super.data, holderPid: this.holderPid };
+  }
+}
+
 /** Render any thrown value as a short string for feeding back to the model. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return `${safeProperty(error, "name")}: ${safeProperty(error, "message")}`;

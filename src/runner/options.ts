@@ -12,6 +12,7 @@ import { MAX_TIMER_MS } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";
 import type { WorkflowContext } from "../loop/context.js";
 import type { PersistedRun } from "../persistence/snapshot.js";
+import type { RunStore } from "../persistence/run-store.js";
 
 export interface WorkflowRunnerOptions {
   client: LLMClient;
@@ -56,6 +57,11 @@ export interface WorkflowRunnerOptions {
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** Clock for wall-clock budgets (tests inject one). */
   now?: () => number;
+  /**
+   * Durable runs: every step is checkpointed here (a finished tool never re-runs after a crash),
+   * runs resume by id (`resume(runId, workflow)`), and `sessionId` continues a conversation.
+   */
+  store?: RunStore;
 }
 
 export interface RunOptions {
@@ -66,6 +72,8 @@ export interface RunOptions {
   from?: PersistedRun;
   signal?: AbortSignal;
   runId?: string;
+  /** Continue this session's conversation from the runner's store, and record the turn in it. */
+  sessionId?: string;
 }
 
 /** Options of `WorkflowRunner.resume`. */
@@ -138,6 +146,12 @@ export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
   if (options.maxToolCallsPerResponse !== undefined && nonNegativeInt("maxToolCallsPerResponse", options.maxToolCallsPerResponse) === 0) {
     throw new InvalidArgumentError("maxToolCallsPerResponse", "must be at least 1");
   }
+  const store: unknown = options.store;
+  if (store !== undefined) {
+    const methods = ["putCheckpoint", "appendEvents", "latest", "events", "listRuns", "listSessions", "history", "lock", "deleteRun"];
+    const missing = methods.filter((m) => !isPlainObjectLike(store) || typeof store[m] !== "function");
+    if (missing.length > 0) throw new InvalidArgumentError("store", `expected a RunStore (new FileRunStore(dir)); missing ${missing.join(", ")}`);
+  }
   const replay = options.reasoningReplay ?? "none";
   if (!["none", "keep-last", "full"].includes(replay)) throw new InvalidArgumentError("reasoningReplay", 'use "none", "keep-last" or "full"');
 }
@@ -148,7 +162,8 @@ export function assertWorkflow(workflow: unknown): asserts workflow is Workflow 
 
 export function assertRunOptions(options: unknown): asserts options is RunOptions {
   if (!isPlainObject(options)) throw new InvalidArgumentError("options", `expected an options object, got ${previewValue(options)}`);
-  const { promptVars, initialMessages, from, signal, runId } = options as RunOptions;
+  const { promptVars, initialMessages, from, signal, runId, sessionId } = options as RunOptions;
+  if (sessionId !== undefined && !(typeof sessionId === "string" && sessionId.length > 0)) throw new InvalidArgumentError("sessionId", "expected a non-empty string");
   if (promptVars !== undefined && !(isPlainObject(promptVars) && Object.values(promptVars).every((v) => typeof v === "string"))) {
     throw new InvalidArgumentError("promptVars", "expected an object of strings");
   }

@@ -5,7 +5,7 @@
  */
 import type { Actor } from "xstate";
 import type { WorkflowMachine } from "../../machines/workflow.machine.js";
-import { reviveError, WorkflowCancelledError } from "../core/errors.js";
+import { reviveError, WorkflowCancelledError, type ForgeError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
 import { MAX_TIMER_MS } from "../core/tool.js";
 import type { WorkflowContext } from "../loop/context.js";
@@ -14,11 +14,14 @@ import { stateName } from "../loop/state-name.js";
 import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
 import { bindServices, type WorkflowServices } from "../services.js";
 import type { CallbackGuard } from "./callback-guard.js";
+import type { CheckpointWriter } from "./checkpoints.js";
 
 export type WorkflowActor = Actor<WorkflowMachine>;
 
 export interface SessionHooks {
   now: () => number;
+  /** The run's durable record, when the runner has a store. */
+  checkpoints?: CheckpointWriter | undefined;
   onMessage?: ((message: Message) => void) | undefined;
   onStateChange?: ((state: string, context: Readonly<WorkflowContext>) => void) | undefined;
 }
@@ -77,9 +80,10 @@ export class RunSession {
         fn();
       };
       this.#stopRun = (error) => settle(() => reject(error));
-      // A callback threw or rejected: stop the actor here (its in-flight service is aborted) and
-      // fail the run with the typed error, rather than let XState rethrow it on a timer.
-      callbacks.onFailure((error) => {
+      // A callback threw or rejected, or the store could not write: stop the actor here (its
+      // in-flight service is aborted) and fail the run with the typed error, rather than let
+      // XState rethrow it on a timer or run on without a durable record.
+      const fail = (error: ForgeError) => {
         if (settled) return;
         this.haltedBy = error;
         const snapshot = actor.getSnapshot();
@@ -89,12 +93,22 @@ export class RunSession {
         }
         this.stats = { ...runStatsFrom(snapshot.context, "failed", now()), error: { name: error.name, code: error.code, message: error.message } };
         settle(() => reject(error));
-      });
+      };
+      callbacks.onFailure(fail);
+      const { checkpoints } = this.#hooks;
+      checkpoints?.onFailure(fail);
       if (settled) return; // the inspector already failed the run while the actor was created
+      if (checkpoints) {
+        cleanup.push(actor.on("message", (e) => checkpoints.record({ type: "message", message: e.message })).unsubscribe);
+        cleanup.push(
+          actor.on("toolEnd", ({ type: _type, ...end }) => checkpoints.record({ type: "toolEnd", ...end })).unsubscribe,
+        );
+      }
       if (onMessage) cleanup.push(actor.on("message", (e) => callbacks.call("onMessage", onMessage, e.message)).unsubscribe);
       let serviceError: unknown;
       cleanup.push(actor.on("serviceError", (e) => (serviceError = e.error)).unsubscribe);
       let lastState = "";
+      let lastIteration = actor.getSnapshot().context.iteration;
       const finish = (snapshot: ReturnType<WorkflowActor["getSnapshot"]>, state: string) => {
         if (settled) return; // a callback failed the run in the meantime
         this.stats = runStatsFrom(snapshot.context, state, now());
@@ -110,15 +124,26 @@ export class RunSession {
       const sub = actor.subscribe({
         next: (snapshot) => {
           const state = stateName(snapshot.value);
+          if (checkpoints) {
+            const ctx = snapshot.context;
+            if (ctx.iteration !== lastIteration && ctx.lastResponse) {
+              lastIteration = ctx.iteration;
+              checkpoints.record({ type: "response", iteration: ctx.iteration, response: ctx.lastResponse, usage: ctx.usage, now: ctx.now });
+            }
+            if (snapshot.status === "done") checkpoints.record({ type: "end", state, ...(ctx.error ? { error: ctx.error } : {}) });
+            checkpoints.save(actor.getPersistedSnapshot() as unknown as PersistedRun, state);
+          }
           if (state !== lastState) {
             lastState = state;
             callbacks.call("onStateChange", onStateChange, state, snapshot.context);
           }
           if (snapshot.status !== "done") return;
           // Settled a microtask later at the earliest: inspection events of this same step, and
-          // callbacks still running asynchronously, may yet fail the run.
+          // callbacks still running asynchronously, may yet fail the run. With a store, the final
+          // checkpoint is on disk before the run's promise settles.
           void callbacks
             .idle()
+            .then(() => checkpoints?.settled())
             .then(() => finish(snapshot, state))
             .catch((error: unknown) => settle(() => reject(error)));
         },

@@ -1,0 +1,216 @@
+/**
+ * `forge-ts run` and `forge-ts runs`: durable runs from the command line, on a FileRunStore.
+ *
+ *   forge-ts run <workflow-module> "<message>" --backend ollama --model qwen3:8b [--session id]
+ *   forge-ts runs list | show <runId> | resume <runId> --workflow <module> --backend ... | delete <runId>
+ *
+ * A workflow module is a JavaScript module (or TypeScript under tsx) exporting a Workflow:
+ * as its default export, as `workflow`, or as its only Workflow export.
+ */
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { ContextManager } from "../context/context-manager.js";
+import { InvalidArgumentError } from "../core/errors.js";
+import { Workflow } from "../core/workflow.js";
+import { FileRunStore } from "../persistence/file-run-store.js";
+import type { RunInfo } from "../persistence/run-store.js";
+import { WorkflowRunner } from "../runner.js";
+import { assertBackend, backendLabel, buildClient, unreachable, type BackendOptions } from "./backends.js";
+
+const BACKEND_FLAGS = `Backend:
+  --backend <name>       ollama | llamaserver | llamafile | openai | anthropic   [FORGE_BACKEND]
+  --model <name>         backend model (Ollama tag, served name, Claude model id) [FORGE_MODEL]
+  --base-url <url>       backend URL (default per backend)                       [FORGE_BASE_URL]
+  --mode <mode>          llamaserver/llamafile: native | prompt | auto           [FORGE_MODE]
+  --think <bool>         thinking on/off for models that support it             [FORGE_THINK]
+  --api-key <key>        backend credential (else OPENAI_API_KEY / ANTHROPIC_API_KEY)
+  --timeout <ms>         per backend request, default 300000                    [FORGE_TIMEOUT]
+  --budget <tokens>      context budget in tokens, default 8192                  [FORGE_BUDGET]
+  --max-iterations <n>   model calls per run, default 10`;
+
+export const RUN_HELP = `Usage: forge-ts run <workflow-module> "<message>" --backend <name> --model <name> [options]
+
+Runs a workflow exported by <workflow-module> (its default export, "workflow", or its only
+Workflow) with every step checkpointed in the store: after a crash, "forge-ts runs resume"
+continues it without re-running a finished tool.
+
+  --store <dir>          run store directory, default ./.forge                   [FORGE_STORE]
+  --session <id>         continue this session's conversation (one run per turn)
+  --run-id <id>          name the run (default: a random UUID)
+${BACKEND_FLAGS}
+  -h, --help
+
+Prints the run id first, then the result as JSON. Exit codes: 0 done, 1 the run failed or the
+backend is unreachable, 2 bad flags.`;
+
+export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|delete> [options]
+
+  forge-ts runs list [--session <id>] [--json]         runs in the store, oldest first
+  forge-ts runs show <runId> [--events] [--json]       a run's latest checkpoint (and its event log)
+  forge-ts runs resume <runId> --workflow <module> --backend <name> --model <name>
+                                                       continue a run from its latest checkpoint
+  forge-ts runs delete <runId>                         remove a run (refused while it is locked)
+
+  --store <dir>          run store directory, default ./.forge                   [FORGE_STORE]
+${BACKEND_FLAGS}
+  -h, --help
+
+Exit codes: 0 done, 1 a run failed or the store could not be read, 2 bad flags or an unknown run.`;
+
+const OPTIONS = {
+  store: { type: "string" },
+  session: { type: "string" },
+  "run-id": { type: "string" },
+  workflow: { type: "string" },
+  events: { type: "boolean", default: false },
+  json: { type: "boolean", default: false },
+  backend: { type: "string" },
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  mode: { type: "string" },
+  think: { type: "string" },
+  "api-key": { type: "string" },
+  timeout: { type: "string" },
+  budget: { type: "string" },
+  "max-iterations": { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+type Values = ReturnType<typeof parse>["values"];
+
+function parse(args: readonly string[]) {
+  return parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true });
+}
+
+const env = (name: string): string | undefined => (process.env[name] ? process.env[name] : undefined);
+
+function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`--${flag}`, `expected a positive integer, got "${raw}"`);
+  return n;
+}
+
+function storeOf(values: Values): FileRunStore {
+  return new FileRunStore(values.store ?? env("FORGE_STORE") ?? ".forge");
+}
+
+/** The Workflow a module exports: default, `workflow`, or its only Workflow export. */
+export async function loadWorkflow(modulePath: string): Promise<Workflow> {
+  const url = pathToFileURL(path.resolve(modulePath)).href;
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    throw new InvalidArgumentError("workflow-module", `cannot import ${modulePath}: ${(error as Error).message}`);
+  }
+  const isWorkflow = (v: unknown): v is Workflow => v instanceof Workflow || (typeof v === "object" && v !== null && typeof (v as Workflow).getToolSpecs === "function");
+  if (isWorkflow(mod.default)) return mod.default;
+  if (isWorkflow(mod.workflow)) return mod.workflow;
+  const found = Object.values(mod).filter(isWorkflow);
+  if (found.length === 1) return found[0]!;
+  throw new InvalidArgumentError(
+    "workflow-module",
+    `${modulePath} must export one Workflow (as default, as "workflow", or as its only Workflow export); it exports ${found.length}`,
+  );
+}
+
+/** A runner on a real backend with the store; checks the backend answers first. */
+async function runnerFor(values: Values): Promise<WorkflowRunner | string> {
+  const backend = values.backend ?? env("FORGE_BACKEND");
+  const model = values.model ?? env("FORGE_MODEL");
+  if (!backend) throw new InvalidArgumentError("--backend", "required (ollama, llamaserver, llamafile, openai, anthropic)");
+  assertBackend(backend);
+  if (backend === "sim") throw new InvalidArgumentError("--backend", "the simulated model only plays the demo workflow (npm start); use a real backend");
+  if (!model) throw new InvalidArgumentError("--model", "required");
+  const think = values.think ?? env("FORGE_THINK");
+  if (think !== undefined && think !== "true" && think !== "false") throw new InvalidArgumentError("--think", 'use "true" or "false"');
+  const apiKey = values["api-key"] ?? (backend === "anthropic" ? env("ANTHROPIC_API_KEY") : env("OPENAI_API_KEY"));
+  const o: BackendOptions = {
+    backend,
+    model,
+    ...((values["base-url"] ?? env("FORGE_BASE_URL")) ? { baseUrl: values["base-url"] ?? env("FORGE_BASE_URL") } : {}),
+    ...((values.mode ?? env("FORGE_MODE")) ? { mode: values.mode ?? env("FORGE_MODE") } : {}),
+    ...(think !== undefined ? { think: think === "true" } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    timeoutMs: positiveInt("timeout", values.timeout ?? env("FORGE_TIMEOUT"), 300_000),
+  };
+  const client = buildClient(o);
+  const problem = await unreachable(client, backendLabel(o));
+  if (problem) return problem;
+  return new WorkflowRunner({
+    client,
+    contextManager: new ContextManager({ budgetTokens: positiveInt("budget", values.budget ?? env("FORGE_BUDGET"), 8192) }),
+    maxIterations: positiveInt("max-iterations", values["max-iterations"], 10),
+    store: storeOf(values),
+  });
+}
+
+/** `forge-ts run`. Resolves to the exit code. */
+export async function runMain(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parse(args);
+  if (values.help) return console.log(RUN_HELP), 0;
+  const [modulePath, message, ...extra] = positionals;
+  if (!modulePath || message === undefined || extra.length > 0) throw new InvalidArgumentError("arguments", 'expected <workflow-module> "<message>" (see forge-ts run --help)');
+  const workflow = await loadWorkflow(modulePath);
+  const runner = await runnerFor(values);
+  if (typeof runner === "string") return console.error(runner), 1;
+  const runId = values["run-id"] ?? globalThis.crypto.randomUUID();
+  console.log(`run ${runId}`);
+  const result = await runner.run(workflow, message, { runId, ...(values.session ? { sessionId: values.session } : {}) });
+  console.log(JSON.stringify(result, null, 2));
+  return 0;
+}
+
+function table(runs: readonly RunInfo[]): string {
+  const rows = runs.map((r) => [r.runId, r.workflow, r.sessionId ?? "-", r.state, r.status, String(r.seq), new Date(r.savedAt).toISOString()]);
+  const head = ["run", "workflow", "session", "state", "status", "seq", "saved"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+}
+
+/** `forge-ts runs`. Resolves to the exit code. */
+export async function runsMain(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parse(args);
+  const [sub, runId, ...extra] = positionals;
+  if (values.help || sub === undefined) return console.log(RUNS_HELP), values.help ? 0 : 2;
+  if (extra.length > 0) throw new InvalidArgumentError("arguments", `unexpected ${extra.join(" ")} (see forge-ts runs --help)`);
+  const store = storeOf(values);
+  if (sub === "list") {
+    const runs = await store.listRuns(values.session ? { sessionId: values.session } : {});
+    console.log(values.json ? JSON.stringify(runs, null, 2) : runs.length > 0 ? table(runs) : `no runs in ${store.dir}`);
+    return 0;
+  }
+  if (sub !== "show" && sub !== "resume" && sub !== "delete") throw new InvalidArgumentError("runs", `unknown subcommand "${sub}"; use list, show, resume or delete`);
+  if (!runId) throw new InvalidArgumentError("runId", `forge-ts runs ${sub} needs a run id (see forge-ts runs list)`);
+  const checkpoint = await store.latest(runId);
+  if (!checkpoint) throw new InvalidArgumentError("runId", `no run ${runId} in ${store.dir} (see forge-ts runs list)`);
+  if (sub === "show") {
+    const events = values.events ? await store.events(runId) : undefined;
+    if (values.json) {
+      console.log(JSON.stringify({ ...checkpoint, ...(events ? { events } : {}) }, null, 2));
+      return 0;
+    }
+    const ctx = checkpoint.snapshot.context;
+    const { snapshot: _snapshot, ...info } = checkpoint;
+    console.log(table([info]));
+    console.log(`iteration ${ctx.iteration}, ${ctx.messages.length} messages, steps done: ${ctx.steps.completed.map((s) => s.tool).join(", ") || "none"}`);
+    if (ctx.terminal) console.log(`result ${JSON.stringify(ctx.terminal.result)}`);
+    if (ctx.error) console.log(`error ${ctx.error.name} (${ctx.error.code}): ${ctx.error.message}`);
+    for (const e of events ?? []) console.log(JSON.stringify(e));
+    return 0;
+  }
+  if (sub === "delete") {
+    await store.deleteRun(runId);
+    console.log(`deleted run ${runId}`);
+    return 0;
+  }
+  if (!values.workflow) throw new InvalidArgumentError("--workflow", "resume needs the module that exports the run's workflow");
+  const workflow = await loadWorkflow(values.workflow);
+  const runner = await runnerFor(values);
+  if (typeof runner === "string") return console.error(runner), 1;
+  const result = await runner.resume(runId, workflow);
+  console.log(JSON.stringify(result, null, 2));
+  return 0;
+}

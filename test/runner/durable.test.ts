@@ -1,0 +1,158 @@
+/**
+ * WorkflowRunner with a run store: a checkpoint after every committed step (inside a batch too),
+ * resume by id, sessions, locks, and store failures that fail the run loudly.
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { InvalidArgumentError, RunLockedError, StoreError } from "../../src/core/errors.js";
+import { FileRunStore } from "../../src/persistence/file-run-store.js";
+import type { Checkpoint, RunStore } from "../../src/persistence/run-store.js";
+import { WorkflowRunner } from "../../src/runner.js";
+import { calls, compactingEveryIteration, correctNext, loopWorkflow, PolicyClient, scriptThenCorrect, turnOf, type Policy, type ToolLogEntry } from "../support/loop-fixtures.js";
+
+const vars = { promptVars: { company: "Acme" } };
+const freshStore = () => new FileRunStore(mkdtempSync(path.join(tmpdir(), "forge-durable-")));
+
+function runner(store: RunStore, policy: Policy = scriptThenCorrect([])) {
+  return new WorkflowRunner({ client: new PolicyClient(policy), contextManager: compactingEveryIteration(), store });
+}
+
+/** A store that remembers every checkpoint it was given (the file store keeps only the latest). */
+class RecordingStore extends FileRunStore {
+  readonly saved: Checkpoint[] = [];
+  override async putCheckpoint(checkpoint: Checkpoint): Promise<void> {
+    await super.putCheckpoint(checkpoint);
+    this.saved.push(structuredClone(checkpoint));
+  }
+}
+
+describe("runs with a store", () => {
+  it("checkpoints every committed tool result of a multi-call batch, before the next call starts", async () => {
+    const store = new RecordingStore(mkdtempSync(path.join(tmpdir(), "forge-durable-")));
+    const runId = "batch-run";
+    // fetch_a and extra in one batch; when extra starts, fetch_a's result must already be on disk.
+    let seenOnDisk: string[] | undefined;
+    class Log extends Array<ToolLogEntry> {
+      override push(...entries: ToolLogEntry[]): number {
+        if (entries.some((e) => e.tool === "extra")) {
+          const latest = JSON.parse(readFileSync(path.join(store.dir, "runs", runId, "checkpoint.json"), "utf8")) as Checkpoint;
+          seenOnDisk = latest.snapshot.context.batch?.done.map((d) => d.tool);
+        }
+        return super.push(...entries);
+      }
+    }
+    const { workflow, log } = loopWorkflow(new Log());
+    const r = runner(store, scriptThenCorrect([calls(["fetch_a", { n: 1 }], ["extra", { n: 2 }])]));
+    await expect(r.run(workflow, "go", { ...vars, runId })).resolves.toEqual({ done: "all done" });
+    expect(log.map((e) => e.tool)).toEqual(["fetch_a", "extra", "fetch_b", "finish"]);
+    expect(seenOnDisk).toEqual(["fetch_a"]);
+    const seqs = store.saved.map((c) => c.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(store.saved.at(-1)).toMatchObject({ status: "done", state: "done" });
+    // the log explains the run: every model answer, every tool outcome, the end
+    const events = await store.events(runId);
+    expect(events.filter((e) => e.type === "response")).toHaveLength(3);
+    expect(events.filter((e) => e.type === "toolEnd").map((e) => (e as { tool: string }).tool)).toEqual(["fetch_a", "extra", "fetch_b", "finish"]);
+    expect(events.at(-1)).toEqual({ type: "end", state: "done" });
+  });
+
+  it("resumes a stopped run by id without re-running a finished tool, and unlocks it when done", async () => {
+    const store = freshStore();
+    const { workflow, log } = loopWorkflow();
+    const runId = "stop-me";
+    let stopped = false;
+    const first: WorkflowRunner = new WorkflowRunner({
+      client: new PolicyClient(scriptThenCorrect([])),
+      contextManager: compactingEveryIteration(),
+      store,
+      onStateChange: (state, ctx) => {
+        if (!stopped && state === "inferring" && ctx.steps.completed.length === 1) {
+          stopped = true;
+          first.stop("simulated crash");
+        }
+      },
+    });
+    await expect(first.run(workflow, "go", { ...vars, runId })).rejects.toMatchObject({ code: "FORGE_WORKFLOW_CANCELLED" });
+    expect(log.map((e) => e.tool)).toEqual(["fetch_a"]);
+    expect((await store.latest(runId))?.status).toBe("active");
+    await expect(runner(store).resume(runId, workflow)).resolves.toEqual({ done: "all done" });
+    expect(log.map((e) => e.tool)).toEqual(["fetch_a", "fetch_b", "finish"]);
+    expect(await store.latest(runId)).toMatchObject({ status: "done", state: "done" });
+    const lock = await store.lock(runId);
+    await lock.release();
+  });
+
+  it("continues a session turn after turn; an unfinished turn must be resumed first", async () => {
+    const store = freshStore();
+    const { workflow } = loopWorkflow();
+    const seen: number[] = [];
+    // The model sees the whole conversation: the number of earlier assistant turns grows per turn.
+    const policy: Policy = (messages) => (seen.push(turnOf(messages)), correctNext(messages.slice(messages.findLastIndex((m) => m.role === "user"))));
+    await runner(store, policy).run(workflow, "first question", { ...vars, sessionId: "chat" });
+    await runner(store, policy).run(workflow, "second question", { ...vars, sessionId: "chat" });
+    expect(seen[3]).toBeGreaterThan(seen[0]!); // turn 2 starts with turn 1's history
+    const history = await store.history("chat");
+    expect(history.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["first question", "second question"]);
+    const sessions = await store.listSessions();
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.runs).toHaveLength(2);
+
+    // A turn stopped half-way blocks the next one until it is resumed.
+    const halfway: WorkflowRunner = new WorkflowRunner({
+      client: new PolicyClient(policy),
+      contextManager: compactingEveryIteration(),
+      store,
+      onStateChange: (state) => state === "executingTools.running" && halfway.stop("crash"),
+    });
+    await expect(halfway.run(workflow, "third", { ...vars, sessionId: "chat" })).rejects.toMatchObject({ code: "FORGE_WORKFLOW_CANCELLED" });
+    const blocked = await runner(store, policy).run(workflow, "fourth", { ...vars, sessionId: "chat" }).catch((e: unknown) => e);
+    expect(blocked).toBeInstanceOf(InvalidArgumentError);
+    expect((blocked as Error).message).toMatch(/did not finish: resume it first/);
+    const unfinished = (await store.listRuns({ sessionId: "chat" })).at(-1)!;
+    await runner(store, policy).resume(unfinished.runId, workflow);
+    await runner(store, policy).run(workflow, "fourth", { ...vars, sessionId: "chat" });
+    expect((await store.history("chat")).filter((m) => m.role === "user").map((m) => m.content)).toEqual(["first question", "second question", "third", "fourth"]);
+  });
+
+  it("refuses a second live runner on the same run, a reused run id, and sessions without a store", async () => {
+    const store = freshStore();
+    const { workflow } = loopWorkflow();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow: Policy = async (messages) => (await gate, correctNext(messages));
+    const busy = runner(store, slow).run(workflow, "go", { ...vars, runId: "shared" });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect(runner(store).resume("shared", workflow)).rejects.toBeInstanceOf(RunLockedError);
+    release();
+    await busy;
+    await expect(runner(store).run(workflow, "go", { ...vars, runId: "shared" })).rejects.toThrow(/already exists in the store/);
+    const plain = new WorkflowRunner({ client: new PolicyClient(scriptThenCorrect([])), contextManager: compactingEveryIteration() });
+    await expect(plain.run(workflow, "go", { ...vars, sessionId: "s" })).rejects.toThrow(/sessions live in a run store/);
+    await expect(plain.resume("shared", workflow)).rejects.toThrow(/needs a runner with a store/);
+    await expect(runner(store).resume("nope", workflow)).rejects.toBeInstanceOf(StoreError);
+  });
+
+  it("a store that cannot write fails the run with StoreError; the last good checkpoint stays", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "forge-durable-"));
+    class FullDisk extends FileRunStore {
+      writes = 0;
+      override async putCheckpoint(checkpoint: Checkpoint): Promise<void> {
+        if (++this.writes > 3) throw new StoreError(`disk full writing run ${checkpoint.runId}`, checkpoint.runId, "test");
+        return super.putCheckpoint(checkpoint);
+      }
+    }
+    const store = new FullDisk(dir);
+    const { workflow, log } = loopWorkflow();
+    const error = await runner(store).run(workflow, "go", { ...vars, runId: "full" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).message).toContain("disk full");
+    const kept = await new FileRunStore(dir).latest("full");
+    expect(kept?.seq).toBe(3);
+    // nothing ran past the failed write's step
+    expect(log.length).toBeLessThanOrEqual(2);
+    // and the run resumes from what was kept
+    await expect(runner(new FileRunStore(dir)).resume("full", workflow)).resolves.toEqual({ done: "all done" });
+  });
+});
