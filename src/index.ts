@@ -19,6 +19,8 @@ export { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE } from "./loop/context.js";
 export { LLMResponseSchema, assertLLMResponse } from "./core/response-contract.js";
 export { assertRestorable, SERVICE_NAMES, type PersistedRun } from "./persistence/snapshot.js";
 export { FileRunStore } from "./persistence/file-run-store.js";
+export { MemoryRunStore } from "./persistence/memory-run-store.js";
+export { replayRun, type ReplayOptions, type ReplayResult } from "./runner/replay.js";
 export type { Checkpoint, RunEvent, RunInfo, RunLock, RunStore, SessionInfo } from "./persistence/run-store.js";
 export {
   createWorkflowMachine,

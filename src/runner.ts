@@ -99,6 +99,7 @@ export class WorkflowRunner {
         throw new InvalidArgumentError("runId", `run ${input.runId} already exists in the store: resume it (runner.resume("${input.runId}", workflow)) or choose another id`);
       }
       const writer = new CheckpointWriter(store, { runId: input.runId, workflow: workflow.name, sessionId, createdAt: startedAt, seq: 0 }, () => this.#now());
+      writer.record({ type: "start", input });
       return { input, record: { lock, writer } };
     });
     const callbacks = new CallbackGuard();

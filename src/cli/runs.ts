@@ -16,6 +16,7 @@ import { Workflow } from "../core/workflow.js";
 import { FileRunStore } from "../persistence/file-run-store.js";
 import type { RunInfo } from "../persistence/run-store.js";
 import { WorkflowRunner } from "../runner.js";
+import { replayRun } from "../runner/replay.js";
 import { assertBackend, backendLabel, buildClient, unreachable, type BackendOptions } from "./backends.js";
 
 const BACKEND_FLAGS = `Backend:
@@ -44,12 +45,14 @@ ${BACKEND_FLAGS}
 Prints the run id first, then the result as JSON. Exit codes: 0 done, 1 the run failed or the
 backend is unreachable, 2 bad flags.`;
 
-export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|delete> [options]
+export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|replay|delete> [options]
 
   forge-ts runs list [--session <id>] [--json]         runs in the store, oldest first
   forge-ts runs show <runId> [--events] [--json]       a run's latest checkpoint (and its event log)
   forge-ts runs resume <runId> --workflow <module> --backend <name> --model <name>
                                                        continue a run from its latest checkpoint
+  forge-ts runs replay <runId> --workflow <module>      re-drive the statechart from the run's event log
+                                                       (no model, no tools): its states and result
   forge-ts runs delete <runId>                         remove a run (refused while it is locked)
 
   --store <dir>          run store directory, default ./.forge                   [FORGE_STORE]
@@ -182,7 +185,9 @@ export async function runsMain(args: readonly string[]): Promise<number> {
     console.log(values.json ? JSON.stringify(runs, null, 2) : runs.length > 0 ? table(runs) : `no runs in ${store.dir}`);
     return 0;
   }
-  if (sub !== "show" && sub !== "resume" && sub !== "delete") throw new InvalidArgumentError("runs", `unknown subcommand "${sub}"; use list, show, resume or delete`);
+  if (sub !== "show" && sub !== "resume" && sub !== "replay" && sub !== "delete") {
+    throw new InvalidArgumentError("runs", `unknown subcommand "${sub}"; use list, show, resume, replay or delete`);
+  }
   if (!runId) throw new InvalidArgumentError("runId", `forge-ts runs ${sub} needs a run id (see forge-ts runs list)`);
   const checkpoint = await store.latest(runId);
   if (!checkpoint) throw new InvalidArgumentError("runId", `no run ${runId} in ${store.dir} (see forge-ts runs list)`);
@@ -206,8 +211,14 @@ export async function runsMain(args: readonly string[]): Promise<number> {
     console.log(`deleted run ${runId}`);
     return 0;
   }
-  if (!values.workflow) throw new InvalidArgumentError("--workflow", "resume needs the module that exports the run's workflow");
+  if (!values.workflow) throw new InvalidArgumentError("--workflow", `${sub} needs the module that exports the run's workflow`);
   const workflow = await loadWorkflow(values.workflow);
+  if (sub === "replay") {
+    const replay = await replayRun(store, runId, workflow);
+    if (values.json) console.log(JSON.stringify({ states: replay.states, state: replay.state, result: replay.result, messages: replay.messages.length }, null, 2));
+    else console.log(`${replay.states.join(" → ")}\nstate ${replay.state}${"result" in replay ? `, result ${JSON.stringify(replay.result)}` : ""}`);
+    return 0;
+  }
   const runner = await runnerFor(values);
   if (typeof runner === "string") return console.error(runner), 1;
   const result = await runner.resume(runId, workflow);

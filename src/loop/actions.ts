@@ -12,7 +12,7 @@ import { ToolResolutionError } from "../core/errors.js";
 import { estimateMessageTokensChars4 } from "../context/token-estimator.js";
 import { addCalls } from "./call-counts.js";
 import type { PlannedCall, ToolResultStatus, WorkflowContext } from "./context.js";
-import type { ToolOutput } from "./tool-output.js";
+import { RecordedToolError, type ToolOutput } from "./tool-output.js";
 import { prematureTerminal, prerequisiteViolations, repeatViolations, validatedCalls } from "./guards.js";
 
 export interface ActionResult {
@@ -174,6 +174,7 @@ export const outcomeFromOutput = (output: ToolOutput): ToolOutcome => ({ status:
 
 /** ToolResolutionError is the tool author's "valid args, no data": fed back, not counted. */
 export function outcomeFromError(tool: string, error: unknown): ToolOutcome {
+  if (error instanceof RecordedToolError) return { status: error.status, content: error.content };
   if (ToolResolutionError.isInstance(error)) return { status: "resolution", content: toolResolutionMessage(tool, error) };
   return { status: "error", content: toolErrorMessage(tool, error) };
 }

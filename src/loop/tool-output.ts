@@ -16,6 +16,20 @@ export interface ToolOutput {
 }
 
 /**
+ * A tool error as the run recorded it (status and the text the model saw), thrown by a replay
+ * in place of the tool: committed as it was, not re-described.
+ */
+export class RecordedToolError extends Error {
+  constructor(
+    readonly status: "error" | "resolution",
+    readonly content: string,
+  ) {
+    super(content);
+    this.name = "RecordedToolError";
+  }
+}
+
+/**
  * @example
  * toolOutput("lookup", { id: 7 }, false); // { content: '{"id":7}' }
  * toolOutput("answer", "done", true);     // { content: "done", result: "done" }

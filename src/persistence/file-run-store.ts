@@ -15,7 +15,7 @@ import path from "node:path";
 import { InvalidArgumentError, RunLockedError, StoreError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
 import { isPlainObject } from "../core/messages.js";
-import { assertRunId, isRunId, latestRun, sessionsOf, byStart, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore, type SessionInfo } from "./run-store.js";
+import { assertRunId, isProcessAlive as isAlive, isRunId, latestRun, sessionsOf, byStart, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore, type SessionInfo } from "./run-store.js";
 
 const CHECKPOINT = "checkpoint.json";
 const EVENTS = "events.jsonl";
@@ -179,16 +179,6 @@ export class FileRunStore implements RunStore {
 async function release(runId: string, file: string): Promise<void> {
   if (!held.delete(file)) return;
   await io(runId, file, () => unlink(file).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? undefined : Promise.reject(e))));
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 async function syncDir(dir: string): Promise<void> {

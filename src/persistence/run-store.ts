@@ -11,11 +11,12 @@ import { InvalidArgumentError, type ErrorJSON } from "../core/errors.js";
 import type { LLMResponse, Usage } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import type { PersistedRun } from "./snapshot.js";
+import type { WorkflowInput } from "../loop/context.js";
 
 /** One saved moment of a run: what `runner.resume(runId, workflow)` restores. */
 export interface Checkpoint {
   runId: string;
-  /** 1, 2, 3, … per run: a store never replaces a checkpoint with an older one. */
+  /** 1, 2, 3, … per run, from the one runner holding the run's lock. */
   seq: number;
   workflow: string;
   sessionId?: string;
@@ -31,6 +32,8 @@ export interface Checkpoint {
 
 /** What the event log records, in order: enough to re-drive the statechart with no model and no tools. */
 export type RunEvent =
+  /** A new run's machine input (history seed, budgets): where a replay starts. */
+  | { type: "start"; input: WorkflowInput }
   /** `usage` and `now`: the run's token totals and clock once the answer was taken in. */
   | { type: "response"; iteration: number; response: LLMResponse; usage: Usage; now: number }
   | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown }
@@ -82,6 +85,16 @@ export const isRunId = (value: unknown): value is string => typeof value === "st
 export function assertRunId(runId: unknown): asserts runId is string {
   if (!isRunId(runId)) {
     throw new InvalidArgumentError("runId", `${JSON.stringify(runId)} cannot name a run (letters, digits, ".", "_", "-"; at most 128; not starting with "." or "-")`);
+  }
+}
+
+/** Whether a lock's holder still runs (EPERM: it exists but belongs to another user). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

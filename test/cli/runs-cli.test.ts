@@ -51,6 +51,9 @@ describe("forge-ts run / runs", () => {
     // A finished run resumes straight to its result.
     const resumed = await cli(["runs", "resume", "r1", "--workflow", MODULE, ...backend]);
     expect(JSON.parse(resumed.stdout)).toEqual({ summary: "noted hello" });
+    const replayed = await cli(["runs", "replay", "r1", "--workflow", MODULE, "--store", store]);
+    expect(replayed.stdout).toContain("inferring → executingTools.running → inferring → executingTools.running → done");
+    expect(replayed.stdout).toContain('state done, result {"summary":"noted hello"}');
     await cli(["runs", "delete", "r1", "--store", store]);
     expect((await cli(["runs", "list", "--store", store])).stdout).toContain("no runs in");
   }, 60_000);

@@ -4,61 +4,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ContextManager, NoCompact, TieredCompact } from "../../src/context/index.js";
-import { ForgeError, type LLMResponse, type WireMessage } from "../../src/core/index.js";
+import { ForgeError, type WireMessage } from "../../src/core/index.js";
 import type { WorkflowContext } from "../../src/loop/context.js";
 import { estimateTokensChars4 } from "../../src/context/token-estimator.js";
-import { WorkflowRunner, type WorkflowRunnerOptions } from "../../src/runner.js";
-import { call, calls, correctNext, loopWorkflow, PolicyClient, text, turnOf, type ToolLogEntry } from "../support/loop-fixtures.js";
-
-const BEHAVIOURS = [
-  "correct", "correct", "correct", "text", "fenced", "unknown", "premature", "prereq",
-  "nonobject", "invalid", "throw", "resolve", "parallel", "repeat", "reasoning",
-] as const;
-type Behaviour = (typeof BEHAVIOURS)[number] | "cancel";
-
-/** What a small model does on one turn, given what the right call would be. */
-function act(behaviour: Behaviour, messages: WireMessage[]): LLMResponse {
-  const right = correctNext(messages);
-  const rightCall = right.type === "tool_calls" ? right.toolCalls[0]! : { tool: "finish", args: { summary: "x" } };
-  const mode = (m: string) => (rightCall.tool === "finish" ? right : call(rightCall.tool, { ...(rightCall.args as object), mode: m }));
-  switch (behaviour) {
-    case "correct": case "cancel": return right;
-    case "text": return text("Let me think about which tool to use.");
-    case "fenced": return text(`Calling now:\n\`\`\`json\n${JSON.stringify({ tool: rightCall.tool, args: rightCall.args })}\n\`\`\``);
-    case "unknown": return call("fetch_z", { n: 1 });
-    case "premature": return call("finish", { summary: "too early" });
-    case "prereq": return call("fetch_b", { n: 5 });
-    case "nonobject": return call(rightCall.tool, "n=1");
-    case "invalid": return call("fetch_a", { n: "one" });
-    case "throw": return mode("throw");
-    case "resolve": return mode("resolve");
-    case "parallel": return calls([rightCall.tool, rightCall.args], ["extra", { n: 9 }]);
-    case "repeat": return call("extra", { n: 1 });
-    case "reasoning": return { ...right, reasoning: "thinking it through" };
-  }
-}
-
-const budgetArb = fc.record({
-  maxIterations: fc.integer({ min: 2, max: 12 }),
-  maxRetriesPerStep: fc.integer({ min: 0, max: 3 }),
-  maxToolErrors: fc.integer({ min: 0, max: 2 }),
-  maxPrematureAttempts: fc.integer({ min: 0, max: 3 }),
-  maxPrereqViolations: fc.integer({ min: 0, max: 2 }),
-  maxToolRepeat: fc.integer({ min: 1, max: 3 }),
-  tight: fc.boolean(),
-});
-type Budget = typeof budgetArb extends fc.Arbitrary<infer T> ? T : never;
-
-function runnerOptions(b: Budget): Omit<WorkflowRunnerOptions, "client"> {
-  const { tight, ...limits } = b;
-  return {
-    ...limits,
-    contextManager: tight
-      ? new ContextManager({ strategy: new TieredCompact({ keepRecent: 1 }), budgetTokens: 1200 })
-      : new ContextManager({ strategy: new NoCompact(), budgetTokens: 1_000_000 }),
-  };
-}
+import { WorkflowRunner } from "../../src/runner.js";
+import { loopWorkflow, PolicyClient, turnOf, type ToolLogEntry } from "../support/loop-fixtures.js";
+import { act, BEHAVIOURS, budgetArb, runnerOptions, type Behaviour } from "../support/generated-runs.js";
 
 /** Every runner run these properties start (the issue asks for ≥ 10,000 per CI). */
 let generatedRuns = 0;
