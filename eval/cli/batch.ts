@@ -2,7 +2,7 @@
  * `npm run eval:batch -- --config sim --runs 5 [--out eval_results.jsonl] [--ablation bare] [--progress]`
  * Appends one JSONL line per run and resumes from the file; `--progress` only reports.
  */
-import { runCli } from "../../src/cli/run-cli.js";
+import { isMainModule, runCli } from "../../src/cli/run-cli.js";
 import { InvalidArgumentError } from "../../src/core/index.js";
 import { batchProgress, loadBatchConfig, runBatch } from "../batch.js";
 import { createProgress } from "../progress.js";
@@ -11,7 +11,7 @@ import { int, one, parseFlags } from "./args.js";
 
 const SPEC = { config: "one", runs: "one", out: "one", ablation: "one", progress: "bool", seed: "one", timeout: "one", help: "bool" } as const;
 
-const HELP = `usage: npm run eval:batch -- --config <name|path> --runs N [--out file.jsonl] [--ablation preset] [--seed S] [--timeout ms] [--progress]
+const help = (command: string) => `usage: ${command} --config <name|path> --runs N [--out file.jsonl] [--ablation preset] [--seed S] [--timeout ms] [--progress]
 
   --config    a name in eval/configs/ or a path; rows that would share a name are an error
   --out       JSONL results file (default eval_results.jsonl); runs already in it are skipped,
@@ -23,9 +23,10 @@ Each real backend is asked for its model list before its first run; if it does n
 batch stops there (exit 1). Exit codes: 0 done, 1 a backend is unreachable or a run could not
 start, 2 bad flags or config.`;
 
-async function main(argv: readonly string[]): Promise<number | void> {
+/** `npm run eval:batch --` in a checkout, `forge-ts eval-batch` from the package. */
+export async function batchMain(argv: readonly string[], command = "npm run eval:batch --"): Promise<number | void> {
   const p = parseFlags(argv, SPEC);
-  if (p.flags.help) return void console.log(HELP);
+  if (p.flags.help) return void console.log(help(command));
   const name = one(p, "config");
   if (!name) throw new InvalidArgumentError("--config", "required (a name in eval/configs/ or a path)");
   const config = loadBatchConfig(name);
@@ -53,4 +54,4 @@ async function main(argv: readonly string[]): Promise<number | void> {
   console.log(`batch ${config.name}: ${ran} run(s) appended to ${out}, ${skipped} already there`);
 }
 
-runCli(main, process.argv.slice(2));
+if (isMainModule(import.meta.url)) runCli(batchMain, process.argv.slice(2));

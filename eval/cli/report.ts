@@ -3,7 +3,7 @@
  *  [--ablation a b] [--tags t]`
  */
 import { existsSync, writeFileSync } from "node:fs";
-import { runCli } from "../../src/cli/run-cli.js";
+import { isMainModule, runCli } from "../../src/cli/run-cli.js";
 import { InvalidArgumentError } from "../../src/core/index.js";
 import { writeMarkdownReports } from "../report/markdown.js";
 import { renderHtml } from "../report/html.js";
@@ -15,15 +15,16 @@ import { many, one, parseFlags } from "./args.js";
 
 const SPEC = { markdown: "one", html: "one", ablation: "many", tags: "many", "list-only": "bool", title: "one", help: "bool" } as const;
 
-const HELP = `usage: npm run eval:report -- results.jsonl [--list-only] [--markdown dir] [--html file] [--ablation a b] [--tags t] [--title T]
+const help = (command: string) => `usage: ${command} results.jsonl [--list-only] [--markdown dir] [--html file] [--ablation a b] [--tags t] [--title T]
 
 An incomplete last line (a batch killed mid-write) is skipped with a note; any other line that
 is not a run record is an error naming file:line. Exit codes: 0 done, 2 bad flags, a file that
 does not exist or has no matching runs.`;
 
-function main(argv: readonly string[]): void {
+/** `npm run eval:report --` in a checkout, `forge-ts report` from the package. */
+export function reportMain(argv: readonly string[], command = "npm run eval:report --"): void {
   const p = parseFlags(argv, SPEC);
-  if (p.flags.help) return void console.log(HELP);
+  if (p.flags.help) return void console.log(help(command));
   const file = p.positional[0];
   if (!file) throw new InvalidArgumentError("results", "give the JSONL file to report on");
   if (!existsSync(file)) throw new InvalidArgumentError("results", `${file} does not exist`);
@@ -42,4 +43,4 @@ function main(argv: readonly string[]): void {
   }
 }
 
-runCli(main, process.argv.slice(2));
+if (isMainModule(import.meta.url)) runCli(reportMain, process.argv.slice(2));

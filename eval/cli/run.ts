@@ -5,7 +5,7 @@
 import { InvalidArgumentError } from "../../src/core/index.js";
 import { getAblation } from "../ablation.js";
 import { backendLabel, unreachable } from "../../src/cli/backends.js";
-import { runCli } from "../../src/cli/run-cli.js";
+import { isMainModule, runCli } from "../../src/cli/run-cli.js";
 import { assertBackend, clientFactory, type BackendOptions } from "../backends.js";
 import { runEval, type CompactStrategyName } from "../harness.js";
 import { createProgress } from "../progress.js";
@@ -22,7 +22,7 @@ const SPEC = {
   mode: "one", gguf: "one", timeout: "one", list: "bool", help: "bool",
 } as const;
 
-const HELP = `usage: npm run eval -- [--backend sim|ollama|llamaserver|llamafile|openai|anthropic] [--model M]
+const help = (command: string) => `usage: ${command} [--backend sim|ollama|llamaserver|llamafile|openai|anthropic] [--model M]
   [--runs N] [--scenario a b ...] [--tags t ...] [--ablation reforged|no_rescue|no_nudge|no_steps|no_recovery|no_compact|bare]
   [--stream] [--think true|false] [--compact-strategy tiered|sliding|none] [--seed S] [--out results.jsonl]
   [--base-url URL] [--mode native|prompt|auto] [--gguf path] [--timeout ms] [--probe] [--list]
@@ -42,9 +42,10 @@ function parseBool(name: string, raw: string | undefined): boolean | undefined {
   return raw === "true";
 }
 
-async function main(argv: readonly string[]): Promise<number | void> {
+/** `npm run eval --` in a checkout, `forge-ts eval` from the package: `command` names it in usage lines. */
+export async function evalMain(argv: readonly string[], command = "npm run eval --"): Promise<number | void> {
   const p = parseFlags(argv, SPEC);
-  if (p.flags.help) return void console.log(HELP);
+  if (p.flags.help) return void console.log(help(command));
   if (p.flags.list) {
     for (const s of ALL_SCENARIOS) console.log(`${s.name.padEnd(34)} ideal=${s.idealIterations} budget=${s.budgetTokens} [${s.tags.join(", ")}]`);
     return;
@@ -111,4 +112,4 @@ async function main(argv: readonly string[]): Promise<number | void> {
   console.log(renderTable(buildReportData(records)));
 }
 
-runCli(main, process.argv.slice(2));
+if (isMainModule(import.meta.url)) runCli(evalMain, process.argv.slice(2));

@@ -13,8 +13,13 @@ Commands:
   proxy [options]  OpenAI/Anthropic-compatible proxy with the guardrails inside (see: forge-ts proxy --help)
   run <module> "<message>" [options]
                    run a workflow module's Workflow, checkpointed in a run store (see: forge-ts run --help)
-  runs <list|show|resume|delete> [options]
-                   the runs in a store: list them, inspect one, resume one after a crash (see: forge-ts runs --help)
+  runs <list|show|resume|replay|delete> [options]
+                   the runs in a store: list, inspect, resume after a crash, replay (see: forge-ts runs --help)
+  eval [options]   run the eval scenarios against a backend (see: forge-ts eval --help)
+  eval-batch [options]
+                   a resumable batch of eval configs into JSONL (see: forge-ts eval-batch --help)
+  report <results.jsonl> [options]
+                   tables, Markdown and an offline HTML dashboard from eval results (see: forge-ts report --help)
 
 Options:
   -h, --help       show this help
@@ -33,7 +38,7 @@ function packageVersion(): string {
   throw new Error("forge-ts: cannot find its package.json");
 }
 
-async function main(args: readonly string[]): Promise<number> {
+async function main(args: readonly string[]): Promise<number | void> {
   const [command, ...rest] = args;
   if (command === undefined || command === "-h" || command === "--help") {
     console.log(USAGE);
@@ -47,6 +52,10 @@ async function main(args: readonly string[]): Promise<number> {
   if (command === "proxy") return proxyMain(rest);
   if (command === "run") return runMain(rest);
   if (command === "runs") return runsMain(rest);
+  // The eval harness is loaded only when asked for.
+  if (command === "eval") return (await import("../../eval/cli/run.js")).evalMain(rest, "forge-ts eval");
+  if (command === "eval-batch") return (await import("../../eval/cli/batch.js")).batchMain(rest, "forge-ts eval-batch");
+  if (command === "report") return (await import("../../eval/cli/report.js")).reportMain(rest, "forge-ts report");
   console.error(`forge-ts: unknown command "${command}"\n\n${USAGE}`);
   return 2;
 }

@@ -3,7 +3,23 @@
  * work failed (a backend, a run), 2 the command line was wrong (unknown or bad flags and values)
  * — the same in `forge-ts`, `npm start` and the eval commands.
  */
+import { realpathSync } from "node:fs";
+import { pathToFileURL } from "node:url";
 import { ForgeError, InvalidArgumentError } from "../core/errors.js";
+
+/**
+ * Whether the module at `moduleUrl` is the script node was started with (not imported by
+ * another command). The script path is resolved through symlinks (npm's bin links).
+ */
+export function isMainModule(moduleUrl: string): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return pathToFileURL(realpathSync(script)).href === moduleUrl;
+  } catch {
+    return pathToFileURL(script).href === moduleUrl;
+  }
+}
 
 /** A usage error: our own InvalidArgumentError, or node:util parseArgs refusing a flag. */
 export function isUsageError(error: unknown): boolean {

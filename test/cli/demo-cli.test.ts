@@ -1,4 +1,7 @@
 import { execFile } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
@@ -70,6 +73,17 @@ describe("forge-ts command (src/cli/main.ts)", () => {
   it("prints its version and runs the demo subcommand", async () => {
     expect((await cli(["--version"])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     expect((await cli(["demo", "--quiet"])).stdout).toMatch(/"unit_price": ?0\.34/);
+  }, 60_000);
+  it("runs the eval harness and its report, with its own name in usage lines", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "forge-eval-cli-"));
+    const out = path.join(dir, "results.jsonl");
+    expect((await cli(["eval", "--help"])).stdout).toMatch(/^usage: forge-ts eval /);
+    expect((await cli(["report", "--help"])).stdout).toMatch(/^usage: forge-ts report /);
+    expect((await cli(["eval-batch", "--help"])).stdout).toMatch(/^usage: forge-ts eval-batch /);
+    const evaluated = await cli(["eval", "--backend", "sim", "--runs", "1", "--scenario", "basic_2step", "--out", out]);
+    expect(evaluated.stdout).toMatch(/sim:small-model@reforged +1 +100%/);
+    expect((await cli(["report", out, "--list-only"])).stdout).toContain("1. sim:small-model@reforged");
+    await expect(cli(["report", path.join(dir, "missing.jsonl")])).rejects.toMatchObject({ code: 2 });
   }, 60_000);
   it("rejects an unknown command with exit code 2", async () => {
     await expect(cli(["fly"])).rejects.toMatchObject({ code: 2 });
