@@ -10,7 +10,7 @@
 import { createActor, type InspectionEvent } from "xstate";
 import { InvalidArgumentError, StoreError } from "./core/errors.js";
 import type { Workflow } from "./core/workflow.js";
-import { MACHINE_VERSION } from "./loop/context.js";
+import { MACHINE_VERSION, type WorkflowInput } from "./loop/context.js";
 import type { RunStats } from "./loop/run-stats.js";
 import type { PersistedRun } from "./persistence/snapshot.js";
 import { createServices, type WorkflowServices } from "./services.js";
@@ -82,26 +82,11 @@ export class WorkflowRunner {
     assertWorkflow(workflow);
     if (typeof userMessage !== "string") throw new InvalidArgumentError("userMessage", "expected a string");
     assertRunOptions(options);
-    const { input, record } = await this.#prepare(async () => {
-      const store = this.options.store;
-      const sessionId = options.sessionId;
-      const from = sessionId === undefined ? options.from : await sessionSeed(store, sessionId, options);
-      const startedAt = this.#now();
-      const input = runInput(this.options, workflow, userMessage, { ...options, ...(from ? { from } : {}) }, startedAt);
-      if (!store) return { input, record: undefined };
-      const lock = await store.lock(input.runId);
-      const existing = await store.latest(input.runId).catch(async (error: unknown) => {
-        await lock.release();
-        throw error;
-      });
-      if (existing) {
-        await lock.release();
-        throw new InvalidArgumentError("runId", `run ${input.runId} already exists in the store: resume it (runner.resume("${input.runId}", workflow)) or choose another id`);
-      }
-      const writer = new CheckpointWriter(store, { runId: input.runId, workflow: workflow.name, sessionId, createdAt: startedAt, seq: 0 }, () => this.#now());
-      writer.record({ type: "start", input });
-      return { input, record: { lock, writer } };
-    });
+    // Without a store nothing is awaited before the actor exists (runner.actor right after run()).
+    const { input, record } =
+      this.options.store === undefined && options.sessionId === undefined
+        ? (this.#assertIdle(), { input: runInput(this.options, workflow, userMessage, options, this.#now()), record: undefined })
+        : await this.#prepare(() => this.#storedStart(workflow, userMessage, options));
     const callbacks = new CallbackGuard();
     const actor = createActor(machineFor(workflow), { input, ...this.#inspectOption(callbacks) });
     return this.#drive(workflow, actor, options.signal, callbacks, record);
@@ -115,10 +100,35 @@ export class WorkflowRunner {
   async resume(from: PersistedRun | string, workflow: Workflow, options: ResumeOptions = {}): Promise<unknown> {
     assertWorkflow(workflow);
     assertResumeOptions(options);
-    const { restorable, record } = await this.#prepare(() => this.#restore(from, workflow));
+    const { restorable, record } =
+      this.options.store === undefined && typeof from !== "string"
+        ? (this.#assertIdle(), { restorable: restorableRun(from, workflow, this.options.contextManager), record: undefined })
+        : await this.#prepare(() => this.#restore(from, workflow));
     const callbacks = new CallbackGuard();
     const actor: WorkflowActor = createActor(machineFor(workflow), { snapshot: restorable.persisted, input: restorable.input, ...this.#inspectOption(callbacks) });
     return this.#drive(workflow, actor, options.signal, callbacks, record);
+  }
+
+  /** A new run's input with its store record: the session's history as seed, the run locked and new. */
+  async #storedStart(workflow: Workflow, userMessage: string, options: RunOptions): Promise<{ input: WorkflowInput; record: RunRecord | undefined }> {
+    const store = this.options.store;
+    const sessionId = options.sessionId;
+    const from = sessionId === undefined ? options.from : await sessionSeed(store, sessionId, options);
+    const startedAt = this.#now();
+    const input = runInput(this.options, workflow, userMessage, { ...options, ...(from ? { from } : {}) }, startedAt);
+    if (!store) return { input, record: undefined };
+    const lock = await store.lock(input.runId);
+    const existing = await store.latest(input.runId).catch(async (error: unknown) => {
+      await lock.release();
+      throw error;
+    });
+    if (existing) {
+      await lock.release();
+      throw new InvalidArgumentError("runId", `run ${input.runId} already exists in the store: resume it (runner.resume("${input.runId}", workflow)) or choose another id`);
+    }
+    const writer = new CheckpointWriter(store, { runId: input.runId, workflow: workflow.name, sessionId, createdAt: startedAt, seq: 0 }, () => this.#now());
+    writer.record({ type: "start", input });
+    return { input, record: { lock, writer } };
   }
 
   /** The snapshot to resume (from the store when given a run id), checked, with the run's store record. */

@@ -1,7 +1,7 @@
 /**
  * The process the kill -9 harness kills: runs (or resumes) one workflow with multi-call batches
  * on a FileRunStore, its tools writing every start and end to a side-effect log (fsynced), then
- * prints the result as JSON. Usage: durability-child.ts <storeDir> <runId> <sideEffectLog>
+ * prints the result as JSON. Usage: durability-child.ts <storeDir> <runId> <sideEffectLog> [file|sql]
  */
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { z } from "zod";
@@ -11,12 +11,12 @@ import type { LLMClient, LLMResponse } from "../../src/core/llm.js";
 import type { WireMessage } from "../../src/core/messages.js";
 import { defineTool } from "../../src/core/tool.js";
 import { Workflow } from "../../src/core/workflow.js";
-import { FileRunStore } from "../../src/persistence/file-run-store.js";
+import { openStore } from "./durability-harness.js";
 import { WorkflowRunner } from "../../src/runner.js";
 
-const [storeDir, runId, effectsFile] = process.argv.slice(2);
-if (!storeDir || !runId || !effectsFile) {
-  console.error("usage: durability-child.ts <storeDir> <runId> <sideEffectLog>");
+const [storeDir, runId, effectsFile, kind = "file"] = process.argv.slice(2);
+if (!storeDir || !runId || !effectsFile || (kind !== "file" && kind !== "sql")) {
+  console.error("usage: durability-child.ts <storeDir> <runId> <sideEffectLog> [file|sql]");
   process.exit(2);
 }
 
@@ -85,7 +85,7 @@ const client: LLMClient = {
   },
 };
 
-const store = new FileRunStore(storeDir);
+const store = await openStore(kind, storeDir);
 const runner = new WorkflowRunner({ client, contextManager: new ContextManager({ budgetTokens: 100_000, strategy: new NoCompact() }), store, maxIterations: 8 });
 // Killed before the first checkpoint: no tool has run yet, so the run starts over under its id.
 const existing = await store.latest(runId);

@@ -1,5 +1,6 @@
 /**
- * Kill -9 harness: a child process runs the durability workflow on a FileRunStore; the parent
+ * Kill -9 harness: a child process runs the durability workflow on a FileRunStore (or a
+ * SqlRunStore on one SQLite file); the parent
  * SIGKILLs it at a random moment of the run, then resumes in a new process (killing that one
  * too, sometimes) until the run finishes. Then it checks what matters:
  * - the result equals the uninterrupted run's;
@@ -12,7 +13,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { mkdirSync } from "node:fs";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
+import type { RunStore } from "../../src/persistence/run-store.js";
+import { SqlRunStore } from "../../src/persistence/sql-run-store.js";
 import { createPrng } from "../../src/clients/prng.js";
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "durability-child.ts");
@@ -34,6 +38,15 @@ export interface KillReport {
   processes: number;
 }
 
+export type StoreKind = "file" | "sql";
+
+/** The store the child and the checks use: a directory, or one SQLite file inside it. */
+export async function openStore(kind: StoreKind, dir: string): Promise<RunStore> {
+  if (kind === "file") return new FileRunStore(dir);
+  mkdirSync(dir, { recursive: true });
+  return new SqlRunStore({ url: `file:${path.join(dir, "runs.db")}` });
+}
+
 interface ChildOutcome {
   killed: boolean;
   result?: unknown;
@@ -42,9 +55,9 @@ interface ChildOutcome {
 }
 
 /** Start the child; once it says "ready", kill it after `killAfterMs` (undefined: let it finish). */
-function runChild(storeDir: string, runId: string, effects: string, killAfterMs: number | undefined): Promise<ChildOutcome> {
+function runChild(kind: StoreKind, storeDir: string, runId: string, effects: string, killAfterMs: number | undefined): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, storeDir, runId, effects], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, storeDir, runId, effects, kind], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let killed = false;
@@ -95,7 +108,8 @@ function effectsOf(file: string): { pid: string; kind: string; key: string }[] {
  * `kills` runs, each killed once at a random moment of its first process (and, one time in
  * three, its first resume too); `maxKillMs` bounds the moment (the run takes roughly that long).
  */
-export async function killHarness(kills: number, options: { seed?: number; maxKillMs?: number } = {}): Promise<KillReport> {
+export async function killHarness(kills: number, options: { seed?: number; maxKillMs?: number; store?: StoreKind } = {}): Promise<KillReport> {
+  const kind = options.store ?? "file";
   const prng = createPrng(options.seed ?? 7);
   const rng = () => prng.next();
   const maxKillMs = options.maxKillMs ?? 120;
@@ -110,14 +124,14 @@ export async function killHarness(kills: number, options: { seed?: number; maxKi
       let outcome: ChildOutcome | undefined;
       for (let attempt = 0; attempt < 10; attempt++) {
         const killAt = killsLeft > 0 ? Math.floor(rng() * maxKillMs) : undefined;
-        outcome = await runChild(storeDir, runId, effects, killAt);
+        outcome = await runChild(kind, storeDir, runId, effects, killAt);
         report.processes++;
         if (outcome.hung) report.hangs++;
         if (outcome.killed) {
           report.kills++;
           killsLeft--;
           try {
-            await new FileRunStore(storeDir).latest(runId);
+            await (await openStore(kind, storeDir)).latest(runId);
           } catch {
             report.tornCheckpoints++;
           }

@@ -15,7 +15,7 @@ import path from "node:path";
 import { InvalidArgumentError, RunLockedError, StoreError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
 import { isPlainObject } from "../core/messages.js";
-import { assertRunId, isProcessAlive as isAlive, isRunId, latestRun, sessionsOf, byStart, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore, type SessionInfo } from "./run-store.js";
+import { assertRunId, checkedRunInfo, isProcessAlive as isAlive, isRunId, sessionHistory, sessionsOf, byStart, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore, type SessionInfo } from "./run-store.js";
 
 const CHECKPOINT = "checkpoint.json";
 const EVENTS = "events.jsonl";
@@ -123,10 +123,7 @@ export class FileRunStore implements RunStore {
   }
 
   async history(sessionId: string): Promise<Message[]> {
-    const finished = (await this.listRuns({ sessionId })).filter((r) => r.status === "done");
-    const last = latestRun(finished);
-    if (!last) return [];
-    return (await this.latest(last.runId))?.snapshot.context.messages ?? [];
+    return sessionHistory(this, sessionId);
   }
 
   async lock(runId: string): Promise<RunLock> {
@@ -214,12 +211,8 @@ function checkedCheckpoint(value: unknown, runId: string, file: string): Checkpo
   const bad = (what: string) => new StoreError(`checkpoint of run ${runId} is malformed (${file}): ${what}`, runId, file);
   if (!isPlainObject(value)) throw bad("not an object");
   if (value.runId !== runId) throw bad(`it names run ${JSON.stringify(value.runId)}`);
-  if (!Number.isSafeInteger(value.seq) || (value.seq as number) < 1) throw bad("seq is not a positive integer");
-  if (typeof value.workflow !== "string") throw bad("workflow is not a string");
-  if (value.sessionId !== undefined && typeof value.sessionId !== "string") throw bad("sessionId is not a string");
-  if (typeof value.state !== "string") throw bad("state is not a string");
-  if (value.status !== "active" && value.status !== "done") throw bad('status is not "active" or "done"');
-  if (typeof value.createdAt !== "number" || typeof value.savedAt !== "number") throw bad("createdAt/savedAt are not numbers");
+  const { seq, workflow, sessionId, state, status, createdAt, savedAt } = value;
+  const info = checkedRunInfo({ seq, workflow, sessionId, state, status, createdAt, savedAt }, runId, file);
   if (!isPlainObject(value.snapshot)) throw bad("snapshot is not an object");
-  return value as unknown as Checkpoint;
+  return { ...info, snapshot: value.snapshot as unknown as Checkpoint["snapshot"] };
 }

@@ -5,9 +5,8 @@
  */
 import { RunLockedError, StoreError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
-import { assertRunId, byStart, isProcessAlive as isAlive, latestRun, sessionsOf, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore, type SessionInfo } from "./run-store.js";
+import { assertRunId, byStart, isProcessAlive as isAlive, sessionHistory, sessionsOf, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore, type SessionInfo } from "./run-store.js";
 
-const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** @example new WorkflowRunner({ client, contextManager, store: new MemoryRunStore() }) */
 export class MemoryRunStore implements RunStore {
@@ -62,8 +61,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   async history(sessionId: string): Promise<Message[]> {
-    const last = latestRun((await this.listRuns({ sessionId })).filter((r) => r.status === "done"));
-    return last ? copy((await this.latest(last.runId))!.snapshot.context.messages) : [];
+    return sessionHistory(this, sessionId);
   }
 
   async lock(runId: string): Promise<RunLock> {

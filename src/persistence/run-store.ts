@@ -7,7 +7,7 @@
  * Shaped like LangGraph's checkpointers (put a checkpoint, put pending writes, get the latest,
  * list, delete); implementations: FileRunStore (file-run-store.ts).
  */
-import { InvalidArgumentError, type ErrorJSON } from "../core/errors.js";
+import { InvalidArgumentError, StoreError, type ErrorJSON } from "../core/errors.js";
 import type { LLMResponse, Usage } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import type { PersistedRun } from "./snapshot.js";
@@ -88,6 +88,26 @@ export function assertRunId(runId: unknown): asserts runId is string {
   }
 }
 
+/**
+ * A stored checkpoint's envelope, checked field by field (storage holds whatever was written to
+ * it): a wrong field is a StoreError naming the run and `location`.
+ */
+export function checkedRunInfo(
+  fields: { seq: unknown; workflow: unknown; sessionId: unknown; state: unknown; status: unknown; createdAt: unknown; savedAt: unknown },
+  runId: string,
+  location: string,
+): RunInfo {
+  const bad = (what: string) => new StoreError(`checkpoint of run ${runId} is malformed (${location}): ${what}`, runId, location);
+  const { seq, workflow, sessionId, state, status, createdAt, savedAt } = fields;
+  if (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 1) throw bad("seq is not a positive integer");
+  if (typeof workflow !== "string") throw bad("workflow is not a string");
+  if (sessionId !== undefined && typeof sessionId !== "string") throw bad("sessionId is not a string");
+  if (typeof state !== "string") throw bad("state is not a string");
+  if (status !== "active" && status !== "done") throw bad('status is not "active" or "done"');
+  if (typeof createdAt !== "number" || typeof savedAt !== "number") throw bad("createdAt/savedAt are not numbers");
+  return { runId, seq, workflow, ...(sessionId === undefined ? {} : { sessionId }), state, status, createdAt, savedAt };
+}
+
 /** Whether a lock's holder still runs (EPERM: it exists but belongs to another user). */
 export function isProcessAlive(pid: number): boolean {
   try {
@@ -117,6 +137,12 @@ export function sessionsOf(runs: readonly RunInfo[]): SessionInfo[] {
 
 /** Oldest first: by start, then by id so equal clocks still give one order. */
 export const byStart = (a: RunInfo, b: RunInfo): number => a.createdAt - b.createdAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0);
+
+/** `store.history(sessionId)` from the store's own listing: the messages of its last finished turn. */
+export async function sessionHistory(store: RunStore, sessionId: string): Promise<Message[]> {
+  const last = latestRun((await store.listRuns({ sessionId })).filter((r) => r.status === "done"));
+  return last ? ((await store.latest(last.runId))?.snapshot.context.messages ?? []) : [];
+}
 
 /**
  * A session's latest run, which decides how the next turn starts: finished → continue its

@@ -1,15 +1,17 @@
 /**
- * kill -9 at random moments of real child processes on a FileRunStore (a CI-sized count;
+ * kill -9 at random moments of real child processes on a FileRunStore and a SqlRunStore (a CI-sized count;
  * `npm run bench -- durability` runs 500+): every run completes with the uninterrupted result,
  * no finished tool runs again, no checkpoint is torn, nothing hangs.
  */
 import { describe, expect, it } from "vitest";
 import { killHarness } from "../../eval/bench/durability-harness.js";
 
-describe("kill -9 durability (FileRunStore)", () => {
-  it("resumes every killed run to the same result without re-running a finished tool", async () => {
-    const report = await killHarness(6, { seed: 20261123 });
-    expect(report.kills).toBeGreaterThanOrEqual(6);
-    expect(report).toMatchObject({ completed: 6, finishedReexecuted: 0, tornCheckpoints: 0, hangs: 0, wrongResults: 0 });
-  }, 120_000);
+describe("kill -9 durability", () => {
+  for (const store of ["file", "sql"] as const) {
+    it(`${store} store: every killed run resumes to the same result without re-running a finished tool`, async () => {
+      const report = await killHarness(6, { seed: 20261123, store });
+      expect(report.kills).toBeGreaterThanOrEqual(6);
+      expect(report).toMatchObject({ completed: 6, finishedReexecuted: 0, tornCheckpoints: 0, hangs: 0, wrongResults: 0 });
+    }, 120_000);
+  }
 });
