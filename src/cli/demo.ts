@@ -4,7 +4,6 @@
  * and tool result as it happens. Defaults to the embedded
  * simulated small model; `--backend` (or FORGE_BACKEND) points it at a real one.
  */
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { SimulatedClient } from "../clients/simulated.js";
 import { ContextManager } from "../context/context-manager.js";
@@ -17,9 +16,9 @@ import { WorkflowRunner } from "../runner.js";
 import type { InspectionEvent } from "xstate";
 import { assertBackend, backendLabel, buildClient, unreachable, type BackendOptions } from "./backends.js";
 import { supplierQuoteWorkflow } from "./demo-workflow.js";
-import { errorLine, runCli } from "./run-cli.js";
+import { errorLine, isMainModule, runCli } from "./run-cli.js";
 
-const HELP = `Usage: npm start -- [options]
+const help = (command: string) => `Usage: ${command} [options]
 
 Runs a multi-step supplier-quote workflow (lookup_part, get_public_pricing, check_inventory,
 get_supplier_history, submit_quote) through forge-ts and prints what happens.
@@ -72,7 +71,8 @@ function describe(m: Message): string {
 }
 
 /** Run the demo with command-line arguments; resolves to the process exit code. */
-export async function demoMain(args: readonly string[]): Promise<number> {
+/** `command` names the demo in usage lines: `npm start --` in a checkout, `forge-ts demo` from the package. */
+export async function demoMain(args: readonly string[], command = "npm start --"): Promise<number> {
   const env = process.env;
   const { values } = parseArgs({
     args: [...args],
@@ -94,7 +94,7 @@ export async function demoMain(args: readonly string[]): Promise<number> {
     strict: true,
   });
   if (values.help) {
-    console.log(HELP);
+    console.log(help(command));
     return 0;
   }
   const backend = values.backend;
@@ -232,4 +232,4 @@ export function streamPrinter(write: (text: string) => void): (chunk: StreamChun
   };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) runCli(demoMain, process.argv.slice(2));
+if (isMainModule(import.meta.url)) runCli(demoMain, process.argv.slice(2));

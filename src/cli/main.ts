@@ -48,7 +48,7 @@ async function main(args: readonly string[]): Promise<number | void> {
     console.log(packageVersion());
     return 0;
   }
-  if (command === "demo") return demoMain(rest);
+  if (command === "demo") return demoMain(rest, "forge-ts demo");
   if (command === "proxy") return proxyMain(rest);
   if (command === "run") return runMain(rest);
   if (command === "runs") return runsMain(rest);

@@ -78,6 +78,7 @@ describe("forge-ts command (src/cli/main.ts)", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "forge-eval-cli-"));
     const out = path.join(dir, "results.jsonl");
     expect((await cli(["eval", "--help"])).stdout).toMatch(/^usage: forge-ts eval /);
+    expect((await cli(["demo", "--help"])).stdout).toMatch(/^Usage: forge-ts demo /);
     expect((await cli(["report", "--help"])).stdout).toMatch(/^usage: forge-ts report /);
     expect((await cli(["eval-batch", "--help"])).stdout).toMatch(/^usage: forge-ts eval-batch /);
     const evaluated = await cli(["eval", "--backend", "sim", "--runs", "1", "--scenario", "basic_2step", "--out", out]);

@@ -52,7 +52,7 @@ describe("replayRun", () => {
         if (outcome === "cancelled") expect(replay.states.slice(0, -1)).toEqual(states.slice(0, -1));
         else expect(replay.states).toEqual(states);
       }),
-      { numRuns: 1500, seed: 20261123 },
+      { numRuns: 2000, seed: 20261123 },
     );
   }, 240_000);
 
