@@ -36,6 +36,8 @@ export interface KillReport {
   hangs: number;
   wrongResults: number;
   processes: number;
+  /** What the first failed or wrong run printed (stderr or its result), for diagnosis. */
+  firstFailure?: string;
 }
 
 export type StoreKind = "file" | "sql";
@@ -141,7 +143,12 @@ export async function killHarness(kills: number, options: { seed?: number; maxKi
       }
       if (outcome && !outcome.killed && !outcome.hung) {
         if (JSON.stringify(outcome.result) === JSON.stringify(EXPECTED_RESULT)) report.completed++;
-        else report.wrongResults++;
+        else {
+          report.wrongResults++;
+          report.firstFailure ??= `run ${k}: ${outcome.stderr.trim().split("\n").slice(-3).join(" | ") || JSON.stringify(outcome.result)}`;
+        }
+      } else if (outcome?.hung) {
+        report.firstFailure ??= `run ${k}: hung; ${outcome.stderr.trim().split("\n").slice(-3).join(" | ")}`;
       }
       // Re-executions, process by process: a key started again by a later process is allowed only
       // when it was the last call started before the kill (in flight).

@@ -27,7 +27,7 @@ export const suite: BenchSuite = {
         count("in-flight calls re-executed (at-least-once)", r.inFlightReexecuted),
         count("torn or corrupt checkpoints", r.tornCheckpoints, "must be 0"),
         count("hangs", r.hangs, "must be 0"),
-        count("wrong results", r.wrongResults, "must be 0"),
+        count("wrong results", r.wrongResults, r.firstFailure ? `must be 0; first: ${r.firstFailure}` : "must be 0"),
       );
     }
     return rows;
