@@ -6,7 +6,8 @@
  * - the result equals the uninterrupted run's;
  * - no finished tool ran again: after each kill, the only call a new process may start again
  *   is the one that was in flight (at-least-once for it, same idempotency key);
- * - no checkpoint was torn (reading it never fails), and no process hung.
+ * - no checkpoint was torn (reading it never fails), the event log reads back once the run is
+ *   over, and no process hung.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -33,6 +34,8 @@ export interface KillReport {
   /** In-flight calls that ran again after a kill (allowed: at-least-once). */
   inFlightReexecuted: number;
   tornCheckpoints: number;
+  /** Event logs that no longer read back after a kill (a torn line must not glue to the next). */
+  corruptLogs: number;
   hangs: number;
   wrongResults: number;
   processes: number;
@@ -115,7 +118,7 @@ export async function killHarness(kills: number, options: { seed?: number; maxKi
   const prng = createPrng(options.seed ?? 7);
   const rng = () => prng.next();
   const maxKillMs = options.maxKillMs ?? 120;
-  const report: KillReport = { kills: 0, completed: 0, finishedReexecuted: 0, inFlightReexecuted: 0, tornCheckpoints: 0, hangs: 0, wrongResults: 0, processes: 0 };
+  const report: KillReport = { kills: 0, completed: 0, finishedReexecuted: 0, inFlightReexecuted: 0, tornCheckpoints: 0, corruptLogs: 0, hangs: 0, wrongResults: 0, processes: 0 };
   for (let k = 0; k < kills; k++) {
     const dir = mkdtempSync(path.join(tmpdir(), "forge-kill-"));
     const storeDir = path.join(dir, "store");
@@ -132,14 +135,20 @@ export async function killHarness(kills: number, options: { seed?: number; maxKi
         if (outcome.killed) {
           report.kills++;
           killsLeft--;
+          const store = await openStore(kind, storeDir);
           try {
-            await (await openStore(kind, storeDir)).latest(runId);
+            await store.latest(runId);
           } catch {
             report.tornCheckpoints++;
           }
           continue;
         }
         break;
+      }
+      try {
+        await (await openStore(kind, storeDir)).events(runId);
+      } catch {
+        report.corruptLogs++;
       }
       if (outcome && !outcome.killed && !outcome.hung) {
         if (JSON.stringify(outcome.result) === JSON.stringify(EXPECTED_RESULT)) report.completed++;

@@ -26,6 +26,7 @@ export const suite: BenchSuite = {
         count("finished tools re-executed", r.finishedReexecuted, "must be 0"),
         count("in-flight calls re-executed (at-least-once)", r.inFlightReexecuted),
         count("torn or corrupt checkpoints", r.tornCheckpoints, "must be 0"),
+        count("event logs unreadable after the run", r.corruptLogs, "must be 0"),
         count("hangs", r.hangs, "must be 0"),
         count("wrong results", r.wrongResults, r.firstFailure ? `must be 0; first: ${r.firstFailure}` : "must be 0"),
       );
@@ -38,8 +39,8 @@ export const suite: BenchSuite = {
       return mdRow(
         "durability",
         `kill -9 at random moments, ${LABEL[store]}, resumed in a new process (${v("kill -9 points")} kills)`,
-        `${v("runs completed with the uninterrupted result")} of ${RUNS} runs completed; finished tools re-run ${v("finished tools re-executed")}, torn checkpoints ${v("torn or corrupt checkpoints")}, hangs ${v("hangs")}, wrong results ${v("wrong results")}; in-flight calls re-run ${v("in-flight calls re-executed (at-least-once)")}`,
-        "0 / 0 / 0 / 0",
+        `${v("runs completed with the uninterrupted result")} of ${RUNS} runs completed; finished tools re-run ${v("finished tools re-executed")}, torn checkpoints ${v("torn or corrupt checkpoints")}, unreadable logs ${v("event logs unreadable after the run")}, hangs ${v("hangs")}, wrong results ${v("wrong results")}; in-flight calls re-run ${v("in-flight calls re-executed (at-least-once)")}`,
+        "0 / 0 / 0 / 0 / 0",
       );
     });
   },

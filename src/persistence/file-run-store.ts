@@ -10,7 +10,7 @@
  * A log line torn by a kill is the last line, without its newline: readers leave it out.
  */
 import { constants } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { InvalidArgumentError, RunLockedError, StoreError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
@@ -59,8 +59,9 @@ export class FileRunStore implements RunStore {
     const file = path.join(await this.#runDir(runId, true), EVENTS);
     const text = events.map((e) => JSON.stringify(e)).join("\n") + "\n";
     await io(runId, file, async () => {
-      const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT);
+      const handle = await open(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
       try {
+        await dropTornTail(handle);
         await handle.writeFile(text);
         await handle.sync();
       } finally {
@@ -176,6 +177,32 @@ export class FileRunStore implements RunStore {
 async function release(runId: string, file: string): Promise<void> {
   if (!held.delete(file)) return;
   await io(runId, file, () => unlink(file).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? undefined : Promise.reject(e))));
+}
+
+/**
+ * A log that does not end in a newline ends in a line torn by a crash: an append that never
+ * completed (so never acknowledged). Cut it off before appending, or the next entry would be
+ * glued to it and the log would read as corrupt.
+ */
+async function dropTornTail(handle: FileHandle): Promise<void> {
+  const { size } = await handle.stat();
+  if (size === 0) return;
+  const last = Buffer.alloc(1);
+  await handle.read(last, 0, 1, size - 1);
+  if (last[0] === 0x0a) return;
+  // Find the last newline, reading backwards a block at a time.
+  const block = Buffer.alloc(64 * 1024);
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - block.length);
+    const { bytesRead } = await handle.read(block, 0, end - start, start);
+    const at = block.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (at >= 0) {
+      await handle.truncate(start + at + 1);
+      return;
+    }
+    end = start;
+  }
+  await handle.truncate(0);
 }
 
 async function syncDir(dir: string): Promise<void> {

@@ -43,6 +43,22 @@ describe("FileRunStore on disk", () => {
     expect(error).toMatchObject({ runId: "r1", location: file });
   });
 
+  it("an append after a crash-torn line cuts the torn fragment off first: the log stays readable", async () => {
+    const store = new FileRunStore(freshDir());
+    await store.appendEvents("r1", [{ type: "end", state: "failed" }]);
+    const file = path.join(runDir(store, "r1"), "events.jsonl");
+    appendFileSync(file, '{"type":"message","mess');
+    await store.appendEvents("r1", [{ type: "end", state: "done" }]);
+    expect(await store.events("r1")).toEqual([{ type: "end", state: "failed" }, { type: "end", state: "done" }]);
+    // a log that is nothing but a torn line
+    const other = path.join(runDir(store, "r2"), "events.jsonl");
+    await store.appendEvents("r2", []);
+    (await import("node:fs")).mkdirSync(path.dirname(other), { recursive: true });
+    writeFileSync(other, '{"type":"en');
+    await store.appendEvents("r2", [{ type: "end", state: "done" }]);
+    expect(await store.events("r2")).toEqual([{ type: "end", state: "done" }]);
+  });
+
   it("a checkpoint that names another run, or lacks its fields, is refused", async () => {
     const store = new FileRunStore(freshDir());
     await store.putCheckpoint(checkpointOf("r1", 1));
