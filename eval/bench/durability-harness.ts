@@ -47,7 +47,7 @@ export type StoreKind = "file" | "sql";
 
 /** The store the child and the checks use: a directory, or one SQLite file inside it. */
 export async function openStore(kind: StoreKind, dir: string): Promise<RunStore> {
-  if (kind === "file") return new FileRunStore(dir);
+  if (kind === "file") return new FileRunStore({ dir });
   mkdirSync(dir, { recursive: true });
   return new SqlRunStore({ url: `file:${path.join(dir, "runs.db")}` });
 }

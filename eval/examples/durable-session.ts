@@ -37,7 +37,7 @@ const oracle: Oracle = ({ results }) => {
   return rememberedThisTurn ? { tool: "reply", args: { text: `I remember ${facts} fact(s).` } } : { tool: "remember", args: { fact: `fact #${facts + 1}` } };
 };
 
-const store = new FileRunStore(process.env.FORGE_STORE ?? ".forge");
+const store = new FileRunStore({ dir: process.env.FORGE_STORE ?? ".forge" });
 const runner = new WorkflowRunner({
   client: new SimulatedClient({ oracle, workflow, profile: "clean", seed: 1 }),
   contextManager: new ContextManager({ budgetTokens: 8192 }),

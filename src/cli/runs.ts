@@ -96,7 +96,7 @@ function positiveInt(flag: string, raw: string | undefined, fallback: number): n
 }
 
 function storeOf(values: Values): FileRunStore {
-  return new FileRunStore(values.store ?? env("FORGE_STORE") ?? ".forge");
+  return new FileRunStore({ dir: values.store ?? env("FORGE_STORE") ?? ".forge" });
 }
 
 /** The Workflow a module exports: default, `workflow`, or its only Workflow export. */

@@ -26,13 +26,15 @@ const held = new Set<string>();
 
 /**
  * @example
- * const store = new FileRunStore("./.forge");
+ * const store = new FileRunStore({ dir: "./.forge" });
  * const runner = new WorkflowRunner({ client, contextManager, store });
  */
 export class FileRunStore implements RunStore {
   readonly dir: string;
 
-  constructor(dir = ".forge") {
+  /** `dir`: the store directory, created on first write (default ./.forge). */
+  constructor(options: { dir?: string } = {}) {
+    const dir: unknown = options?.dir ?? ".forge";
     if (typeof dir !== "string" || dir.length === 0) throw new InvalidArgumentError("dir", "expected a directory path");
     this.dir = path.resolve(dir);
   }

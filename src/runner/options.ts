@@ -150,7 +150,7 @@ export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
   if (store !== undefined) {
     const methods = ["putCheckpoint", "appendEvents", "latest", "events", "listRuns", "listSessions", "history", "lock", "deleteRun"];
     const missing = methods.filter((m) => !isPlainObjectLike(store) || typeof store[m] !== "function");
-    if (missing.length > 0) throw new InvalidArgumentError("store", `expected a RunStore (new FileRunStore(dir)); missing ${missing.join(", ")}`);
+    if (missing.length > 0) throw new InvalidArgumentError("store", `expected a RunStore (new FileRunStore({ dir })); missing ${missing.join(", ")}`);
   }
   const replay = options.reasoningReplay ?? "none";
   if (!["none", "keep-last", "full"].includes(replay)) throw new InvalidArgumentError("reasoningReplay", 'use "none", "keep-last" or "full"');

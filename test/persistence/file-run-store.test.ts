@@ -10,7 +10,7 @@ import { checkpointOf, runStoreContract } from "./support/run-store-contract.js"
 const freshDir = () => mkdtempSync(path.join(tmpdir(), "forge-store-"));
 const runDir = (store: RunStore, runId: string) => path.join((store as FileRunStore).dir, "runs", runId);
 
-runStoreContract("FileRunStore", () => new FileRunStore(freshDir()), {
+runStoreContract("FileRunStore", () => new FileRunStore({ dir: freshDir() }), {
   async plantLock(store, runId, pid) {
     const dir = runDir(store, runId);
     (await import("node:fs")).mkdirSync(dir, { recursive: true });
@@ -25,14 +25,14 @@ runStoreContract("FileRunStore", () => new FileRunStore(freshDir()), {
 
 describe("FileRunStore on disk", () => {
   it("replaces the checkpoint by rename: no temporary file is left behind", async () => {
-    const store = new FileRunStore(freshDir());
+    const store = new FileRunStore({ dir: freshDir() });
     await store.putCheckpoint(checkpointOf("r1", 1));
     await store.putCheckpoint(checkpointOf("r1", 2));
     expect(readdirSync(runDir(store, "r1")).sort()).toEqual(["checkpoint.json"]);
   });
 
   it("a log line torn by a crash at the end is left out; one in the middle is a StoreError naming the file", async () => {
-    const store = new FileRunStore(freshDir());
+    const store = new FileRunStore({ dir: freshDir() });
     await store.appendEvents("r1", [{ type: "end", state: "done" }]);
     const file = path.join(runDir(store, "r1"), "events.jsonl");
     appendFileSync(file, '{"type":"resp');
@@ -44,7 +44,7 @@ describe("FileRunStore on disk", () => {
   });
 
   it("an append after a crash-torn line cuts the torn fragment off first: the log stays readable", async () => {
-    const store = new FileRunStore(freshDir());
+    const store = new FileRunStore({ dir: freshDir() });
     await store.appendEvents("r1", [{ type: "end", state: "failed" }]);
     const file = path.join(runDir(store, "r1"), "events.jsonl");
     appendFileSync(file, '{"type":"message","mess');
@@ -60,7 +60,7 @@ describe("FileRunStore on disk", () => {
   });
 
   it("a checkpoint that names another run, or lacks its fields, is refused", async () => {
-    const store = new FileRunStore(freshDir());
+    const store = new FileRunStore({ dir: freshDir() });
     await store.putCheckpoint(checkpointOf("r1", 1));
     const file = path.join(runDir(store, "r1"), "checkpoint.json");
     writeFileSync(file, JSON.stringify({ ...checkpointOf("r2", 1) }));
@@ -73,7 +73,7 @@ describe("FileRunStore on disk", () => {
     const dir = freshDir();
     const blocker = path.join(dir, "file");
     writeFileSync(blocker, "not a directory");
-    const store = new FileRunStore(path.join(blocker, "store"));
+    const store = new FileRunStore({ dir: path.join(blocker, "store") });
     const error = await store.putCheckpoint(checkpointOf("r1", 1)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).message).toContain("r1");

@@ -13,7 +13,7 @@ import { WorkflowRunner } from "../../src/runner.js";
 import { calls, compactingEveryIteration, correctNext, loopWorkflow, PolicyClient, scriptThenCorrect, turnOf, type Policy, type ToolLogEntry } from "../support/loop-fixtures.js";
 
 const vars = { promptVars: { company: "Acme" } };
-const freshStore = () => new FileRunStore(mkdtempSync(path.join(tmpdir(), "forge-durable-")));
+const freshStore = () => new FileRunStore({ dir: mkdtempSync(path.join(tmpdir(), "forge-durable-")) });
 
 function runner(store: RunStore, policy: Policy = scriptThenCorrect([])) {
   return new WorkflowRunner({ client: new PolicyClient(policy), contextManager: compactingEveryIteration(), store });
@@ -30,7 +30,7 @@ class RecordingStore extends FileRunStore {
 
 describe("runs with a store", () => {
   it("checkpoints every committed tool result of a multi-call batch, before the next call starts", async () => {
-    const store = new RecordingStore(mkdtempSync(path.join(tmpdir(), "forge-durable-")));
+    const store = new RecordingStore({ dir: mkdtempSync(path.join(tmpdir(), "forge-durable-")) });
     const runId = "batch-run";
     // fetch_a and extra in one batch; when extra starts, fetch_a's result must already be on disk.
     let seenOnDisk: string[] | undefined;
@@ -143,16 +143,16 @@ describe("runs with a store", () => {
         return super.putCheckpoint(checkpoint);
       }
     }
-    const store = new FullDisk(dir);
+    const store = new FullDisk({ dir });
     const { workflow, log } = loopWorkflow();
     const error = await runner(store).run(workflow, "go", { ...vars, runId: "full" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).message).toContain("disk full");
-    const kept = await new FileRunStore(dir).latest("full");
+    const kept = await new FileRunStore({ dir }).latest("full");
     expect(kept?.seq).toBe(3);
     // nothing ran past the failed write's step
     expect(log.length).toBeLessThanOrEqual(2);
     // and the run resumes from what was kept
-    await expect(runner(new FileRunStore(dir)).resume("full", workflow)).resolves.toEqual({ done: "all done" });
+    await expect(runner(new FileRunStore({ dir })).resume("full", workflow)).resolves.toEqual({ done: "all done" });
   });
 });
