@@ -85,9 +85,10 @@ function runChild(kind: StoreKind, storeDir: string, runId: string, effects: str
     child.on("close", (code, signal) => {
       clearTimeout(hangTimer);
       const line = stdout.split("\n").find((l) => l.startsWith("{"));
-      if (signal === "SIGKILL" && !line) return resolve({ killed: killed || !hung, hung, stderr });
-      if (code !== 0 || !line) return resolve({ killed: false, hung, stderr: stderr || `exit ${code}` });
-      resolve({ killed: false, hung, result: (JSON.parse(line) as { result: unknown }).result, stderr });
+      // The result printed means the run finished, even when the kill landed while it exited.
+      if (line) return resolve({ killed: false, hung, result: (JSON.parse(line) as { result: unknown }).result, stderr });
+      if (signal === "SIGKILL") return resolve({ killed: killed || !hung, hung, stderr });
+      resolve({ killed: false, hung, stderr: stderr || `exit ${code ?? signal}` });
     });
   });
 }
