@@ -2,7 +2,7 @@
  * WorkflowRunner with a run store: a checkpoint after every committed step (inside a batch too),
  * resume by id, sessions, locks, and store failures that fail the run loudly.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { InvalidArgumentError, RunLockedError, StoreError } from "../../src/core
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import type { Checkpoint, RunStore } from "../../src/persistence/run-store.js";
 import { WorkflowRunner } from "../../src/runner.js";
+import { Workflow } from "../../src/core/workflow.js";
 import { calls, compactingEveryIteration, correctNext, loopWorkflow, PolicyClient, scriptThenCorrect, turnOf, type Policy, type ToolLogEntry } from "../support/loop-fixtures.js";
 
 const vars = { promptVars: { company: "Acme" } };
@@ -132,6 +133,27 @@ describe("runs with a store", () => {
     await expect(plain.run(workflow, "go", { ...vars, sessionId: "s" })).rejects.toThrow(/sessions live in a run store/);
     await expect(plain.resume("shared", workflow)).rejects.toThrow(/needs a runner with a store/);
     await expect(runner(store).resume("nope", workflow)).rejects.toBeInstanceOf(StoreError);
+  });
+
+  it("resuming a corrupt checkpoint, another workflow's or another version's is a typed error that keeps the run and its lock free", async () => {
+    const store = freshStore();
+    const { workflow } = loopWorkflow();
+    await runner(store).run(workflow, "go", { ...vars, runId: "kept" });
+    const file = path.join(store.dir, "runs", "kept", "checkpoint.json");
+    const good = readFileSync(file, "utf8");
+    const other = new Workflow({ name: "other", tools: workflow.tools, requiredSteps: ["fetch_a"], terminalTool: "finish", systemPromptTemplate: "x" });
+    await expect(runner(store).resume("kept", other)).rejects.toMatchObject({ code: "FORGE_SNAPSHOT" });
+    const wrongVersion = JSON.parse(good) as Checkpoint;
+    wrongVersion.snapshot.context.machineVersion = 1;
+    writeFileSync(file, JSON.stringify(wrongVersion));
+    await expect(runner(store).resume("kept", workflow)).rejects.toThrow(/written by machine version 1/);
+    writeFileSync(file, good.slice(0, 100));
+    const corrupt = await runner(store).resume("kept", workflow).catch((e: unknown) => e);
+    expect(corrupt).toBeInstanceOf(StoreError);
+    expect(corrupt).toMatchObject({ runId: "kept", location: file });
+    // nothing was lost: the good checkpoint resumes (to its finished result), and no lock was left behind
+    writeFileSync(file, good);
+    await expect(runner(store).resume("kept", workflow)).resolves.toEqual({ done: "all done" });
   });
 
   it("a store that cannot write fails the run with StoreError; the last good checkpoint stays", async () => {
