@@ -130,20 +130,10 @@ function pythonCalls(text: string, from: number, to: number): ToolCall[] | undef
       r.pos++;
       continue;
     }
-    const name = r.ident();
-    if (name === undefined || text.charAt(r.pos) !== "(") return undefined;
-    r.pos++;
-    const args: Record<string, unknown> = {};
-    while (!r.eat(")")) {
-      const key = r.ident();
-      if (key === undefined || !r.eat("=")) return undefined;
-      const v = r.value();
-      if (!v.ok || r.pos > to) return undefined;
-      args[key] = v.value;
-      if (!r.eat(",") && r.peek() !== ")") return undefined;
-    }
-    if (r.pos > to) return undefined;
-    calls.push(makeCall(name, args));
+    const call = r.call();
+    // A call that reads past the fence is not inside it.
+    if (!call || r.pos > to) return undefined;
+    calls.push(call);
   }
   return calls.length > 0 ? calls : undefined;
 }

@@ -4,7 +4,8 @@
  * tuple (read as an array) and dict with string keys. Nesting deeper than MAX_DEPTH is refused
  * (that is not a real call and would risk the stack).
  */
-import { identEnd } from "./call-span.js";
+import type { ToolCall } from "../core/llm.js";
+import { identEnd, makeCall } from "./call-span.js";
 import { skipWs } from "./json-scan.js";
 
 const MAX_DEPTH = 256;
@@ -41,6 +42,26 @@ export class PyReader {
     const name = this.text.slice(this.pos, end);
     this.pos = end;
     return name;
+  }
+
+  /**
+   * One keyword-argument call `name(k=v, …)` starting here (the shape pythonic lists and Gemma 3
+   * tool_code share); undefined when it is anything else, positional arguments included.
+   */
+  call(): ToolCall | undefined {
+    const name = this.ident();
+    if (name === undefined || this.text.charAt(this.pos) !== "(") return undefined;
+    this.pos++;
+    const args: Record<string, unknown> = {};
+    while (!this.eat(")")) {
+      const key = this.ident();
+      if (key === undefined || !this.eat("=")) return undefined;
+      const v = this.value();
+      if (!v.ok) return undefined;
+      args[key] = v.value;
+      if (!this.eat(",") && this.peek() !== ")") return undefined;
+    }
+    return makeCall(name, args);
   }
 
   /** One literal; `undefined` with pos unchanged semantics irrelevant (callers abort). */

@@ -7,7 +7,7 @@
  */
 import type { ToolCall } from "../core/llm.js";
 import type { CallSpan, ScanContext } from "./call-span.js";
-import { identEnd, makeCall } from "./call-span.js";
+import { identEnd } from "./call-span.js";
 import { skipWs } from "./json-scan.js";
 import { PyReader } from "./python-literal.js";
 
@@ -35,19 +35,9 @@ function readCallList(text: string, start: number): { end: number; calls: ToolCa
   const r = new PyReader(text, start + 1);
   const calls: ToolCall[] = [];
   while (!r.eat("]")) {
-    const name = r.ident();
-    if (name === undefined || text.charAt(r.pos) !== "(") return undefined;
-    r.pos++;
-    const args: Record<string, unknown> = {};
-    while (!r.eat(")")) {
-      const key = r.ident();
-      if (key === undefined || !r.eat("=")) return undefined;
-      const v = r.value();
-      if (!v.ok) return undefined;
-      args[key] = v.value;
-      if (!r.eat(",") && r.peek() !== ")") return undefined;
-    }
-    calls.push(makeCall(name, args));
+    const call = r.call();
+    if (!call) return undefined;
+    calls.push(call);
     if (!r.eat(",") && r.peek() !== "]") return undefined;
   }
   return { end: r.pos, calls };

@@ -13,9 +13,8 @@ import { constants } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, rm, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { InvalidArgumentError, RunLockedError, StoreError } from "../core/errors.js";
-import type { Message } from "../core/messages.js";
 import { isPlainObject } from "../core/messages.js";
-import { assertRunId, checkedRunInfo, isProcessAlive as isAlive, isRunId, sessionHistory, sessionsOf, byStart, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore, type SessionInfo } from "./run-store.js";
+import { assertRunId, checkedRunInfo, isProcessAlive as isAlive, isRunId, SessionViews, byStart, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore } from "./run-store.js";
 
 const CHECKPOINT = "checkpoint.json";
 const EVENTS = "events.jsonl";
@@ -29,11 +28,12 @@ const held = new Set<string>();
  * const store = new FileRunStore({ dir: "./.forge" });
  * const runner = new WorkflowRunner({ client, contextManager, store });
  */
-export class FileRunStore implements RunStore {
+export class FileRunStore extends SessionViews implements RunStore {
   readonly dir: string;
 
   /** `dir`: the store directory, created on first write (default ./.forge). */
   constructor(options: { dir?: string } = {}) {
+    super();
     const dir: unknown = options?.dir ?? ".forge";
     if (typeof dir !== "string" || dir.length === 0) throw new InvalidArgumentError("dir", "expected a directory path");
     this.dir = path.resolve(dir);
@@ -119,14 +119,6 @@ export class FileRunStore implements RunStore {
       runs.push(info);
     }
     return runs.sort(byStart);
-  }
-
-  async listSessions(): Promise<SessionInfo[]> {
-    return sessionsOf(await this.listRuns());
-  }
-
-  async history(sessionId: string): Promise<Message[]> {
-    return sessionHistory(this, sessionId);
   }
 
   async lock(runId: string): Promise<RunLock> {

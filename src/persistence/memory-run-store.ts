@@ -4,12 +4,11 @@
  * so nothing a caller holds can change what was saved.
  */
 import { RunLockedError, StoreError } from "../core/errors.js";
-import type { Message } from "../core/messages.js";
-import { assertRunId, byStart, isProcessAlive as isAlive, sessionHistory, sessionsOf, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore, type SessionInfo } from "./run-store.js";
+import { assertRunId, byStart, isProcessAlive as isAlive, SessionViews, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore } from "./run-store.js";
 
 
 /** @example new WorkflowRunner({ client, contextManager, store: new MemoryRunStore() }) */
-export class MemoryRunStore implements RunStore {
+export class MemoryRunStore extends SessionViews implements RunStore {
   readonly #checkpoints = new Map<string, string>();
   readonly #events = new Map<string, string[]>();
   /** Run id → pid of the holder (this process, unless a test plants another). */
@@ -54,14 +53,6 @@ export class MemoryRunStore implements RunStore {
       if (filter.sessionId === undefined || info.sessionId === filter.sessionId) runs.push(info);
     }
     return runs.sort(byStart);
-  }
-
-  async listSessions(): Promise<SessionInfo[]> {
-    return sessionsOf(await this.listRuns());
-  }
-
-  async history(sessionId: string): Promise<Message[]> {
-    return sessionHistory(this, sessionId);
   }
 
   async lock(runId: string): Promise<RunLock> {

@@ -138,10 +138,22 @@ export function sessionsOf(runs: readonly RunInfo[]): SessionInfo[] {
 /** Oldest first: by start, then by id so equal clocks still give one order. */
 export const byStart = (a: RunInfo, b: RunInfo): number => a.createdAt - b.createdAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0);
 
-/** `store.history(sessionId)` from the store's own listing: the messages of its last finished turn. */
-export async function sessionHistory(store: RunStore, sessionId: string): Promise<Message[]> {
-  const last = latestRun((await store.listRuns({ sessionId })).filter((r) => r.status === "done"));
-  return last ? ((await store.latest(last.runId))?.snapshot.context.messages ?? []) : [];
+/**
+ * The session views every store derives from its own listing: sessions grouped from runs, and a
+ * session's history as the messages of its last finished turn. Stores extend it.
+ */
+export abstract class SessionViews {
+  abstract listRuns(filter?: { sessionId?: string }): Promise<RunInfo[]>;
+  abstract latest(runId: string): Promise<Checkpoint | undefined>;
+
+  async listSessions(): Promise<SessionInfo[]> {
+    return sessionsOf(await this.listRuns());
+  }
+
+  async history(sessionId: string): Promise<Message[]> {
+    const last = latestRun((await this.listRuns({ sessionId })).filter((r) => r.status === "done"));
+    return last ? ((await this.latest(last.runId))?.snapshot.context.messages ?? []) : [];
+  }
 }
 
 /**

@@ -15,8 +15,8 @@
 import { randomUUID } from "node:crypto";
 import { createClient, type Client, type Row } from "@libsql/client";
 import { InvalidArgumentError, RunLockedError, StoreError } from "../core/errors.js";
-import { isPlainObject, type Message } from "../core/messages.js";
-import { assertRunId, byStart, checkedRunInfo, isProcessAlive, sessionHistory, sessionsOf, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore, type SessionInfo } from "./run-store.js";
+import { isPlainObject } from "../core/messages.js";
+import { assertRunId, byStart, checkedRunInfo, isProcessAlive, SessionViews, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore } from "./run-store.js";
 import type { PersistedRun } from "./snapshot.js";
 
 const SCHEMA = [
@@ -58,13 +58,14 @@ export type SqlRunStoreOptions =
  * const store = new SqlRunStore({ url: "file:.forge/runs.db" });
  * const runner = new WorkflowRunner({ client, contextManager, store });
  */
-export class SqlRunStore implements RunStore {
+export class SqlRunStore extends SessionViews implements RunStore {
   /** The database, as named in error locations (`sqlite:<url>#<table>/<runId>`). */
   readonly url: string;
   readonly #given: Client | undefined;
   #ready: Promise<Client> | undefined;
 
   constructor(options: SqlRunStoreOptions) {
+    super();
     if (!isPlainObject(options)) throw new InvalidArgumentError("options", "expected { url } or { client }");
     const { url, client } = options;
     if (client === undefined && (typeof url !== "string" || url.length === 0)) {
@@ -134,14 +135,6 @@ export class SqlRunStore implements RunStore {
           : await db.execute({ sql: `SELECT ${INFO} FROM checkpoints WHERE session_id = ?`, args: [filter.sessionId] });
       return rows.map((row) => this.#info(row)).sort(byStart);
     });
-  }
-
-  async listSessions(): Promise<SessionInfo[]> {
-    return sessionsOf(await this.listRuns());
-  }
-
-  async history(sessionId: string): Promise<Message[]> {
-    return sessionHistory(this, sessionId);
   }
 
   async lock(runId: string): Promise<RunLock> {

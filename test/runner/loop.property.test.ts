@@ -9,7 +9,7 @@ import type { WorkflowContext } from "../../src/loop/context.js";
 import { estimateTokensChars4 } from "../../src/context/token-estimator.js";
 import { WorkflowRunner } from "../../src/runner.js";
 import { loopWorkflow, PolicyClient, turnOf, type ToolLogEntry } from "../support/loop-fixtures.js";
-import { act, BEHAVIOURS, budgetArb, runnerOptions, type Behaviour } from "../support/generated-runs.js";
+import { act, BEHAVIOURS, budgetArb, runnerOptions, scriptedModel, type Behaviour } from "../support/generated-runs.js";
 
 /** Every runner run these properties start (the issue asks for ≥ 10,000 per CI). */
 let generatedRuns = 0;
@@ -36,15 +36,7 @@ describe("workflow machine properties", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.constantFrom<Behaviour>(...BEHAVIOURS, "cancel"), { maxLength: 14 }), budgetArb, async (script, budget) => {
         const { workflow, log } = loopWorkflow();
-        const controller = new AbortController();
-        const client = new PolicyClient((messages, _tools, signal) => {
-          const behaviour = script[turnOf(messages)] ?? "correct";
-          if (behaviour === "cancel") {
-            controller.abort(new Error("generated cancel"));
-            signal?.throwIfAborted();
-          }
-          return act(behaviour, messages);
-        });
+        const { client, controller } = scriptedModel(script);
         const seen: WorkflowContext[] = [];
         const runner = new WorkflowRunner({ client, ...runnerOptions(budget), onStateChange: (_s, ctx) => seen.push(ctx) });
         const outcome = await settle(runner.run(workflow, "go", { promptVars: { company: "Acme" }, signal: controller.signal }), runner);

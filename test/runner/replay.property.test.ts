@@ -10,8 +10,8 @@ import { ForgeError } from "../../src/core/index.js";
 import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
 import { WorkflowRunner } from "../../src/runner.js";
 import { replayRun } from "../../src/runner/replay.js";
-import { act, BEHAVIOURS, budgetArb, runnerOptions, type Behaviour } from "../support/generated-runs.js";
-import { loopWorkflow, PolicyClient, turnOf } from "../support/loop-fixtures.js";
+import { BEHAVIOURS, budgetArb, runnerOptions, scriptedModel, type Behaviour } from "../support/generated-runs.js";
+import { loopWorkflow } from "../support/loop-fixtures.js";
 
 let replays = 0;
 
@@ -21,15 +21,7 @@ describe("replayRun", () => {
       fc.asyncProperty(fc.array(fc.constantFrom<Behaviour>(...BEHAVIOURS, "cancel"), { maxLength: 14 }), budgetArb, async (script, budget) => {
         const { workflow } = loopWorkflow();
         const store = new MemoryRunStore();
-        const controller = new AbortController();
-        const client = new PolicyClient((messages, _tools, signal) => {
-          const behaviour = script[turnOf(messages)] ?? "correct";
-          if (behaviour === "cancel") {
-            controller.abort(new Error("generated cancel"));
-            signal?.throwIfAborted();
-          }
-          return act(behaviour, messages);
-        });
+        const { client, controller } = scriptedModel(script);
         const states: string[] = [];
         const runner = new WorkflowRunner({ client, ...runnerOptions(budget), store, onStateChange: (s) => states.push(s) });
         let result: unknown;

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { ContextManager, NoCompact, TieredCompact } from "../../src/context/index.js";
 import type { LLMResponse, WireMessage } from "../../src/core/index.js";
 import type { WorkflowRunnerOptions } from "../../src/runner.js";
-import { call, calls, correctNext, text } from "./loop-fixtures.js";
+import { call, calls, correctNext, PolicyClient, text, turnOf } from "./loop-fixtures.js";
 
 export const BEHAVIOURS = [
   "correct", "correct", "correct", "text", "fenced", "unknown", "premature", "prereq",
@@ -57,3 +57,19 @@ export function runnerOptions(b: Budget): Omit<WorkflowRunnerOptions, "client"> 
   };
 }
 
+/**
+ * A client playing `script[turn]` (then the correct path); "cancel" aborts the returned
+ * controller, whose signal the run is given, while the model is being asked.
+ */
+export function scriptedModel(script: readonly Behaviour[]): { client: PolicyClient; controller: AbortController } {
+  const controller = new AbortController();
+  const client = new PolicyClient((messages, _tools, signal) => {
+    const behaviour = script[turnOf(messages)] ?? "correct";
+    if (behaviour === "cancel") {
+      controller.abort(new Error("generated cancel"));
+      signal?.throwIfAborted();
+    }
+    return act(behaviour, messages);
+  });
+  return { client, controller };
+}
