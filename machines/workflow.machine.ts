@@ -71,8 +71,8 @@ export type WorkflowEmitted =
   | { type: "message"; message: Message }
   | { type: "compact"; event: CompactEvent }
   | { type: "toolStart"; tool: string; args: Record<string, unknown>; callId: string; index: number }
-  /** `result`: a terminal tool's JSON value (what `run()` returns). */
-  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown }
+  /** `result`: a terminal tool's JSON value (what `run()` returns); `now`: when a tool that returned finished. */
+  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown; now?: number }
   /** The live error of a failed service (the context keeps only its JSON form). */
   | { type: "serviceError"; origin: "infer" | "compact"; error: unknown };
 
@@ -175,7 +175,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       }),
       commitToolResult: enqueueActions(({ context, enqueue }, params: { output: ExecuteToolOutput }) => {
         enqueue.assign({ now: params.output.now });
-        commit(enqueue, context, act.outcomeFromOutput(params.output));
+        commit(enqueue, context, act.outcomeFromOutput(params.output), params.output.now);
       }),
       commitToolError: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
         commit(enqueue, context, act.outcomeFromError(act.nextCall(context).tool, params.error)),
@@ -345,7 +345,7 @@ function apply(enqueue: Enqueue, result: act.ActionResult): void {
   for (const message of result.appended) enqueue.emit({ type: "message", message });
 }
 
-function commit(enqueue: Enqueue, context: WorkflowContext, outcome: act.ToolOutcome): void {
+function commit(enqueue: Enqueue, context: WorkflowContext, outcome: act.ToolOutcome, now?: number): void {
   const call = act.nextCall(context);
   apply(enqueue, act.commitToolOutcome(context, outcome));
   enqueue.emit({
@@ -355,6 +355,7 @@ function commit(enqueue: Enqueue, context: WorkflowContext, outcome: act.ToolOut
     status: outcome.status,
     content: outcome.content,
     ...(outcome.result !== undefined ? { result: outcome.result } : {}),
+    ...(now !== undefined ? { now } : {}),
   });
 }
 

@@ -36,7 +36,8 @@ export type RunEvent =
   | { type: "start"; input: WorkflowInput }
   /** `usage` and `now`: the run's token totals and clock once the answer was taken in. */
   | { type: "response"; iteration: number; response: LLMResponse; usage: Usage; now: number }
-  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown }
+  /** `now`: when the tool finished (a replay's clock); absent for failed calls and older logs. */
+  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown; now?: number }
   | { type: "message"; message: Message }
   | { type: "end"; state: string; error?: ErrorJSON };
 

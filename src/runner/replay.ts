@@ -9,7 +9,7 @@
  * The replay walks the same states and ends with the same messages, steps and result as the
  * run; it is what a visualizer plays back.
  */
-import { createActor } from "xstate";
+import { createActor, type InspectionEvent } from "xstate";
 import type { CompactOutput, ExecuteToolOutput, InferOutput } from "../../machines/workflow.machine.js";
 import { ContextManager } from "../context/context-manager.js";
 import { NoCompact } from "../context/no-compact.js";
@@ -27,6 +27,8 @@ import { machineFor } from "./run-input.js";
 export interface ReplayOptions {
   /** Compaction as the run did it (default: none, with a budget no history reaches). */
   contextManager?: ContextManager;
+  /** XState inspection of the replaying actor (the visualizer plays a stored run back from these). */
+  inspect?: (event: InspectionEvent) => void;
 }
 
 export interface ReplayResult {
@@ -86,12 +88,15 @@ export async function replayRun(store: RunStore, runId: string, workflow: Workfl
         if (end?.error?.code === "FORGE_TOOL_RESULT") throw reviveError(end.error);
         throw new LogExhausted(`no outcome recorded for call ${input.callId}`);
       }
-      if (recorded.status === "ok") return { content: recorded.content, ...("result" in recorded ? { result: recorded.result } : {}), now: clock };
+      if (recorded.status === "ok") {
+        if (recorded.now !== undefined) clock = recorded.now;
+        return { content: recorded.content, ...("result" in recorded ? { result: recorded.result } : {}), now: clock };
+      }
       throw new RecordedToolError(recorded.status === "resolution" ? "resolution" : "error", recorded.content);
     },
   };
 
-  const actor = createActor(machineFor(workflow), { input: start.input });
+  const actor = createActor(machineFor(workflow), { input: start.input, ...(options.inspect ? { inspect: options.inspect } : {}) });
   bindServices(actor.system, services);
   const states: string[] = [];
   let exhausted = false;
