@@ -14,6 +14,7 @@ import { getAblation } from "./ablation.js";
 import { assertBackend, BACKENDS, clientFactory } from "./backends.js";
 import { configName, planKeys, runEval, type RunConfig } from "./harness.js";
 import { openResults, type RunRecord } from "./run-record.js";
+import type { InspectionSink } from "../src/runner/options.js";
 import { selectScenarios } from "./scenarios/index.js";
 
 const RowSchema = z.object({
@@ -118,6 +119,8 @@ export interface BatchOptions {
   timeoutMs?: number;
   onRecord?: (record: RunRecord) => void;
   log?: (line: string) => void;
+  /** Every run's inspection events (visualizerInspector: watch the batch live). */
+  inspect?: InspectionSink;
 }
 
 /**
@@ -145,7 +148,7 @@ export async function runBatch(options: BatchOptions): Promise<{ ran: number; sk
   let ran = 0;
   let skipped = 0;
   for (const row of withAblation(options.config, options.ablation)) {
-    const config = runConfigFor(row, options.config.seed, options.timeoutMs);
+    const config = { ...runConfigFor(row, options.config.seed, options.timeoutMs), ...(options.inspect ? { inspect: options.inspect } : {}) };
     const planned = planKeys({ scenarios, runs: options.runs, config });
     const todo = planned.filter((k) => !skip.has(k.key));
     skipped += planned.length - todo.length;

@@ -5,6 +5,7 @@
 import { ForgeError } from "../src/core/index.js";
 import { ContextManager, NoCompact, SlidingWindowCompact, TieredCompact, type CompactStrategy } from "../src/context/index.js";
 import { WorkflowRunner } from "../src/runner.js";
+import type { InspectionSink } from "../src/runner/options.js";
 import type { AblationConfig } from "./ablation.js";
 import type { ClientFactory } from "./backends.js";
 import { resumeKey, type RunRecord } from "./run-record.js";
@@ -26,6 +27,8 @@ export interface RunConfig {
   /** Base seed; each (scenario, run index) derives its own, identical across configs. */
   seed: number;
   makeClient: ClientFactory;
+  /** Every run's inspection events go here (e.g. visualizerInspector: watch a batch live). */
+  inspect?: InspectionSink;
 }
 
 /**
@@ -58,6 +61,16 @@ export function runSeed(seed: number, scenario: string, runIndex: number): numbe
   return h;
 }
 
+/**
+ * A run id naming the run's JSONL key (config, scenario, index) within what run ids allow, so
+ * a visualizer lists eval runs by what they are; a long key keeps its end and a hash.
+ */
+export function evalRunId(config: RunConfig, scenario: string, runIndex: number): string {
+  const key = resumeKey(configName(config), scenario, runIndex);
+  const safe = key.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^[._-]+/, "");
+  return safe.length <= 128 ? safe : `${safe.slice(-119)}-${runSeed(0, key, 0).toString(16).padStart(8, "0")}`;
+}
+
 function strategyFor(config: RunConfig): CompactStrategy {
   if (!config.ablation.compaction || config.compactStrategy === "none") return new NoCompact();
   return config.compactStrategy === "sliding" ? new SlidingWindowCompact({ keepRecent: 2 }) : new TieredCompact({ keepRecent: 2 });
@@ -84,11 +97,12 @@ export async function runScenario(scenario: EvalScenario, config: RunConfig, run
     rescueEnabled: ablation.rescueEnabled,
     stepEnforcement: ablation.stepEnforcement,
     stream: config.stream,
+    ...(config.inspect ? { inspect: config.inspect } : {}),
   });
   const started = performance.now();
   let thrown: ForgeError | undefined;
   try {
-    await runner.run(instance.workflow, scenario.userInput);
+    await runner.run(instance.workflow, scenario.userInput, { runId: evalRunId(config, scenario.name, runIndex) });
   } catch (error) {
     if (!ForgeError.isInstance(error)) throw error;
     thrown = error;

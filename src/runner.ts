@@ -9,6 +9,7 @@
  */
 import { createActor, type InspectionEvent } from "xstate";
 import { InvalidArgumentError, StoreError } from "./core/errors.js";
+import type { StreamChunk } from "./core/llm.js";
 import type { Workflow } from "./core/workflow.js";
 import { MACHINE_VERSION, type WorkflowInput } from "./loop/context.js";
 import type { RunStats } from "./loop/run-stats.js";
@@ -201,13 +202,23 @@ export class WorkflowRunner {
     const cached = this.#services.get(workflow);
     if (cached) return cached;
     const o = this.options;
+    // Chunks also go to an inspector that takes them (the visualizer shows the text as it streams).
+    const sink = typeof o.inspect === "object" && typeof o.inspect.chunk === "function" ? o.inspect : undefined;
+    const onChunk =
+      sink && o.stream
+        ? (chunk: StreamChunk) => {
+            const runId = this.#session?.actor.getSnapshot().context.run.id;
+            if (runId) sink.chunk!(runId, chunk);
+            return o.onChunk?.(chunk);
+          }
+        : o.onChunk;
     const services = createServices({
       workflow,
       client: o.client,
       contextManager: o.contextManager,
       reasoningReplay: o.reasoningReplay ?? "none",
       stream: o.stream ?? false,
-      ...(o.onChunk ? { onChunk: o.onChunk } : {}),
+      ...(onChunk ? { onChunk } : {}),
       ...(o.toolTimeoutMs !== undefined ? { toolTimeoutMs: o.toolTimeoutMs } : {}),
       now: () => this.#now(),
       haltedBy: () => this.#session?.haltedBy,
@@ -230,17 +241,22 @@ export class WorkflowRunner {
     callbacks: CallbackGuard,
     record: RunRecord | undefined,
   ): Promise<unknown> {
-    const { onMessage, onStateChange } = this.options;
+    const { onMessage, onStateChange, inspect } = this.options;
     this.#record = record;
     this.#session = new RunSession(actor, callbacks, { now: () => this.#now(), onMessage, onStateChange, checkpoints: record?.writer });
-    if (!record) return this.#session.drive(this.#servicesFor(workflow), signal);
+    const flush = typeof inspect === "object" && typeof inspect.flush === "function" ? () => inspect.flush!() : undefined;
+    if (!record && !flush) return this.#session.drive(this.#servicesFor(workflow), signal);
     try {
       return await this.#session.drive(this.#servicesFor(workflow), signal);
     } finally {
       // Whatever ended the run, its last checkpoint is written (or its write failure already
       // failed the run) and the run is unlocked for the next runner.
-      await record.writer.settled().catch(() => undefined);
-      await record.lock.release();
+      if (record) {
+        await record.writer.settled().catch(() => undefined);
+        await record.lock.release();
+      }
+      // The inspector has the run's last events on their way before the caller goes on (or exits).
+      await flush?.();
     }
   }
 }

@@ -7,17 +7,20 @@ import { InvalidArgumentError } from "../../src/core/index.js";
 import { batchProgress, loadBatchConfig, runBatch } from "../batch.js";
 import { createProgress } from "../progress.js";
 import { readRecords } from "../run-record.js";
+import { connectVisualizer, DEFAULT_VISUALIZER_URL } from "../../visualizer/inspector.js";
 import { int, one, parseFlags } from "./args.js";
 
-const SPEC = { config: "one", runs: "one", out: "one", ablation: "one", progress: "bool", seed: "one", timeout: "one", help: "bool" } as const;
+const SPEC = { config: "one", runs: "one", out: "one", ablation: "one", progress: "bool", seed: "one", timeout: "one", visualize: "bool", "visualizer-url": "one", help: "bool" } as const;
 
-const help = (command: string) => `usage: ${command} --config <name|path> --runs N [--out file.jsonl] [--ablation preset] [--seed S] [--timeout ms] [--progress]
+const help = (command: string) => `usage: ${command} --config <name|path> --runs N [--out file.jsonl] [--ablation preset] [--seed S] [--timeout ms] [--progress] [--visualize]
 
   --config    a name in eval/configs/ or a path; rows that would share a name are an error
   --out       JSONL results file (default eval_results.jsonl); runs already in it are skipped,
               so a killed batch resumes where it stopped (an incomplete last line is redone)
   --progress  only report how many planned runs each row has in the file, then exit
   --timeout   per backend request: headers wait and idle gap, ms (default 300000)
+  --visualize stream every run to the visualizer (forge-ts visualize) at --visualizer-url
+              (default http://127.0.0.1:4848, or FORGE_VISUALIZER_URL)
 
 Each real backend is asked for its model list before its first run; if it does not answer the
 batch stops there (exit 1). Exit codes: 0 done, 1 a backend is unreachable or a run could not
@@ -47,9 +50,11 @@ export async function batchMain(argv: readonly string[], command = "npm run eval
     }
     return;
   }
+  const url = one(p, "visualizer-url") ?? (process.env.FORGE_VISUALIZER_URL || DEFAULT_VISUALIZER_URL);
+  const inspect = p.flags.visualize ? await connectVisualizer(url) : undefined;
   const total = batchProgress(options, readRecords(out)).reduce((n, r) => n + (r.expected - r.done), 0);
   const progress = createProgress({ total });
-  const { ran, skipped } = await runBatch({ ...options, onRecord: (r) => progress.tick(r) });
+  const { ran, skipped } = await runBatch({ ...options, onRecord: (r) => progress.tick(r), ...(inspect ? { inspect } : {}) });
   progress.done();
   console.log(`batch ${config.name}: ${ran} run(s) appended to ${out}, ${skipped} already there`);
 }

@@ -12,8 +12,11 @@ import { ForgeError, InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient, StreamChunk } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import { splitReasoning } from "../parsing/index.js";
+import { FileRunStore } from "../persistence/file-run-store.js";
 import { WorkflowRunner } from "../runner.js";
+import type { InspectionSink } from "../runner/options.js";
 import type { InspectionEvent } from "xstate";
+import { connectVisualizer, DEFAULT_VISUALIZER_URL } from "../../visualizer/inspector.js";
 import { assertBackend, backendLabel, buildClient, unreachable, type BackendOptions } from "./backends.js";
 import { supplierQuoteWorkflow } from "./demo-workflow.js";
 import { errorLine, isMainModule, runCli } from "./run-cli.js";
@@ -34,6 +37,11 @@ get_supplier_history, submit_quote) through forge-ts and prints what happens.
   --max-iterations <n> default 12
   --timeout <ms>       per backend request: headers wait and idle gap (default 300000)     [FORGE_TIMEOUT]
   --stream             stream tokens as they arrive (reasoning, text and call arguments on their own lines)
+  --latency <ms>       sim: delay per model answer (default 0; 600 with --visualize)        [FORGE_LATENCY]
+  --store <dir>        record the run in a run store (then replayable in the visualizer)   [FORGE_STORE]
+  --visualize          stream the run to the visualizer (start it first: forge-ts visualize)
+  --visualizer-url <url>
+                       default http://127.0.0.1:4848                                         [FORGE_VISUALIZER_URL]
   --quiet              only print the result
   -h, --help
 
@@ -88,6 +96,10 @@ export async function demoMain(args: readonly string[], command = "npm start --"
       "max-iterations": { type: "string", default: "12" },
       timeout: { type: "string", ...(env.FORGE_TIMEOUT ? { default: env.FORGE_TIMEOUT } : {}) },
       stream: { type: "boolean", default: false },
+      latency: { type: "string", ...(env.FORGE_LATENCY ? { default: env.FORGE_LATENCY } : {}) },
+      store: { type: "string", ...(env.FORGE_STORE ? { default: env.FORGE_STORE } : {}) },
+      visualize: { type: "boolean", default: false },
+      "visualizer-url": { type: "string", default: env.FORGE_VISUALIZER_URL || DEFAULT_VISUALIZER_URL },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -125,10 +137,15 @@ export async function demoMain(args: readonly string[], command = "npm start --"
     ...(apiKey ? { apiKey } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
   };
+  const latencyMs = int("latency", values.latency) ?? (values.visualize ? 600 : 0);
+  if (values.latency !== undefined && backend !== "sim") throw new InvalidArgumentError("--latency", "only the simulated model (--backend sim) takes a latency");
   const client: LLMClient =
     backend === "sim"
-      ? new SimulatedClient({ oracle: demo.oracle, workflow: demo.workflow, profile: model as "small-model", seed, usage: true })
+      ? new SimulatedClient({ oracle: demo.oracle, workflow: demo.workflow, profile: model as "small-model", seed, usage: true, latencyMs })
       : buildClient(backendOptions);
+  // Fail before the run, not after it: a visualizer that is not there would show nothing.
+  const visualizer = values.visualize ? await connectVisualizer(values["visualizer-url"]) : undefined;
+  const store = values.store !== undefined ? new FileRunStore({ dir: values.store }) : undefined;
   const problem = await unreachable(client, backendLabel(backendOptions));
   if (problem) {
     console.error(`${red("failed")}: ${problem} (start it, or pick another with --backend / FORGE_BACKEND)`);
@@ -145,15 +162,19 @@ export async function demoMain(args: readonly string[], command = "npm start --"
 
   say(`forge-ts demo — ${demo.workflow.name} on ${backend === "sim" ? `the simulated model (profile ${model}, seed ${seed})` : `${backend}:${model}`}`);
   say(`${dim("budget")} ${budgetTokens} tokens, tiered compaction`);
+  if (visualizer) say(`${dim("watch ")} ${values["visualizer-url"]}  (the simulated model answers after ${latencyMs} ms: --latency)`);
   say(`${dim("user   ")} ${demo.userInput}`);
   let rescues = 0;
   let lastState = "";
   // Every microstep's state, so eventless steps (validating → enforcingSteps → ...) print too.
-  const inspect = (event: InspectionEvent) => {
+  const printStates = (event: InspectionEvent) => {
     if (event.type !== "@xstate.microstep" || !("value" in event.snapshot)) return;
     const state = stateName((event.snapshot as { value: unknown }).value);
     if (state !== lastState) say(dim(`→ ${(lastState = state)}`));
   };
+  const inspect: InspectionSink = visualizer
+    ? { next: (event) => (printStates(event), visualizer.next(event)), chunk: visualizer.chunk, flush: visualizer.flush }
+    : { next: printStates };
   const stream = streamPrinter((text) => {
     if (!quiet) process.stdout.write(text);
     midLine = !text.endsWith("\n");
@@ -166,11 +187,13 @@ export async function demoMain(args: readonly string[], command = "npm start --"
       onCompact: (e) => say(`${dim("compact")} phase ${e.phaseReached}: ${e.tokensBefore} → ${e.tokensAfter} tokens`),
     }),
     maxIterations: int("max-iterations", values["max-iterations"]) ?? 12,
-    stream: values.stream,
+    // The visualizer shows the text as it streams, so a visualized run streams.
+    stream: values.stream || visualizer !== undefined,
     inspect,
+    ...(store ? { store } : {}),
     onChunk: (chunk) => {
       if (chunk.type === "retry") say(`  ${yellow("retry  ")} stream re-requested: ${chunk.reason}`);
-      else stream(chunk);
+      else if (values.stream) stream(chunk);
     },
     onStateChange: (_state, ctx) => {
       if (ctx.stats.rescues > rescues) {
@@ -182,7 +205,9 @@ export async function demoMain(args: readonly string[], command = "npm start --"
     onMessage: (m) => say(`  ${describe(m)}`),
   });
   try {
-    const result = await runner.run(demo.workflow, demo.userInput, { promptVars: demo.promptVars });
+    const runId = `demo-${Date.now().toString(36)}`;
+    const result = await runner.run(demo.workflow, demo.userInput, { promptVars: demo.promptVars, runId });
+    if (store) say(`${dim("stored ")} run ${runId} in ${store.dir}`);
     const stats = runner.lastRunStats!;
     say(
       `${green("done")} in ${stats.iterations} model calls: ${stats.rescues} rescue(s), ${stats.retryNudges} retry nudge(s), ` +

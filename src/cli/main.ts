@@ -20,6 +20,8 @@ Commands:
                    a resumable batch of eval configs into JSONL (see: forge-ts eval-batch --help)
   report <results.jsonl> [options]
                    tables, Markdown and an offline HTML dashboard from eval results (see: forge-ts report --help)
+  visualize [options]
+                   the live run visualizer: statechart, steps, budgets, timeline; replays stored runs (see: forge-ts visualize --help)
 
 Options:
   -h, --help       show this help
@@ -52,6 +54,7 @@ async function main(args: readonly string[]): Promise<number | void> {
   if (command === "proxy") return proxyMain(rest);
   if (command === "run") return runMain(rest);
   if (command === "runs") return runsMain(rest);
+  if (command === "visualize") return (await import("./visualize.js")).visualizeMain(rest, process, packageVersion());
   // The eval harness is loaded only when asked for.
   if (command === "eval") return (await import("../../eval/cli/run.js")).evalMain(rest, "forge-ts eval");
   if (command === "eval-batch") return (await import("../../eval/cli/batch.js")).batchMain(rest, "forge-ts eval-batch");

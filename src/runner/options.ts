@@ -14,6 +14,12 @@ import type { WorkflowContext } from "../loop/context.js";
 import type { PersistedRun } from "../persistence/snapshot.js";
 import type { RunStore } from "../persistence/run-store.js";
 
+/** An inspection observer that may also take streamed chunks and be flushed (see `inspect`). */
+export interface InspectionSink extends Observer<InspectionEvent> {
+  chunk?(runId: string, chunk: StreamChunk): void;
+  flush?(): Promise<void>;
+}
+
 export interface WorkflowRunnerOptions {
   client: LLMClient;
   contextManager: ContextManager;
@@ -52,9 +58,11 @@ export interface WorkflowRunnerOptions {
   reasoningReplay?: ReasoningReplay;
   /**
    * Passed to createActor: attach @statelyai/inspect or any inspection observer. Sees the run's
-   * events until `run()` settles; a throw fails the run with CallbackError.
+   * events until `run()` settles; a throw fails the run with CallbackError. An observer that
+   * also has `chunk(runId, chunk)` gets the streamed chunks, and one with `flush()` is flushed
+   * before `run()`/`resume()` settle (visualizerInspector has both).
    */
-  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  inspect?: InspectionSink | ((event: InspectionEvent) => void);
   /** Clock for wall-clock budgets (tests inject one). */
   now?: () => number;
   /**

@@ -1,0 +1,103 @@
+/**
+ * `forge-ts visualize`: serve the live run visualizer (page, feed, stored runs) on loopback.
+ * Every flag also reads a FORGE_* environment variable; flags win.
+ */
+import { parseArgs } from "node:util";
+import { InvalidArgumentError } from "../core/errors.js";
+import type { Workflow } from "../core/workflow.js";
+import { FileRunStore } from "../persistence/file-run-store.js";
+import { workflowMachine } from "../../machines/workflow.machine.js";
+import { createVisualizer } from "../../visualizer/server.js";
+import { forwardToStately, statelyInspector } from "../../visualizer/stately.js";
+import { supplierQuoteWorkflow } from "./demo-workflow.js";
+import { loadWorkflow } from "./runs.js";
+
+export const VISUALIZE_HELP = `Usage: forge-ts visualize [options]
+
+Serves the live run visualizer: open the printed URL, then run workflows with
+WorkflowRunner({ inspect: visualizerInspector("<url>") }) or \`npm start -- --visualize\`.
+Runs in the store are listed and can be replayed from their event logs.
+
+  --port <n>            default 4848                                              [FORGE_VISUALIZER_PORT]
+  --host <addr>         default 127.0.0.1 (loopback only)                         [FORGE_VISUALIZER_HOST]
+  --store <dir>         run store to list and replay, default ./.forge            [FORGE_STORE]
+  --no-store            list live runs only
+  --workflow <module>   a module exporting a Workflow whose stored runs can be replayed
+                        (repeatable; the demo's supplier-quote workflow is built in)
+  --max-events <n>      events kept per live run, default 20000                    [FORGE_VISUALIZER_MAX_EVENTS]
+  --stately             also send the inspection events to Stately's online inspector (needs the internet)
+  -h, --help
+
+Exit codes: 0 after a clean shutdown (Ctrl-C / SIGTERM), 1 the server could not start, 2 bad flags.`;
+
+function int(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`--${name}`, `expected an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+/** Parse flags and env; serve until SIGINT/SIGTERM. Resolves to the exit code. */
+export async function visualizeMain(args: readonly string[], signals: NodeJS.EventEmitter = process, version = ""): Promise<number> {
+  const env = process.env;
+  const str = (name: string) => (env[name] !== undefined && env[name] !== "" ? { default: env[name] } : {});
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      port: { type: "string", ...str("FORGE_VISUALIZER_PORT") },
+      host: { type: "string", default: env.FORGE_VISUALIZER_HOST || "127.0.0.1" },
+      store: { type: "string", ...str("FORGE_STORE") },
+      "no-store": { type: "boolean", default: false },
+      workflow: { type: "string", multiple: true },
+      "max-events": { type: "string", ...str("FORGE_VISUALIZER_MAX_EVENTS") },
+      stately: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    console.log(VISUALIZE_HELP);
+    return 0;
+  }
+  if (values["no-store"] && args.some((a) => a === "--store" || a.startsWith("--store="))) throw new InvalidArgumentError("--no-store", "not with --store");
+  const port = int("port", values.port, 0, 65_535) ?? 4848;
+  const maxEventsPerRun = int("max-events", values["max-events"], 100, 10_000_000);
+  const store = values["no-store"] ? undefined : new FileRunStore({ dir: values.store ?? ".forge" });
+  const workflows: Workflow[] = [supplierQuoteWorkflow().workflow];
+  for (const module of values.workflow ?? []) workflows.push(await loadWorkflow(module));
+
+  let stately: Awaited<ReturnType<typeof statelyInspector>> | undefined;
+  if (values.stately) stately = await statelyInspector((error) => console.error(`forge-ts visualize: Stately inspector: ${error.message}`));
+  const visualizer = createVisualizer({
+    ...(store ? { store } : {}),
+    workflows,
+    version,
+    ...(maxEventsPerRun !== undefined ? { feed: { maxEventsPerRun } } : {}),
+    ...(stately ? { onIngest: forwardToStately(stately, JSON.stringify(workflowMachine.config)) } : {}),
+  });
+
+  let url: string;
+  try {
+    ({ url } = await visualizer.listen({ port, host: values.host }));
+  } catch (error) {
+    stately?.stop();
+    console.error(`forge-ts visualize: cannot listen on ${values.host}:${port}: ${(error as Error).message}`);
+    return 1;
+  }
+  console.log(`forge-ts visualizer on ${url}  (page ${(visualizer.pageBytes / 1024).toFixed(1)} KiB, no outside requests)`);
+  console.log(`  stored runs: ${store ? store.dir : "none (--no-store)"}; replayable workflows: ${workflows.map((w) => w.name).join(", ")}`);
+  console.log(`  watch a run: npm start -- --visualize${port === 4848 ? "" : ` --visualizer-url ${url}`}   or   WorkflowRunner({ inspect: visualizerInspector("${url}") })`);
+
+  await new Promise<void>((resolve) => {
+    const stop = (name: string) => {
+      console.log(`forge-ts visualize: ${name}, shutting down`);
+      resolve();
+    };
+    signals.once("SIGINT", () => stop("SIGINT"));
+    signals.once("SIGTERM", () => stop("SIGTERM"));
+  });
+  stately?.stop();
+  await visualizer.close();
+  return 0;
+}

@@ -1,0 +1,136 @@
+/**
+ * `forge-ts visualize` as a process: serves the page and the run list from a store, takes a run
+ * from `npm start -- --visualize` (the demo in its own process), shuts down on SIGINT; bad
+ * flags exit 2, a port in use exits 1, and a demo asked to visualize with no visualizer exits 1.
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunSummary } from "../../visualizer/protocol.js";
+
+const run = promisify(execFile);
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
+const cli = ["--import", "tsx", "src/cli/main.ts", "visualize"];
+const children: ReturnType<typeof spawn>[] = [];
+const dirs: string[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const tempDir = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "forge-viz-cli-"));
+  dirs.push(dir);
+  return dir;
+};
+
+function start(args: string[]) {
+  const child = spawn(process.execPath, [...cli, ...args], { env: { ...env, NO_COLOR: "1" } });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      const m = /visualizer on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      if (m) resolve(m[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  return { child, url, output: () => ({ stdout, stderr }) };
+}
+
+describe("forge-ts visualize (CLI)", () => {
+  it("serves the page, takes a demo run streamed to it, lists it from the store, and exits 0 on SIGINT", async () => {
+    const store = tempDir();
+    const server = start(["--port", "0", "--store", store]);
+    const url = await server.url;
+    expect(server.output().stdout).toMatch(/page \d+\.\d KiB, no outside requests/);
+    expect(server.output().stdout).toContain(`stored runs: ${store}`);
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("forge-ts visualizer");
+
+    const demo = await run(process.execPath, ["--import", "tsx", "src/cli/demo.ts", "--visualize", "--visualizer-url", url, "--latency", "0", "--store", store], {
+      env: { ...env, NO_COLOR: "1" },
+    });
+    expect(demo.stdout).toContain(`watch  ${url}`);
+    const runId = /stored\s+run (\S+)/.exec(demo.stdout)?.[1];
+    const runs = (await (await fetch(`${url}/api/runs`)).json()).runs as RunSummary[];
+    expect(runs).toEqual([expect.objectContaining({ runId, workflow: "supplier_quote", stored: true, replayable: true, status: "done" })]);
+    expect(runs[0]!.events).toBeGreaterThan(50);
+
+    const exited = new Promise<number | null>((resolve) => server.child.once("exit", resolve));
+    server.child.kill("SIGINT");
+    expect(await exited).toBe(0);
+    expect(server.output().stdout).toContain("SIGINT, shutting down");
+  }, 60_000);
+
+  it.each([
+    [["--port", "70000"], "--port"],
+    [["--frobnicate"], "frobnicate"],
+    [["--no-store", "--store", "x"], "--no-store"],
+    [["--max-events", "5"], "--max-events"],
+    [["--workflow", "no/such/module.ts"], "cannot import no/such/module.ts"],
+  ])("exits 2 on bad flags %j", async (args, message) => {
+    const failed = await run(process.execPath, [...cli, ...args], { env }).then(
+      () => expect.fail("should have exited 2"),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain(message);
+  });
+
+  it("exits 1 when its port is taken", async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const failed = await run(process.execPath, [...cli, "--port", String(port), "--no-store"], { env }).then(
+        () => expect.fail("should have exited 1"),
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(failed.code).toBe(1);
+      expect(failed.stderr).toContain(`cannot listen on 127.0.0.1:${port}`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("prints its help", async () => {
+    const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
+    for (const flag of ["--port", "--host", "--store", "--no-store", "--workflow", "--max-events", "--stately"]) expect(stdout).toContain(flag);
+  });
+});
+
+describe("npm start -- --visualize", () => {
+  it("exits 1 before running anything when no visualizer answers", async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => blocker.close(() => resolve())); // nothing listens there now
+    const failed = await run(process.execPath, ["--import", "tsx", "src/cli/demo.ts", "--visualize", "--visualizer-url", `http://127.0.0.1:${port}`], {
+      env: { ...env, NO_COLOR: "1" },
+    }).then(
+      () => expect.fail("should have exited 1"),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain(`no visualizer answers at http://127.0.0.1:${port}`);
+    expect(failed.stderr).toContain("forge-ts visualize");
+    expect(failed.stdout).not.toContain("→ inferring");
+  });
+
+  it("refuses --latency for a real backend", async () => {
+    const failed = await run(process.execPath, ["--import", "tsx", "src/cli/demo.ts", "--backend", "ollama", "--model", "m", "--latency", "5"], { env }).then(
+      () => expect.fail("should have exited 2"),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain("--latency");
+  });
+});

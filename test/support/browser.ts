@@ -1,0 +1,33 @@
+/**
+ * Headless Debian Chromium for browser tests, through playwright-core (which downloads nothing).
+ * A missing browser fails the tests loudly: they are never skipped.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+
+/** The chromium binary: $FORGE_CHROMIUM, else `chromium` on PATH (Debian's package). */
+export function chromiumPath(): string {
+  const configured = process.env.FORGE_CHROMIUM;
+  if (configured) return configured;
+  try {
+    return execFileSync("sh", ["-c", "command -v chromium"], { encoding: "utf8" }).trim();
+  } catch {
+    throw new Error("browser tests need Debian's chromium: apt-get install chromium (.ci/run installs it), or set FORGE_CHROMIUM to a Chromium binary");
+  }
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+}
+
+/** Where screenshots are kept as test artifacts. */
+export const ARTIFACTS = path.resolve("test-output/visualizer");
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}

@@ -1,0 +1,134 @@
+/**
+ * The visualizer's wire contract, shared by the inspector (in the process that runs the
+ * workflow), the server and the page (visualizer/page/app.js reads these shapes as JSON).
+ *
+ * Inspection events keep XState's names (`@xstate.actor`, `@xstate.event`,
+ * `@xstate.snapshot`, `@xstate.microstep`, `@xstate.action` for emitted events) but carry JSON
+ * only: actors are named by session id, and every event names the run (`runId`, the workflow
+ * context's `run.id`), so one server can follow many processes and runs at once.
+ */
+
+/** Where a transition of the statechart is drawn: see transitionKey (visualizer/transitions.ts). */
+export interface TransitionRef {
+  key: string;
+  source: string;
+  targets: string[];
+  /** "" for an eventless (`always`) transition. */
+  event: string;
+}
+
+interface Base {
+  runId: string;
+  /** Session id of the actor the event is about (`x:0`...), unique within one process. */
+  sessionId: string;
+  /** Session id of the run's root actor. */
+  rootId: string;
+  /** Wall clock (ms) when the inspector saw it. */
+  at: number;
+}
+
+export interface RootSnapshot {
+  value: unknown;
+  status: "active" | "done" | "error" | "stopped";
+  /** The workflow context (plain JSON, src/loop/context.ts). */
+  context: Record<string, unknown>;
+  /** Set when status is "error": the actor's error message. */
+  error?: string;
+}
+
+export type WireEvent =
+  | (Base & { type: "@xstate.actor"; src: string; parentId?: string })
+  /** An event an actor received (payloads are trimmed to `type`, and `error` for error events). */
+  | (Base & { type: "@xstate.event"; sourceId?: string; event: { type: string; error?: string } })
+  /** The root actor's snapshot after a macrostep (children's snapshots are not sent). */
+  | (Base & { type: "@xstate.snapshot"; event: { type: string }; snapshot: RootSnapshot })
+  /** One microstep of the root: its state value and the transitions taken to reach it. */
+  | (Base & { type: "@xstate.microstep"; event: { type: string }; value: unknown; transitions: TransitionRef[] })
+  /** An event the workflow emitted: message, compact, toolStart, toolEnd, serviceError (error as JSON). */
+  | (Base & { type: "@xstate.action"; action: { type: "xstate.emit"; event: { type: string; [key: string]: unknown } } })
+  /** A streamed chunk (StreamChunk from src/core/llm.ts) while the model answers. */
+  | (Base & { type: "forge.chunk"; chunk: { type: string; [key: string]: unknown } });
+
+export type WireEventType = WireEvent["type"];
+
+/** POST /api/ingest body. */
+export interface IngestBody {
+  events: WireEvent[];
+}
+
+/** An event as the server's feed delivers it: `id` is the SSE event id, counting the run's events 1, 2, 3... */
+export type FeedEvent = WireEvent & { id: number };
+
+export interface RunSummary {
+  runId: string;
+  workflow: string;
+  sessionId?: string;
+  /** Events are arriving from a running process. */
+  live: boolean;
+  /** The run is in the RunStore (its event log can be replayed). */
+  stored: boolean;
+  /** Replay needs the run's workflow: false (with `why`) when the server does not know it. */
+  replayable: boolean;
+  why?: string;
+  /** Dotted state name ("executingTools.running"), or the store's state for stored runs. */
+  state: string;
+  status: string;
+  iteration: number;
+  startedAt: number;
+  updatedAt: number;
+  /** Events buffered for a live run. */
+  events: number;
+}
+
+/** GET /api/runs/:runId/replay: the run re-driven from its event log, as the live feed would have shown it. */
+export interface ReplayBody {
+  runId: string;
+  workflow: string;
+  /** The replay's final state ("done", "failed", "cancelled", "incomplete"). */
+  state: string;
+  events: WireEvent[];
+}
+
+/** GET /api/graph: the statechart laid out once on the server. Coordinates are absolute, in px. */
+export interface GraphLayout {
+  machineId: string;
+  width: number;
+  height: number;
+  /** Parents come before their children. */
+  nodes: LayoutNode[];
+  edges: LayoutEdge[];
+}
+
+export interface LayoutNode {
+  /** The state node's id: "workflow.compacting.checking"; "workflow.*" is the any-state source of root transitions. */
+  id: string;
+  /** The dotted state name without the machine id ("compacting.checking"), as stateName() prints it. */
+  path: string;
+  label: string;
+  parent: string | null;
+  kind: "compound" | "atomic" | "final" | "any";
+  /** The parent's initial state. */
+  initial: boolean;
+  /** Services invoked while in this state ("infer"). */
+  invokes: string[];
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface LayoutEdge {
+  /** transitionKey(): matches TransitionRef.key in microsteps. */
+  key: string;
+  source: string;
+  target: string;
+  /** "" for eventless transitions. */
+  event: string;
+  guard?: string;
+  actions: string[];
+  /** What the drawing prints: "always [needsRetry] / recordRetry". */
+  label: string;
+  /** The polyline, start to end (the end touches the target's border). */
+  points: { x: number; y: number }[];
+  labelBox: { x: number; y: number; width: number; height: number };
+}

@@ -1,0 +1,329 @@
+/**
+ * The visualizer's server: the page (served from memory, no outside requests), the statechart
+ * layout, the run list, a live SSE feed per run, replay of stored runs, and the ingest endpoint
+ * that `visualizerInspector` posts to. A Web-standard `fetch` handler plus `listen()`, like the
+ * proxy.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { serve } from "@hono/node-server";
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
+import { errorToJSON, ForgeError, InvalidArgumentError } from "../src/core/errors.js";
+import type { Workflow } from "../src/core/workflow.js";
+import { isRunId, type RunStore } from "../src/persistence/run-store.js";
+import { replayRun } from "../src/runner/replay.js";
+import { Feed, type FeedOptions } from "./feed.js";
+import type { FeedEvent, IngestBody, ReplayBody, RunSummary, WireEvent } from "./protocol.js";
+import { wireSerializer } from "./wire.js";
+
+export interface VisualizerOptions {
+  /** Stored runs to list and replay. */
+  store?: RunStore;
+  /** Replaying a stored run re-drives its workflow's statechart: the workflows it may name. */
+  workflows?: readonly Workflow[];
+  feed?: FeedOptions;
+  /** Ingest bodies above this are refused with 413 (default 16 MiB). */
+  bodyLimitBytes?: number;
+  /** SSE comment lines this often keep idle connections open (default 15 s). */
+  keepAliveMs?: number;
+  /** Shown in the page footer. */
+  version?: string;
+  /** Every ingested batch is also given here (e.g. to forward to Stately's inspector). */
+  onIngest?: (events: readonly WireEvent[]) => void;
+}
+
+export interface Visualizer {
+  fetch(request: Request): Promise<Response>;
+  listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; host: string }>;
+  close(): Promise<void>;
+  readonly feed: Feed;
+  /** Bytes of the page's files (everything a browser loads). */
+  readonly pageBytes: number;
+}
+
+/** A browser this far behind is disconnected; it reconnects and catches up from the buffer. */
+const MAX_PENDING_WRITES = 5_000;
+const PAGE_TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+};
+
+class HttpProblem extends Error {
+  constructor(
+    readonly status: 400 | 404 | 409 | 413 | 422 | 500,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * @example
+ * const viz = createVisualizer({ store: new FileRunStore({ dir: ".forge" }), workflows: [workflow] });
+ * const { url } = await viz.listen({ port: 4848 });
+ */
+export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
+  const { store, onIngest } = options;
+  const workflows = new Map<string, Workflow>();
+  for (const w of options.workflows ?? []) {
+    if (workflows.has(w.name) && workflows.get(w.name) !== w) throw new InvalidArgumentError("workflows", `two workflows are named "${w.name}"`);
+    workflows.set(w.name, w);
+  }
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const feed = new Feed(options.feed);
+  const page = loadPage();
+  const pageBytes = [...page.values()].reduce((n, f) => n + f.body.byteLength, 0);
+  const streams = new Set<SSEStreamingApi>();
+  const replays = new Map<string, Promise<ReplayBody>>();
+
+  const app = new Hono();
+  app.onError((error, c) => {
+    if (error instanceof HttpProblem) return c.json({ error: { code: error.code, message: error.message } }, error.status);
+    const json = errorToJSON(error);
+    return c.json({ error: { code: json.code, message: json.message } }, ForgeError.isInstance(error) && error.code === "FORGE_INVALID_ARGUMENT" ? 400 : 500);
+  });
+  app.notFound((c) => c.json({ error: { code: "not_found", message: `no such path: ${c.req.method} ${c.req.path}` } }, 404));
+
+  for (const [name, file] of page) {
+    app.get(name === "index.html" ? "/" : `/${name}`, (c) => c.body(file.body as Uint8Array<ArrayBuffer>, 200, { "content-type": file.type, "cache-control": "no-cache" }));
+  }
+
+  app.get("/api/info", (c) => c.json({ version: options.version ?? "", pageBytes, store: store ? store.constructor.name : null }));
+
+  app.get("/api/graph", async (c) => {
+    const { workflowLayout } = await import("./layout.js");
+    return c.json(await workflowLayout());
+  });
+
+  app.get("/api/runs", async (c) => c.json({ runs: await summaries() }));
+
+  app.post(
+    "/api/ingest",
+    bodyLimit({
+      maxSize: options.bodyLimitBytes ?? 16 * 1024 * 1024,
+      onError: () => {
+        throw new HttpProblem(413, "too_large", `ingest body over ${options.bodyLimitBytes ?? 16 * 1024 * 1024} bytes: send smaller batches`);
+      },
+    }),
+    async (c) => {
+      let body: unknown;
+      try {
+        body = await c.req.json();
+      } catch (error) {
+        throw new HttpProblem(400, "bad_json", `ingest body is not JSON: ${(error as Error).message}`);
+      }
+      const events = checkedIngest(body);
+      feed.ingest(events);
+      onIngest?.(events);
+      return c.body(null, 204);
+    },
+  );
+
+  // The run list: all of it on connect, again whenever it changes (stored runs are polled).
+  app.get("/api/feed", (c) =>
+    sse(c, async (stream) => {
+      let last = "";
+      let timer: NodeJS.Timeout | undefined;
+      const push = async () => {
+        const json = JSON.stringify(await summaries());
+        if (json !== last && !stream.aborted) await stream.writeSSE({ event: "runs", data: (last = json) });
+      };
+      const soon = () => (timer ??= setTimeout(() => ((timer = undefined), void push().catch(() => stream.abort())), 100));
+      const off = feed.onChange(soon);
+      const poll = setInterval(soon, 2_000);
+      stream.onAbort(() => {
+        off();
+        clearInterval(poll);
+        clearTimeout(timer);
+      });
+      await push();
+    }),
+  );
+
+  // One run's events; Last-Event-ID (or ?after=) resumes after the last event the browser has.
+  app.get("/api/runs/:runId/feed", (c) => {
+    const runId = checkedRunId(c.req.param("runId"));
+    const after = resumePoint(c.req.header("last-event-id") ?? c.req.query("after"));
+    return sse(c, async (stream) => {
+      let last = after;
+      let pending = 0;
+      let chain = Promise.resolve();
+      const send = (event: FeedEvent) => {
+        if (event.id <= last || stream.aborted) return;
+        last = event.id;
+        if (++pending > MAX_PENDING_WRITES) return void stream.abort();
+        chain = chain.then(() => stream.writeSSE({ event: "inspect", id: String(event.id), data: JSON.stringify(event) })).finally(() => void pending--);
+      };
+      // Subscribed before reading the buffer (both synchronous), so nothing falls in between.
+      const off = feed.subscribe(runId, send);
+      stream.onAbort(off);
+      const slice = feed.since(runId, after);
+      if (slice.lost > 0) chain = chain.then(() => stream.writeSSE({ event: "gap", data: JSON.stringify({ lost: slice.lost }) }));
+      for (const event of slice.events) send(event);
+      await chain;
+    });
+  });
+
+  app.get("/api/runs/:runId/replay", async (c) => {
+    const runId = checkedRunId(c.req.param("runId"));
+    if (!store) throw new HttpProblem(404, "no_store", "this visualizer has no run store (start it with --store DIR)");
+    const checkpoint = await store.latest(runId);
+    if (!checkpoint) throw new HttpProblem(404, "no_such_run", `the store has no run ${runId}`);
+    const workflow = workflows.get(checkpoint.workflow);
+    if (!workflow) throw new HttpProblem(422, "unknown_workflow", unknownWorkflow(checkpoint.workflow));
+    // A run's log only grows: a replay is good until the run's next checkpoint.
+    const key = `${runId}@${checkpoint.seq}`;
+    let replay = replays.get(key);
+    if (!replay) {
+      replay = replayEvents(store, runId, workflow);
+      replays.set(key, replay);
+      replay.catch(() => replays.delete(key));
+      if (replays.size > 32) replays.delete(replays.keys().next().value!);
+    }
+    return c.json(await replay);
+  });
+
+  /** Live runs from the feed merged with the store's runs (a live run with a store is both). */
+  async function summaries(): Promise<RunSummary[]> {
+    const byId = new Map<string, RunSummary>();
+    for (const live of feed.runs()) byId.set(live.runId, { ...live, stored: false, ...replayability(live.workflow, false) });
+    for (const info of store ? await store.listRuns() : []) {
+      const seen = byId.get(info.runId);
+      if (seen) {
+        delete seen.why;
+        Object.assign(seen, { stored: true, ...(info.sessionId ? { sessionId: info.sessionId } : {}), ...replayability(info.workflow, true) });
+        continue;
+      }
+      byId.set(info.runId, {
+        runId: info.runId,
+        workflow: info.workflow,
+        ...(info.sessionId ? { sessionId: info.sessionId } : {}),
+        live: false,
+        stored: true,
+        ...replayability(info.workflow, true),
+        state: info.state,
+        status: info.status,
+        iteration: 0,
+        startedAt: info.createdAt,
+        updatedAt: info.savedAt,
+        events: 0,
+      });
+    }
+    return [...byId.values()].sort((a, b) => b.startedAt - a.startedAt || a.runId.localeCompare(b.runId));
+  }
+
+  function replayability(workflow: string, stored: boolean): { replayable: boolean; why?: string } {
+    if (!stored) return { replayable: false, why: "not in the store" };
+    return workflows.has(workflow) ? { replayable: true } : { replayable: false, why: unknownWorkflow(workflow) };
+  }
+
+  function sse(c: Context, body: (stream: SSEStreamingApi) => Promise<void>): Response {
+    return streamSSE(c, async (stream) => {
+      streams.add(stream);
+      const ping = setInterval(() => void stream.write(": keep-alive\n\n").catch(() => stream.abort()), keepAliveMs);
+      stream.onAbort(() => {
+        clearInterval(ping);
+        streams.delete(stream);
+      });
+      // A dropped browser retries after 1 s (EventSource's default is up to 3 s), resuming by id.
+      await stream.write("retry: 1000\n\n");
+      await body(stream);
+      // Open until the browser leaves or the server closes.
+      await new Promise<void>((resolve) => stream.onAbort(resolve));
+    });
+  }
+
+  let server: ReturnType<typeof serve> | undefined;
+  return {
+    fetch: (request) => Promise.resolve(app.fetch(request)),
+    feed,
+    pageBytes,
+    listen({ port = 4848, host = "127.0.0.1" } = {}) {
+      if (server) return Promise.reject(new InvalidArgumentError("listen", "this visualizer is already listening"));
+      return new Promise((resolve, reject) => {
+        const s = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
+          const shown = host.includes(":") ? `[${host}]` : host;
+          resolve({ url: `http://${shown}:${info.port}`, port: info.port, host });
+        });
+        s.once("error", reject);
+        server = s;
+      });
+    },
+    async close() {
+      for (const stream of streams) stream.abort();
+      const s = server;
+      if (!s) return;
+      server = undefined;
+      const http = s as import("node:http").Server;
+      await new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}
+
+async function replayEvents(store: RunStore, runId: string, workflow: Workflow): Promise<ReplayBody> {
+  const serialize = wireSerializer();
+  const events: WireEvent[] = [];
+  const replay = await replayRun(store, runId, workflow, {
+    inspect: (event) => events.push(...serialize(event)),
+  });
+  return { runId, workflow: workflow.name, state: replay.state, events };
+}
+
+const unknownWorkflow = (name: string) =>
+  `replaying this run re-drives workflow "${name}", which this visualizer was not given: start it with --workflow <module exporting it>`;
+
+function checkedRunId(runId: string): string {
+  if (!isRunId(runId)) throw new HttpProblem(400, "bad_run_id", `${JSON.stringify(runId)} is not a run id`);
+  return runId;
+}
+
+function resumePoint(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 0;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw new HttpProblem(400, "bad_event_id", `Last-Event-ID / after must be a non-negative integer, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+const WIRE_TYPES = new Set(["@xstate.actor", "@xstate.event", "@xstate.snapshot", "@xstate.microstep", "@xstate.action", "forge.chunk"]);
+
+/** An ingest body checked enough that the feed and the page can trust its fields. */
+function checkedIngest(body: unknown): WireEvent[] {
+  const events = (body as Partial<IngestBody> | null)?.events;
+  if (!Array.isArray(events)) throw new HttpProblem(400, "bad_body", 'expected {"events": [...]}');
+  events.forEach((e: unknown, i) => {
+    const event = e as Partial<Record<string, unknown>> | null;
+    const problem =
+      !event || typeof event !== "object"
+        ? "not an object"
+        : !WIRE_TYPES.has(event.type as string)
+          ? `unknown type ${JSON.stringify(event.type)}`
+          : !isRunId(event.runId)
+            ? `bad runId ${JSON.stringify(event.runId)}`
+            : typeof event.sessionId !== "string" || typeof event.rootId !== "string"
+              ? "sessionId and rootId must be strings"
+              : typeof event.at !== "number"
+                ? "at must be a number"
+                : undefined;
+    if (problem) throw new HttpProblem(400, "bad_event", `events[${i}]: ${problem}`);
+  });
+  return events as WireEvent[];
+}
+
+/** The page's files, read once: served from memory, and their total is the page weight. */
+function loadPage(): Map<string, { body: Uint8Array; type: string }> {
+  const dir = new URL("./page/", import.meta.url);
+  const files = new Map<string, { body: Uint8Array; type: string }>();
+  for (const name of readdirSync(dir)) {
+    const type = PAGE_TYPES[name.slice(name.lastIndexOf("."))];
+    if (type) files.set(name, { body: readFileSync(new URL(name, dir)), type });
+  }
+  if (!files.has("index.html")) throw new Error(`visualizer page missing: no index.html in ${dir.pathname}`);
+  return files;
+}
