@@ -87,7 +87,8 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
   }
   console.log(`forge-ts visualizer on ${url}  (page ${(visualizer.pageBytes / 1024).toFixed(1)} KiB, no outside requests)`);
   console.log(`  stored runs: ${store ? store.dir : "none (--no-store)"}; replayable workflows: ${workflows.map((w) => w.name).join(", ")}`);
-  console.log(`  watch a run: npm start -- --visualize${port === 4848 ? "" : ` --visualizer-url ${url}`}   or   WorkflowRunner({ inspect: visualizerInspector("${url}") })`);
+  const flag = `--visualize${port === 4848 ? "" : ` --visualizer-url ${url}`}`;
+  console.log(`  watch a run: forge-ts demo ${flag} (in a checkout: npm start -- ${flag}), or WorkflowRunner({ inspect: visualizerInspector("${url}") })`);
 
   await new Promise<void>((resolve) => {
     const stop = (name: string) => {

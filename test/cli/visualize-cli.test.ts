@@ -36,8 +36,9 @@ function start(args: string[]) {
   const url = new Promise<string>((resolve, reject) => {
     child.stdout.on("data", (d: Buffer) => {
       stdout += d.toString();
+      // The banner's last line is out: the whole banner is.
       const m = /visualizer on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-      if (m) resolve(m[1]!);
+      if (m && stdout.includes("watch a run:")) resolve(m[1]!);
     });
     child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
   });
