@@ -10,15 +10,18 @@ import { readRecords } from "../run-record.js";
 import { connectVisualizer, DEFAULT_VISUALIZER_URL } from "../../visualizer/inspector.js";
 import { int, one, parseFlags } from "./args.js";
 
-const SPEC = { config: "one", runs: "one", out: "one", ablation: "one", progress: "bool", seed: "one", timeout: "one", visualize: "bool", "visualizer-url": "one", help: "bool" } as const;
+const SPEC = { config: "one", runs: "one", out: "one", ablation: "one", progress: "bool", seed: "one", timeout: "one", visualize: "bool", "visualizer-url": "one", queue: "one", help: "bool" } as const;
 
-const help = (command: string) => `usage: ${command} --config <name|path> --runs N [--out file.jsonl] [--ablation preset] [--seed S] [--timeout ms] [--progress] [--visualize]
+const help = (command: string) => `usage: ${command} --config <name|path> --runs N [--out file.jsonl] [--ablation preset] [--seed S] [--timeout ms] [--progress] [--visualize] [--queue redis://...]
 
   --config    a name in eval/configs/ or a path; rows that would share a name are an error
   --out       JSONL results file (default eval_results.jsonl); runs already in it are skipped,
               so a killed batch resumes where it stopped (an incomplete last line is redone)
   --progress  only report how many planned runs each row has in the file, then exit
   --timeout   per backend request: headers wait and idle gap, ms (default 300000)
+  --queue     enqueue the runs on Redis (BullMQ) for \`forge-ts worker --eval <backends>\` processes
+              on any machine, and write their records here as they come back; prints the
+              queue's counts as it goes
   --visualize stream every run to the visualizer (forge-ts visualize) at --visualizer-url
               (default http://127.0.0.1:4848, or FORGE_VISUALIZER_URL)
 
@@ -51,10 +54,20 @@ export async function batchMain(argv: readonly string[], command = "npm run eval
     return;
   }
   const url = one(p, "visualizer-url") ?? (process.env.FORGE_VISUALIZER_URL || DEFAULT_VISUALIZER_URL);
+  const queue = one(p, "queue");
+  if (queue !== undefined && p.flags.visualize) throw new InvalidArgumentError("--visualize", "not with --queue: the workers run the batch (give them the inspector)");
   const inspect = p.flags.visualize ? await connectVisualizer(url) : undefined;
   const total = batchProgress(options, readRecords(out)).reduce((n, r) => n + (r.expected - r.done), 0);
   const progress = createProgress({ total });
-  const { ran, skipped } = await runBatch({ ...options, onRecord: (r) => progress.tick(r), ...(inspect ? { inspect } : {}) });
+  const { ran, skipped } =
+    queue === undefined
+      ? await runBatch({ ...options, onRecord: (r) => progress.tick(r), ...(inspect ? { inspect } : {}) })
+      : await (await import("../queue.js")).runQueuedBatch({
+          ...options,
+          redis: queue,
+          onRecord: (r) => progress.tick(r),
+          onCounts: (c) => console.error(`queue: ${c.waiting} queued, ${c.active} active, ${c.completed} done, ${c.failed} failed`),
+        });
   progress.done();
   console.log(`batch ${config.name}: ${ran} run(s) appended to ${out}, ${skipped} already there`);
 }

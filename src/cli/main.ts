@@ -22,6 +22,8 @@ Commands:
                    tables, Markdown and an offline HTML dashboard from eval results (see: forge-ts report --help)
   visualize [options]
                    the live run visualizer: statechart, steps, budgets, timeline; replays stored runs (see: forge-ts visualize --help)
+  worker --redis <url> [options]
+                   a BullMQ worker: queued runs and distributed eval jobs (see: forge-ts worker --help)
 
 Options:
   -h, --help       show this help
@@ -54,6 +56,7 @@ async function main(args: readonly string[]): Promise<number | void> {
   if (command === "proxy") return proxyMain(rest);
   if (command === "run") return runMain(rest);
   if (command === "runs") return runsMain(rest);
+  if (command === "worker") return (await import("./worker.js")).workerMain(rest);
   if (command === "visualize") return (await import("./visualize.js")).visualizeMain(rest, process, packageVersion());
   // The eval harness is loaded only when asked for.
   if (command === "eval") return (await import("../../eval/cli/run.js")).evalMain(rest, "forge-ts eval");

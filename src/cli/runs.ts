@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { Workflow } from "../core/workflow.js";
+import type { Oracle } from "../clients/simulated.js";
 import { FileRunStore } from "../persistence/file-run-store.js";
 import type { RunInfo } from "../persistence/run-store.js";
 import { WorkflowRunner } from "../runner.js";
@@ -101,6 +102,16 @@ function storeOf(values: Values): FileRunStore {
 
 /** The Workflow a module exports: default, `workflow`, or its only Workflow export. */
 export async function loadWorkflow(modulePath: string): Promise<Workflow> {
+  return (await loadWorkflowModule(modulePath)).workflow;
+}
+
+/** A module's Workflow, and the Oracle it exports as `oracle` if any (for the simulated model). */
+export async function loadWorkflowModule(modulePath: string): Promise<{ workflow: Workflow; oracle?: Oracle }> {
+  const { workflow, mod } = await findWorkflow(modulePath);
+  return typeof mod.oracle === "function" ? { workflow, oracle: mod.oracle as Oracle } : { workflow };
+}
+
+async function findWorkflow(modulePath: string): Promise<{ workflow: Workflow; mod: Record<string, unknown> }> {
   const url = pathToFileURL(path.resolve(modulePath)).href;
   let mod: Record<string, unknown>;
   try {
@@ -109,10 +120,10 @@ export async function loadWorkflow(modulePath: string): Promise<Workflow> {
     throw new InvalidArgumentError("workflow-module", `cannot import ${modulePath}: ${(error as Error).message}`);
   }
   const isWorkflow = (v: unknown): v is Workflow => v instanceof Workflow || (typeof v === "object" && v !== null && typeof (v as Workflow).getToolSpecs === "function");
-  if (isWorkflow(mod.default)) return mod.default;
-  if (isWorkflow(mod.workflow)) return mod.workflow;
+  if (isWorkflow(mod.default)) return { workflow: mod.default, mod };
+  if (isWorkflow(mod.workflow)) return { workflow: mod.workflow, mod };
   const found = Object.values(mod).filter(isWorkflow);
-  if (found.length === 1) return found[0]!;
+  if (found.length === 1) return { workflow: found[0]!, mod };
   throw new InvalidArgumentError(
     "workflow-module",
     `${modulePath} must export one Workflow (as default, as "workflow", or as its only Workflow export); it exports ${found.length}`,

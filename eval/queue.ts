@@ -1,0 +1,142 @@
+/**
+ * Distributed eval batches on BullMQ. The enqueuer adds one job per planned run
+ * (`config|scenario|runIndex`, the JSONL resume key, is the job id: enqueueing a batch again adds
+ * nothing twice) to the queue of the row's backend, `forge-eval-<backend>`; workers on any
+ * machine take the jobs of the backends they have; the enqueuer writes the records to one JSONL
+ * file in plan order, so the file reads like a local batch of the same seed.
+ */
+import { Queue, QueueEvents, Worker, type Job } from "bullmq";
+import { InvalidArgumentError } from "../src/core/index.js";
+import { jobIdOf, lockOptions, redisOptions, reportOutages } from "../src/queue/redis.js";
+import { runConfigFor, withAblation, type BatchOptions, type BatchRow } from "./batch.js";
+import { planKeys, runScenario } from "./harness.js";
+import { openResults, RunRecordSchema, type RunRecord } from "./run-record.js";
+import { ALL_SCENARIOS, selectScenarios } from "./scenarios/index.js";
+
+export const evalQueueName = (backend: string) => `forge-eval-${jobIdOf(backend)}`;
+
+export interface EvalJobData {
+  row: BatchRow;
+  seed: number;
+  timeoutMs?: number;
+  scenario: string;
+  runIndex: number;
+  key: string;
+}
+
+export type QueueCounts = Record<"waiting" | "active" | "completed" | "failed", number>;
+
+export interface QueuedBatchOptions extends BatchOptions {
+  redis: string;
+  /** Called about once a second with the batch's queues' counts (summed). */
+  onCounts?: (counts: QueueCounts) => void;
+}
+
+/**
+ * Enqueue a batch and wait for its records; resolves like runBatch.
+ *
+ * @example await runQueuedBatch({ config: loadBatchConfig("sim"), runs: 5, out: "r.jsonl", redis: "redis://127.0.0.1:6379" });
+ */
+export async function runQueuedBatch(options: QueuedBatchOptions): Promise<{ ran: number; skipped: number }> {
+  const connection = redisOptions(options.redis);
+  const file = openResults(options.out, options.log);
+  const have = new Set(file.records.map((r) => r.key));
+  const scenarios = selectScenarios({ names: options.config.scenarios, tags: options.config.tags });
+  const queues = new Map<string, { queue: Queue; events: QueueEvents }>();
+  const queueFor = async (backend: string) => {
+    let q = queues.get(backend);
+    if (!q) {
+      q = { queue: new Queue(evalQueueName(backend), { connection }), events: new QueueEvents(evalQueueName(backend), { connection }) };
+      // Connection errors while Redis restarts: the clients reconnect by themselves; say so once per outage.
+      q.queue.on("error", reportOutage);
+      q.events.on("error", reportOutage);
+      queues.set(backend, q);
+      await q.events.waitUntilReady();
+    }
+    return q;
+  };
+  let counting: NodeJS.Timeout | undefined;
+  let outage = false;
+  const reportOutage = (error: Error) => {
+    if (outage) return;
+    outage = true;
+    (options.log ?? console.error)(`[eval] Redis at ${options.redis}: ${error.message} (reconnecting)`);
+  };
+  try {
+    const waits: { key: string; done: Promise<unknown> }[] = [];
+    let skipped = 0;
+    for (const row of withAblation(options.config, options.ablation)) {
+      const config = runConfigFor(row, options.config.seed, options.timeoutMs);
+      for (const { scenario, runIndex, key } of planKeys({ scenarios, runs: options.runs, config })) {
+        if (have.has(key)) {
+          skipped++;
+          continue;
+        }
+        const q = await queueFor(row.backend);
+        const data: EvalJobData = { row, seed: options.config.seed, scenario: scenario.name, runIndex, key, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
+        // An existing job id (a batch enqueued before) is not added again: its result is awaited.
+        const job = (await q.queue.add("eval", data, { jobId: jobIdOf(key), removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } })) as Job;
+        const done = job.waitUntilFinished(q.events);
+        done.catch(() => undefined); // awaited below, in order
+        waits.push({ key, done });
+      }
+    }
+    if (options.onCounts) {
+      const report = async () => options.onCounts!(await countsOf([...queues.values()].map((q) => q.queue)));
+      counting = setInterval(() => void report().catch(() => undefined), 1_000);
+    }
+    let ran = 0;
+    for (const { key, done } of waits) {
+      let value: unknown;
+      try {
+        value = await done;
+      } catch (error) {
+        throw new Error(`eval job ${key} failed on its worker: ${(error as Error).message}`, { cause: error });
+      }
+      outage = false;
+      const record: RunRecord = RunRecordSchema.parse(value);
+      file.append(record);
+      ran++;
+      options.onRecord?.(record);
+    }
+    if (options.onCounts) options.onCounts(await countsOf([...queues.values()].map((q) => q.queue)));
+    return { ran, skipped };
+  } finally {
+    clearInterval(counting);
+    for (const q of queues.values()) await Promise.all([q.events.close(), q.queue.close()]);
+  }
+}
+
+async function countsOf(queues: readonly Queue[]): Promise<QueueCounts> {
+  const total: QueueCounts = { waiting: 0, active: 0, completed: 0, failed: 0 };
+  for (const q of queues) {
+    const c = await q.getJobCounts("waiting", "delayed", "active", "completed", "failed");
+    total.waiting += (c.waiting ?? 0) + (c.delayed ?? 0);
+    total.active += c.active ?? 0;
+    total.completed += c.completed ?? 0;
+    total.failed += c.failed ?? 0;
+  }
+  return total;
+}
+
+/** Workers for the eval jobs of `backends` (one BullMQ worker per backend queue). */
+export function startEvalWorker(options: { redis: string; backends: readonly string[]; concurrency?: number; lockDurationMs?: number }): { close(): Promise<void> } {
+  if (options.backends.length === 0) throw new InvalidArgumentError("backends", "an eval worker needs at least one backend");
+  const connection = redisOptions(options.redis);
+  const processor = async (job: Job<EvalJobData>): Promise<RunRecord> => {
+    const d = job.data;
+    const scenario = ALL_SCENARIOS.find((s) => s.name === d.scenario);
+    if (!scenario) throw new InvalidArgumentError("scenario", `job ${job.id} names scenario "${d.scenario}", which this worker does not have`);
+    return runScenario(scenario, runConfigFor(d.row, d.seed, d.timeoutMs), d.runIndex);
+  };
+  const workers = options.backends.map(
+    (backend) =>
+      new Worker<EvalJobData, RunRecord>(evalQueueName(backend), processor, {
+        connection,
+        concurrency: options.concurrency ?? 1,
+        ...lockOptions(options.lockDurationMs),
+      }),
+  );
+  for (const w of workers) reportOutages(w, `forge-ts worker ${w.name}`);
+  return { close: async () => void (await Promise.all(workers.map((w) => w.close()))) };
+}

@@ -1,0 +1,157 @@
+/**
+ * `forge-ts worker`: a BullMQ worker process. It takes runs of the workflows it is given
+ * (`--workflow`, checkpointed in `--store`, resumed there when a worker died mid-run) and eval
+ * jobs of the backends it has (`--eval sim,ollama`).
+ */
+import { parseArgs } from "node:util";
+import { SimulatedClient } from "../clients/simulated.js";
+import { ContextManager } from "../context/context-manager.js";
+import { InvalidArgumentError } from "../core/errors.js";
+import type { LLMClient } from "../core/llm.js";
+import type { Workflow } from "../core/workflow.js";
+import { FileRunStore } from "../persistence/file-run-store.js";
+import { redisOptions } from "../queue/redis.js";
+import { startRunWorker } from "../queue/run-worker.js";
+import type { Oracle } from "../clients/simulated.js";
+import { assertBackend, backendLabel, buildClient, BACKENDS, unreachable } from "./backends.js";
+import { loadWorkflowModule } from "./runs.js";
+
+export const WORKER_HELP = `Usage: forge-ts worker --redis <url> [--workflow <module>]... [--eval <backends>] [options]
+
+Takes jobs from BullMQ queues on Redis until Ctrl-C / SIGTERM:
+  runs of each --workflow (enqueued with enqueueRun), checkpointed in --store; a run whose
+  worker died is resumed from its last checkpoint by the next worker that takes it;
+  eval jobs (npm run eval:batch -- --queue <url>) of the backends listed with --eval.
+
+  --redis <url>          redis://host:port[/db]                                     [FORGE_REDIS]
+  --store <dir>          run store shared by the workers, default ./.forge          [FORGE_STORE]
+  --workflow <module>    a module exporting a Workflow (repeatable)
+  --eval <list>          take eval jobs of these backends, e.g. sim,ollama
+  --concurrency <n>      jobs at once per queue, default 1
+  --lock-ms <ms>         a job's lock: how soon a dead worker's job moves on, default 30000
+Runs' backend (with --workflow):
+  --backend <name>       sim | ollama | llamaserver | llamafile | openai | anthropic [FORGE_BACKEND]
+                         (sim needs the module to export an Oracle named "oracle")
+  --model <name>         for sim: clean (default) | small-model | chaotic           [FORGE_MODEL]
+  --base-url, --mode, --think, --api-key, --timeout   as for forge-ts run
+  --budget <tokens>      context budget, default 8192
+  --max-iterations <n>   default 10
+  -h, --help
+
+Exit codes: 0 after Ctrl-C / SIGTERM (jobs in flight finish first), 1 a backend is unreachable, 2 bad flags.`;
+
+function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`--${flag}`, `expected a positive integer, got "${raw}"`);
+  return n;
+}
+
+export async function workerMain(args: readonly string[], signals: NodeJS.EventEmitter = process): Promise<number> {
+  const env = process.env;
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      redis: { type: "string", default: env.FORGE_REDIS || undefined },
+      store: { type: "string", default: env.FORGE_STORE || ".forge" },
+      workflow: { type: "string", multiple: true },
+      eval: { type: "string" },
+      concurrency: { type: "string" },
+      "lock-ms": { type: "string" },
+      backend: { type: "string", default: env.FORGE_BACKEND || undefined },
+      model: { type: "string", default: env.FORGE_MODEL || undefined },
+      "base-url": { type: "string", default: env.FORGE_BASE_URL || undefined },
+      mode: { type: "string" },
+      think: { type: "string" },
+      "api-key": { type: "string" },
+      timeout: { type: "string" },
+      budget: { type: "string" },
+      "max-iterations": { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return console.log(WORKER_HELP), 0;
+  if (!values.redis) throw new InvalidArgumentError("--redis", "required (e.g. redis://127.0.0.1:6379, or FORGE_REDIS)");
+  redisOptions(values.redis);
+  const concurrency = positiveInt("concurrency", values.concurrency, 1);
+  const lockDurationMs = positiveInt("lock-ms", values["lock-ms"], 30_000);
+  const evalBackends = values.eval === undefined ? [] : values.eval.split(",").map((b) => b.trim());
+  for (const b of evalBackends) assertBackend(b);
+  const modules = values.workflow ?? [];
+  if (modules.length === 0 && evalBackends.length === 0) throw new InvalidArgumentError("arguments", "give --workflow <module> (runs), --eval <backends> (eval jobs), or both");
+
+  const closers: (() => Promise<void>)[] = [];
+  if (modules.length > 0) {
+    const loaded = await Promise.all(modules.map((m) => loadWorkflowModule(m)));
+    const makeClient = await clientFor(values, loaded);
+    if (typeof makeClient === "string") {
+      console.error(`forge-ts worker: ${makeClient}`);
+      return 1;
+    }
+    const budgetTokens = positiveInt("budget", values.budget, 8192);
+    const maxIterations = positiveInt("max-iterations", values["max-iterations"], 10);
+    const runs = startRunWorker({
+      redis: values.redis,
+      store: new FileRunStore({ dir: values.store }),
+      workflows: loaded.map((m) => m.workflow),
+      runner: () => ({ client: makeClient(), contextManager: new ContextManager({ budgetTokens }), maxIterations }),
+      concurrency,
+      lockDurationMs,
+    });
+    closers.push(runs.close);
+  }
+  if (evalBackends.length > 0) {
+    const { startEvalWorker } = await import("../../eval/queue.js");
+    closers.push(startEvalWorker({ redis: values.redis, backends: evalBackends, concurrency, lockDurationMs }).close);
+  }
+  console.log(
+    `forge-ts worker ${process.pid} on ${values.redis}: ${[
+      modules.length > 0 ? `runs of ${modules.join(", ")} (store ${values.store})` : "",
+      evalBackends.length > 0 ? `eval jobs of ${evalBackends.join(", ")}` : "",
+    ]
+      .filter(Boolean)
+      .join("; ")}`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (name: string) => {
+      console.log(`forge-ts worker: ${name}, finishing the jobs in flight`);
+      resolve();
+    };
+    signals.once("SIGINT", () => stop("SIGINT"));
+    signals.once("SIGTERM", () => stop("SIGTERM"));
+  });
+  for (const close of closers) await close();
+  return 0;
+}
+
+type Values = Record<string, string | string[] | boolean | undefined>;
+
+/** A client per run: the simulated model plays the module's oracle; a real backend must answer first. */
+async function clientFor(values: Values, modules: { workflow: Workflow; oracle?: Oracle }[]): Promise<(() => LLMClient) | string> {
+  const backend = (values.backend as string | undefined) ?? "";
+  if (!backend) throw new InvalidArgumentError("--backend", `required with --workflow (${BACKENDS.join(", ")})`);
+  assertBackend(backend);
+  if (backend === "sim") {
+    if (modules.length !== 1 || !modules[0]!.oracle) throw new InvalidArgumentError("--backend", 'sim plays one workflow module that exports an Oracle named "oracle"');
+    const { workflow, oracle } = modules[0]!;
+    const profile = ((values.model as string | undefined) ?? "clean") as "clean";
+    return () => new SimulatedClient({ oracle: oracle!, workflow, profile, seed: 1 });
+  }
+  const model = values.model as string | undefined;
+  if (!model) throw new InvalidArgumentError("--model", "required");
+  const think = values.think as string | undefined;
+  if (think !== undefined && think !== "true" && think !== "false") throw new InvalidArgumentError("--think", 'use "true" or "false"');
+  const apiKey = (values["api-key"] as string | undefined) ?? (backend === "anthropic" ? process.env.ANTHROPIC_API_KEY : process.env.OPENAI_API_KEY);
+  const o = {
+    backend,
+    model,
+    ...(values["base-url"] ? { baseUrl: values["base-url"] as string } : {}),
+    ...(values.mode ? { mode: values.mode as string } : {}),
+    ...(think !== undefined ? { think: think === "true" } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    timeoutMs: positiveInt("timeout", values.timeout as string | undefined, 300_000),
+  };
+  const problem = await unreachable(buildClient(o), backendLabel(o));
+  return problem ?? (() => buildClient(o));
+}

@@ -1,0 +1,61 @@
+/**
+ * Redis connection options for BullMQ from a `redis://[user:password@]host[:port][/db]` URL
+ * (`rediss://` for TLS). BullMQ's workers block on Redis, so commands never give up while the
+ * server is away (`maxRetriesPerRequest: null`): a restarted Redis is reconnected to, not an error.
+ */
+import type { RedisOptions } from "bullmq";
+import { InvalidArgumentError } from "../core/errors.js";
+
+export function redisOptions(url: string): RedisOptions {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidArgumentError("redis", `expected a redis:// URL (e.g. redis://127.0.0.1:6379), got ${JSON.stringify(url)}`);
+  }
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") throw new InvalidArgumentError("redis", `expected redis:// or rediss://, got ${parsed.protocol}`);
+  const db = parsed.pathname.length > 1 ? Number(parsed.pathname.slice(1)) : 0;
+  if (!Number.isInteger(db) || db < 0) throw new InvalidArgumentError("redis", `the database in ${url} must be a number`);
+  return {
+    host: parsed.hostname || "127.0.0.1",
+    port: parsed.port ? Number(parsed.port) : 6379,
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    db,
+    ...(parsed.protocol === "rediss:" ? { tls: {} } : {}),
+    maxRetriesPerRequest: null,
+    // Back off to one attempt a second while Redis is down.
+    retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
+  };
+}
+
+/**
+ * A BullMQ job id from a key that may hold ":" (BullMQ refuses it in custom ids): "%" and ":"
+ * are percent-encoded, so distinct keys stay distinct and the id reads back with decodeURIComponent.
+ */
+export function jobIdOf(key: string): string {
+  return key.replaceAll("%", "%25").replaceAll(":", "%3A");
+}
+
+/**
+ * A worker's job lock: held while the worker lives (it renews it every half period), so a
+ * worker that died, or whose completion Redis never got, gives its job back after about
+ * `lockDurationMs` (default 30 s). A job may outlive several dead workers before one finishes it.
+ */
+export function lockOptions(lockDurationMs = 30_000): { lockDuration: number; stalledInterval: number; maxStalledCount: number } {
+  return { lockDuration: lockDurationMs, stalledInterval: Math.max(500, Math.floor(lockDurationMs / 2)), maxStalledCount: 10 };
+}
+
+/**
+ * A BullMQ worker's connection errors (Redis restarting, unreachable) on stderr, once per
+ * outage: the worker reconnects by itself; the next finished job ends the outage.
+ */
+export function reportOutages(worker: { on(event: "error", f: (e: Error) => void): unknown; on(event: "completed", f: () => void): unknown }, label: string): void {
+  let down = false;
+  worker.on("error", (error) => {
+    if (down) return;
+    down = true;
+    console.error(`${label}: ${error.message} (reconnecting)`);
+  });
+  worker.on("completed", () => (down = false));
+}

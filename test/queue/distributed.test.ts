@@ -1,0 +1,143 @@
+/**
+ * Scale-out with real processes: a redis-server and three `forge-ts worker` processes. A
+ * distributed eval batch writes the same records as a local one; a worker killed with kill -9
+ * mid-run leaves its run to another worker, which resumes it without re-running a finished
+ * tool; a Redis restart mid-batch is reconnected to and the batch completes.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadBatchConfig, runBatch, type BatchConfig } from "../../eval/batch.js";
+import { runQueuedBatch, type QueueCounts } from "../../eval/queue.js";
+import { readRecords, type RunRecord } from "../../eval/run-record.js";
+import { selectScenarios } from "../../eval/scenarios/index.js";
+import { createRunQueue } from "../../src/queue/run-queue.js";
+import { startRedis, type TestRedis } from "../support/redis.js";
+
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
+let redis: TestRedis;
+let dir: string;
+let toolLog: string;
+const workers: ChildProcess[] = [];
+
+function startWorker(): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "src/cli/main.ts", "worker", "--redis", redis.url, "--eval", "sim", "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--store", path.join(dir, "store"), "--lock-ms", "2000"],
+    { env: { ...env, NO_COLOR: "1", FORGE_TOOL_LOG: toolLog, FORGE_TOOL_MS: "300" } },
+  );
+  workers.push(child);
+  let out = "";
+  return new Promise((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("forge-ts worker")) resolve(child);
+    });
+    child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+    child.once("exit", (code) => reject(new Error(`worker exited ${code}: ${out}`)));
+  });
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  dir = mkdtempSync(path.join(tmpdir(), "forge-queue-"));
+  toolLog = path.join(dir, "tools.jsonl");
+  await Promise.all([startWorker(), startWorker(), startWorker()]);
+}, 60_000);
+
+afterAll(async () => {
+  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill("SIGKILL");
+  await redis?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A small sim batch: a few scenarios, two runs each. */
+function smallBatch(scenarios: number): BatchConfig {
+  const config = loadBatchConfig("sim");
+  config.scenarios = selectScenarios({ names: config.scenarios, tags: config.tags }).slice(0, scenarios).map((s) => s.name);
+  return config;
+}
+
+/** Records without what depends on the machine and the moment. */
+const comparable = (records: readonly RunRecord[]) => records.map(({ elapsedMs: _e, timestamp: _t, ...rest }) => rest);
+
+describe("distributed eval and session workers", () => {
+  it("a distributed eval batch equals the local one, record for record", async () => {
+    const config = smallBatch(3);
+    const local = path.join(dir, "local.jsonl");
+    const queued = path.join(dir, "queued.jsonl");
+    await runBatch({ config, runs: 2, out: local, log: () => undefined });
+    const counts: QueueCounts[] = [];
+    const outcome = await runQueuedBatch({ config, runs: 2, out: queued, redis: redis.url, log: () => undefined, onCounts: (c) => counts.push(c) });
+    expect(outcome.ran).toBe(readRecords(local).length);
+    expect(comparable(readRecords(queued))).toEqual(comparable(readRecords(local)));
+    expect(counts.at(-1)).toMatchObject({ waiting: 0, active: 0, failed: 0 });
+    // Enqueued again: every job id exists, nothing runs twice, nothing is appended.
+    expect(await runQueuedBatch({ config, runs: 2, out: queued, redis: redis.url, log: () => undefined })).toEqual({ ran: 0, skipped: outcome.ran });
+  }, 60_000);
+
+  it("a worker killed with kill -9 mid-run: another worker finishes the run, no finished tool runs again", async () => {
+    const queue = createRunQueue({ redis: redis.url });
+    try {
+      const run = await queue.enqueueRun({ workflow: "notes", text: "Remember the milk.", runId: "killed-1" });
+      const lines = () =>
+        (existsSync(toolLog) ? readFileSync(toolLog, "utf8") : "")
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { event: string; tool: string; key: string; pid: number })
+          .filter((e) => e.key.startsWith("killed-1:"));
+      let victim: number | undefined;
+      while (victim === undefined) {
+        victim = lines().find((e) => e.event === "end" && e.tool === "remember")?.pid;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      process.kill(victim, "SIGKILL");
+      expect(await run.result(30_000)).toBe("I remember 1 fact(s).");
+      const log = lines();
+      const ends = log.filter((e) => e.event === "end");
+      // Every tool call finished once; the finished one never started again.
+      expect(new Set(ends.map((e) => e.key)).size).toBe(ends.length);
+      expect(log.filter((e) => e.tool === "remember" && e.event === "start")).toHaveLength(1);
+      expect(ends.find((e) => e.tool === "reply")!.pid).not.toBe(victim);
+    } finally {
+      await queue.close();
+    }
+    await startWorker(); // three again for what follows
+  }, 60_000);
+
+  it("1,000 queued sim runs across the 3 workers (throughput printed)", async () => {
+    const config = loadBatchConfig("sim");
+    config.rows = config.rows.slice(0, 1);
+    config.scenarios = selectScenarios({ names: [], tags: [] }).slice(0, 10).map((s) => s.name);
+    const out = path.join(dir, "thousand.jsonl");
+    const started = performance.now();
+    const outcome = await runQueuedBatch({ config, runs: 100, out, redis: redis.url, log: () => undefined });
+    const seconds = (performance.now() - started) / 1000;
+    expect(outcome).toEqual({ ran: 1000, skipped: 0 });
+    expect(new Set(readRecords(out).map((r) => r.key)).size).toBe(1000);
+    console.log(`[queue] 1,000 sim runs on 3 workers: ${seconds.toFixed(1)} s, ${(1000 / seconds).toFixed(0)} runs/s`);
+  }, 120_000);
+
+  it("Redis restarted mid-batch: the workers reconnect and the batch completes", async () => {
+    const config = smallBatch(4);
+    const out = path.join(dir, "restart.jsonl");
+    let restarted = false;
+    const outcome = await runQueuedBatch({
+      config,
+      runs: 3,
+      out,
+      redis: redis.url,
+      log: () => undefined,
+      onRecord: () => {
+        if (restarted) return;
+        restarted = true;
+        void redis.restart();
+      },
+    });
+    expect(restarted).toBe(true);
+    expect(readRecords(out)).toHaveLength(outcome.ran);
+    expect(outcome.ran).toBe(config.scenarios.length * 3 * config.rows.length);
+  }, 90_000);
+});

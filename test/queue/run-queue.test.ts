@@ -1,0 +1,79 @@
+/**
+ * The run queue against a real redis-server: results come back, a run id is enqueued once, and
+ * a session's turns run one at a time, in order, across several workers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SimulatedClient } from "../../src/clients/simulated.js";
+import { ContextManager } from "../../src/context/context-manager.js";
+import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
+import { createRunQueue, type RunQueue } from "../../src/queue/run-queue.js";
+import { startRunWorker } from "../../src/queue/run-worker.js";
+import { oracle, workflow } from "../fixtures/queue-workflow.js";
+import { startRedis, type TestRedis } from "../support/redis.js";
+
+let redis: TestRedis;
+let queue: RunQueue;
+const store = new MemoryRunStore();
+const workers: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+  queue = createRunQueue({ redis: redis.url });
+  // Two workers sharing one store, as two processes would share a database.
+  for (let i = 0; i < 2; i++) {
+    workers.push(
+      startRunWorker({
+        redis: redis.url,
+        store,
+        workflows: [workflow],
+        runner: () => ({ client: new SimulatedClient({ oracle, workflow, profile: "clean", seed: 1 }), contextManager: new ContextManager({ budgetTokens: 8192 }) }),
+        sessionWaitMs: 20,
+      }),
+    );
+  }
+}, 30_000);
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.close()));
+  await queue?.close();
+  await redis?.stop();
+});
+
+describe("run queue", () => {
+  it("runs an enqueued run on a worker and hands back its result", async () => {
+    const run = await queue.enqueueRun({ workflow, text: "Remember the milk.", runId: "single-1" });
+    expect(run).toMatchObject({ jobId: "single-1", runId: "single-1" });
+    expect(await run.result(20_000)).toBe("I remember 1 fact(s).");
+    expect(await store.latest("single-1")).toMatchObject({ status: "done", state: "done" });
+  });
+
+  it("enqueues a run id once", async () => {
+    const [a, b] = [await queue.enqueueRun({ workflow: "notes", text: "x", runId: "twice-1" }), await queue.enqueueRun({ workflow: "notes", text: "x", runId: "twice-1" })];
+    expect(b.jobId).toBe(a.jobId);
+    await a.result(20_000);
+    expect((await store.listRuns()).filter((r) => r.runId === "twice-1")).toHaveLength(1);
+  });
+
+  it("runs a session's turns one at a time and in order, whichever worker takes them", async () => {
+    const turns = [];
+    for (let i = 1; i <= 4; i++) turns.push(await queue.enqueueRun({ workflow: "notes", text: `Remember fact ${i}.`, sessionId: "ordered", runId: `ordered-${i}` }));
+    expect(turns.map((t) => t.turn)).toEqual([1, 2, 3, 4]);
+    // Each turn sees the facts of every turn before it.
+    expect(await Promise.all(turns.map((t) => t.result(20_000)))).toEqual(["I remember 1 fact(s).", "I remember 2 fact(s).", "I remember 3 fact(s).", "I remember 4 fact(s)."]);
+    const runs = await store.listRuns({ sessionId: "ordered" });
+    for (let i = 1; i < runs.length; i++) expect(runs[i]!.createdAt).toBeGreaterThanOrEqual(runs[i - 1]!.savedAt);
+  });
+
+  it("keeps a run of a workflow no worker runs waiting for a worker that does", async () => {
+    await queue.enqueueRun({ workflow: "unknown-wf", text: "x", runId: "unknown-1" });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await queue.counts("unknown-wf")).toMatchObject({ waiting: 1, active: 0, failed: 0 });
+    expect(await queue.counts("notes")).toMatchObject({ waiting: 0, active: 0, failed: 0 });
+  });
+
+  it("refuses bad input before anything is queued", async () => {
+    await expect(queue.enqueueRun({ workflow: "notes", text: "x", runId: "../bad" })).rejects.toThrow(/cannot name a run/);
+    await expect(queue.enqueueRun({ workflow: "", text: "x" })).rejects.toThrow(/workflow/);
+    expect(() => createRunQueue({ redis: "http://x" })).toThrow(/redis:\/\//);
+  });
+});

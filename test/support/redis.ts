@@ -1,0 +1,74 @@
+/**
+ * A real redis-server (Debian's package, which .ci/run installs) on a free loopback port, with
+ * an append-only file so that a restart keeps the queues. A missing server fails loudly.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+export function redisServerPath(): string {
+  try {
+    return execFileSync("sh", ["-c", "command -v redis-server"], { encoding: "utf8" }).trim();
+  } catch {
+    throw new Error("queue tests need Debian's redis-server: apt-get install redis-server (.ci/run installs it)");
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface TestRedis {
+  url: string;
+  port: number;
+  /** Stop (SIGKILL: nothing flushed beyond what appendfsync always wrote) and start again on the same port. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startRedis(): Promise<TestRedis> {
+  const binary = redisServerPath();
+  const dir = mkdtempSync(path.join(tmpdir(), "forge-redis-"));
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const launch = () =>
+    new Promise<void>((resolve, reject) => {
+      const c = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dir], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      child = c;
+      let out = "";
+      const onData = (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("Ready to accept connections")) resolve();
+      };
+      c.stdout!.on("data", onData);
+      c.once("exit", (code) => reject(new Error(`redis-server exited ${code}: ${out}`)));
+    });
+  const kill = async () => {
+    const c = child;
+    if (!c || c.exitCode !== null) return;
+    const exited = new Promise((resolve) => c.once("exit", resolve));
+    c.kill("SIGKILL");
+    await exited;
+  };
+  await launch();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    restart: async () => {
+      await kill();
+      await launch();
+    },
+    stop: async () => {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
