@@ -14,7 +14,7 @@ import { runQueuedBatch, type QueueCounts } from "../../eval/queue.js";
 import { readRecords, type RunRecord } from "../../eval/run-record.js";
 import { selectScenarios } from "../../eval/scenarios/index.js";
 import { createRunQueue } from "../../src/queue/run-queue.js";
-import { startRedis, type TestRedis } from "../support/redis.js";
+import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
 
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
 let redis: TestRedis;

@@ -9,7 +9,7 @@ import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
 import { createRunQueue, type RunQueue } from "../../src/queue/run-queue.js";
 import { startRunWorker } from "../../src/queue/run-worker.js";
 import { oracle, workflow } from "../fixtures/queue-workflow.js";
-import { startRedis, type TestRedis } from "../support/redis.js";
+import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
 
 let redis: TestRedis;
 let queue: RunQueue;
