@@ -1,0 +1,4 @@
+/** `forge-ts/queue`: runs on BullMQ + Redis (a separate entry: the main one never loads BullMQ). */
+export { createRunQueue, runQueueName, type EnqueuedRun, type EnqueueRunOptions, type RunJobData, type RunJobResult, type RunQueue } from "./run-queue.js";
+export { startRunWorker, type RunWorkerOptions } from "./run-worker.js";
+export { jobIdOf, redisOptions } from "./redis.js";

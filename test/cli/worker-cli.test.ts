@@ -1,0 +1,36 @@
+/**
+ * `forge-ts worker` flags: what it refuses (exit 2) and its help; the work itself is in
+ * test/queue/distributed.test.ts, with real worker processes.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
+const cli = ["--import", "tsx", "src/cli/main.ts", "worker"];
+
+describe("forge-ts worker (CLI)", () => {
+  it.each([
+    [[], "--redis"],
+    [["--redis", "http://x"], "redis://"],
+    [["--redis", "redis://127.0.0.1:1"], "give --workflow"],
+    [["--redis", "redis://127.0.0.1:1", "--eval", "nope"], "nope"],
+    [["--redis", "redis://127.0.0.1:1", "--eval", "sim", "--concurrency", "0"], "--concurrency"],
+    [["--redis", "redis://127.0.0.1:1", "--workflow", "test/fixtures/queue-workflow.ts"], "--backend"],
+    [["--redis", "redis://127.0.0.1:1", "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--workflow", "test/fixtures/queue-workflow.ts"], "one workflow module"],
+    [["--redis", "redis://127.0.0.1:1", "--frobnicate"], "frobnicate"],
+  ])("exits 2 on bad flags %j", async (args, message) => {
+    const failed = await run(process.execPath, [...cli, ...args], { env }).then(
+      () => expect.fail("should have exited 2"),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toContain(message);
+  });
+
+  it("prints its help", async () => {
+    const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
+    for (const flag of ["--redis", "--store", "--workflow", "--eval", "--concurrency", "--lock-ms", "--backend"]) expect(stdout).toContain(flag);
+  });
+});
