@@ -1,19 +1,26 @@
 /**
- * Distributed eval batches on BullMQ. The enqueuer adds one job per planned run
- * (`config|scenario|runIndex`, the JSONL resume key, is the job id: enqueueing a batch again adds
- * nothing twice) to the queue of the row's backend, `forge-eval-<backend>`; workers on any
+ * Distributed eval batches on BullMQ. The enqueuer adds one job per planned run (its JSONL
+ * resume key `config|scenario|runIndex` and the seed make the job id: enqueueing a batch again
+ * adds nothing twice) to the queue of the row's backend, `forge-eval-<backend>`; workers on any
  * machine take the jobs of the backends they have; the enqueuer writes the records to one JSONL
  * file in plan order, so the file reads like a local batch of the same seed.
  */
 import { Queue, QueueEvents, Worker, type Job } from "bullmq";
 import { InvalidArgumentError } from "../src/core/index.js";
 import { jobIdOf, lockOptions, redisOptions, reportOutages } from "../src/queue/redis.js";
+import { waitForJob } from "../src/queue/wait.js";
 import { runConfigFor, withAblation, type BatchOptions, type BatchRow } from "./batch.js";
 import { planKeys, runScenario } from "./harness.js";
 import { openResults, RunRecordSchema, type RunRecord } from "./run-record.js";
 import { ALL_SCENARIOS, selectScenarios } from "./scenarios/index.js";
 
 export const evalQueueName = (backend: string) => `forge-eval-${jobIdOf(backend)}`;
+
+/**
+ * The job id of a planned run: its resume key, plus the batch seed (the key leaves the seed
+ * out, and a batch with another seed is other runs, not these again).
+ */
+export const evalJobId = (key: string, seed: number) => jobIdOf(`${key}|seed=${seed}`);
 
 export interface EvalJobData {
   row: BatchRow;
@@ -63,7 +70,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions): Promise<{ ran
     (options.log ?? console.error)(`[eval] Redis at ${options.redis}: ${error.message} (reconnecting)`);
   };
   try {
-    const waits: { key: string; done: Promise<unknown> }[] = [];
+    const planned: { key: string; jobId: string; q: { queue: Queue; events: QueueEvents } }[] = [];
     let skipped = 0;
     for (const row of withAblation(options.config, options.ablation)) {
       const config = runConfigFor(row, options.config.seed, options.timeoutMs);
@@ -75,10 +82,9 @@ export async function runQueuedBatch(options: QueuedBatchOptions): Promise<{ ran
         const q = await queueFor(row.backend);
         const data: EvalJobData = { row, seed: options.config.seed, scenario: scenario.name, runIndex, key, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) };
         // An existing job id (a batch enqueued before) is not added again: its result is awaited.
-        const job = (await q.queue.add("eval", data, { jobId: jobIdOf(key), removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } })) as Job;
-        const done = job.waitUntilFinished(q.events);
-        done.catch(() => undefined); // awaited below, in order
-        waits.push({ key, done });
+        const jobId = evalJobId(key, options.config.seed);
+        await q.queue.add("eval", data, { jobId, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } });
+        planned.push({ key, jobId, q });
       }
     }
     if (options.onCounts) {
@@ -86,10 +92,11 @@ export async function runQueuedBatch(options: QueuedBatchOptions): Promise<{ ran
       counting = setInterval(() => void report().catch(() => undefined), 1_000);
     }
     let ran = 0;
-    for (const { key, done } of waits) {
+    // In plan order: one job watched at a time (a job that finished earlier is answered at once).
+    for (const { key, jobId, q } of planned) {
       let value: unknown;
       try {
-        value = await done;
+        value = await waitForJob(q.queue, q.events, jobId, { pollMs: 1_000 });
       } catch (error) {
         throw new Error(`eval job ${key} failed on its worker: ${(error as Error).message}`, { cause: error });
       }

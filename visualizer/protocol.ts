@@ -8,6 +8,10 @@
  * context's `run.id`), so one server can follow many processes and runs at once.
  */
 
+import type { QueueCount } from "../src/queue/counts.js";
+
+export type { QueueCount };
+
 /** Where a transition of the statechart is drawn: see transitionKey (visualizer/transitions.ts). */
 export interface TransitionRef {
   key: string;
@@ -131,4 +135,11 @@ export interface LayoutEdge {
   /** The polyline, start to end (the end touches the target's border). */
   points: { x: number; y: number }[];
   labelBox: { x: number; y: number; width: number; height: number };
+}
+
+/** SSE `queues` on /api/feed (`forge-ts visualize --redis`): every forge-ts job queue's counts. */
+export interface QueuesBody {
+  queues: QueueCount[];
+  /** Redis unreachable (the counts wait for it), or null. */
+  error: string | null;
 }

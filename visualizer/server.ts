@@ -14,7 +14,7 @@ import type { Workflow } from "../src/core/workflow.js";
 import { isRunId, type RunStore } from "../src/persistence/run-store.js";
 import { replayRun } from "../src/runner/replay.js";
 import { Feed, type FeedOptions } from "./feed.js";
-import type { FeedEvent, IngestBody, ReplayBody, RunSummary, WireEvent } from "./protocol.js";
+import type { FeedEvent, IngestBody, QueueCount, ReplayBody, RunSummary, WireEvent } from "./protocol.js";
 import { wireSerializer } from "./wire.js";
 
 export interface VisualizerOptions {
@@ -31,6 +31,8 @@ export interface VisualizerOptions {
   version?: string;
   /** Every ingested batch is also given here (e.g. to forward to Stately's inspector). */
   onIngest?: (events: readonly WireEvent[]) => void;
+  /** Job queues to show (`forge-ts visualize --redis`): polled once a second while a page is open. */
+  queues?: { counts(): Promise<QueueCount[]>; lastError(): string | undefined };
 }
 
 export interface Visualizer {
@@ -135,12 +137,30 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
       const soon = () => (timer ??= setTimeout(() => ((timer = undefined), void push().catch(() => stream.abort())), 100));
       const off = feed.onChange(soon);
       const poll = setInterval(soon, 2_000);
+      // Queue counts, when the visualizer watches queues: one poll at a time (Redis may be away).
+      let lastQueues = "";
+      let counting = false;
+      const pushQueues = async () => {
+        if (!options.queues || counting || stream.aborted) return;
+        counting = true;
+        try {
+          const json = JSON.stringify({ queues: await options.queues.counts(), error: options.queues.lastError() ?? null });
+          if (json !== lastQueues && !stream.aborted) await stream.writeSSE({ event: "queues", data: (lastQueues = json) });
+        } catch (error) {
+          if (!stream.aborted) await stream.writeSSE({ event: "queues", data: (lastQueues = JSON.stringify({ queues: [], error: (error as Error).message })) });
+        } finally {
+          counting = false;
+        }
+      };
+      const queuePoll = options.queues ? setInterval(() => void pushQueues(), 1_000) : undefined;
       stream.onAbort(() => {
         off();
         clearInterval(poll);
+        clearInterval(queuePoll);
         clearTimeout(timer);
       });
       await push();
+      await pushQueues();
     }),
   );
 

@@ -25,6 +25,7 @@ Runs in the store are listed and can be replayed from their event logs.
   --workflow <module>   a module exporting a Workflow whose stored runs can be replayed
                         (repeatable; the demo's supplier-quote workflow is built in)
   --max-events <n>      events kept per live run, default 20000                    [FORGE_VISUALIZER_MAX_EVENTS]
+  --redis <url>         also show the counts of the forge-ts job queues on this Redis  [FORGE_REDIS]
   --stately             also send the inspection events to Stately's online inspector (needs the internet)
   -h, --help
 
@@ -51,6 +52,7 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
       workflow: { type: "string", multiple: true },
       "max-events": { type: "string", ...str("FORGE_VISUALIZER_MAX_EVENTS") },
       stately: { type: "boolean", default: false },
+      redis: { type: "string", ...str("FORGE_REDIS") },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -67,6 +69,7 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
   const workflows: Workflow[] = [supplierQuoteWorkflow().workflow];
   for (const module of values.workflow ?? []) workflows.push(await loadWorkflow(module));
 
+  const queues = values.redis ? (await import("../queue/counts.js")).queueCounter(values.redis) : undefined;
   let stately: Awaited<ReturnType<typeof statelyInspector>> | undefined;
   if (values.stately) stately = await statelyInspector((error) => console.error(`forge-ts visualize: Stately inspector: ${error.message}`));
   const visualizer = createVisualizer({
@@ -75,6 +78,7 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
     version,
     ...(maxEventsPerRun !== undefined ? { feed: { maxEventsPerRun } } : {}),
     ...(stately ? { onIngest: forwardToStately(stately, JSON.stringify(workflowMachine.config)) } : {}),
+    ...(queues ? { queues } : {}),
   });
 
   let url: string;
@@ -82,11 +86,12 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
     ({ url } = await visualizer.listen({ port, host: values.host }));
   } catch (error) {
     stately?.stop();
+    await queues?.close();
     console.error(`forge-ts visualize: cannot listen on ${values.host}:${port}: ${(error as Error).message}`);
     return 1;
   }
   console.log(`forge-ts visualizer on ${url}  (page ${(visualizer.pageBytes / 1024).toFixed(1)} KiB, no outside requests)`);
-  console.log(`  stored runs: ${store ? store.dir : "none (--no-store)"}; replayable workflows: ${workflows.map((w) => w.name).join(", ")}`);
+  console.log(`  stored runs: ${store ? store.dir : "none (--no-store)"}; replayable workflows: ${workflows.map((w) => w.name).join(", ")}${values.redis ? `; queues on ${values.redis}` : ""}`);
   const flag = `--visualize${port === 4848 ? "" : ` --visualizer-url ${url}`}`;
   console.log(`  watch a run: forge-ts demo ${flag} (in a checkout: npm start -- ${flag}), or WorkflowRunner({ inspect: visualizerInspector("${url}") })`);
 
@@ -100,5 +105,6 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
   });
   stately?.stop();
   await visualizer.close();
+  await queues?.close();
   return 0;
 }

@@ -9,6 +9,7 @@ import { Redis } from "ioredis";
 import { InvalidArgumentError } from "../core/errors.js";
 import { assertRunId } from "../persistence/run-store.js";
 import { jobIdOf, redisOptions } from "./redis.js";
+import { waitForJob } from "./wait.js";
 
 /**
  * One queue per workflow, `forge-runs-<workflow>`: a worker takes the runs of the workflows it
@@ -85,7 +86,7 @@ export function createRunQueue(options: { redis: string }): RunQueue {
       if (o.sessionId !== undefined) assertRunId(o.sessionId);
       const q = queueOf(workflow);
       const { queue } = q;
-      const existing = (await queue.getJob(runId)) as { id?: string; data: RunJobData; waitUntilFinished: (e: QueueEvents, ttl?: number) => Promise<unknown> } | undefined;
+      const existing = (await queue.getJob(runId)) as { id?: string; data: RunJobData } | undefined;
       let turn = existing?.data.turn;
       if (!existing && o.sessionId !== undefined) turn = await redis.incr(sessionKeys(o.sessionId).turns);
       const data: RunJobData = {
@@ -103,8 +104,7 @@ export function createRunQueue(options: { redis: string }): RunQueue {
         ...(data.turn !== undefined ? { turn: data.turn } : {}),
         result: async (timeoutMs?: number) => {
           q.events ??= new QueueEvents(runQueueName(workflow), { connection });
-          await q.events.waitUntilReady();
-          const done = (await job.waitUntilFinished(q.events, timeoutMs)) as RunJobResult;
+          const done = (await waitForJob(queue, q.events, runId, timeoutMs === undefined ? {} : { timeoutMs })) as RunJobResult;
           return done.result;
         },
       };

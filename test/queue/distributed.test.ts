@@ -13,7 +13,10 @@ import { loadBatchConfig, runBatch, type BatchConfig } from "../../eval/batch.js
 import { runQueuedBatch, type QueueCounts } from "../../eval/queue.js";
 import { readRecords, type RunRecord } from "../../eval/run-record.js";
 import { selectScenarios } from "../../eval/scenarios/index.js";
+import { queueCounter } from "../../src/queue/counts.js";
 import { createRunQueue } from "../../src/queue/run-queue.js";
+import { createVisualizer } from "../../visualizer/server.js";
+import { launchChromium, screenshot } from "../support/browser.js";
 import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
 
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
@@ -54,8 +57,9 @@ afterAll(async () => {
 });
 
 /** A small sim batch: a few scenarios, two runs each. */
-function smallBatch(scenarios: number): BatchConfig {
+function smallBatch(scenarios: number, seed = 42): BatchConfig {
   const config = loadBatchConfig("sim");
+  config.seed = seed;
   config.scenarios = selectScenarios({ names: config.scenarios, tags: config.tags }).slice(0, scenarios).map((s) => s.name);
   return config;
 }
@@ -76,6 +80,15 @@ describe("distributed eval and session workers", () => {
     expect(counts.at(-1)).toMatchObject({ waiting: 0, active: 0, failed: 0 });
     // Enqueued again: every job id exists, nothing runs twice, nothing is appended.
     expect(await runQueuedBatch({ config, runs: 2, out: queued, redis: redis.url, log: () => undefined })).toEqual({ ran: 0, skipped: outcome.ran });
+    // Into a fresh file: the jobs exist (same keys, same seed), so their results come back without running again.
+    const again = path.join(dir, "again.jsonl");
+    const counter = queueCounter(redis.url);
+    const completed = async () => (await counter.counts()).find((c) => c.queue === "forge-eval-sim")?.completed;
+    const completedBefore = await completed();
+    expect((await runQueuedBatch({ config, runs: 2, out: again, redis: redis.url, log: () => undefined })).ran).toBe(outcome.ran);
+    expect(comparable(readRecords(again))).toEqual(comparable(readRecords(queued)));
+    expect(await completed()).toBe(completedBefore);
+    await counter.close();
   }, 60_000);
 
   it("a worker killed with kill -9 mid-run: another worker finishes the run, no finished tool runs again", async () => {
@@ -109,6 +122,7 @@ describe("distributed eval and session workers", () => {
 
   it("1,000 queued sim runs across the 3 workers (throughput printed)", async () => {
     const config = loadBatchConfig("sim");
+    config.seed = 1000;
     config.rows = config.rows.slice(0, 1);
     config.scenarios = selectScenarios({ names: [], tags: [] }).slice(0, 10).map((s) => s.name);
     const out = path.join(dir, "thousand.jsonl");
@@ -120,24 +134,58 @@ describe("distributed eval and session workers", () => {
     console.log(`[queue] 1,000 sim runs on 3 workers: ${seconds.toFixed(1)} s, ${(1000 / seconds).toFixed(0)} runs/s`);
   }, 120_000);
 
+  it("the visualizer shows every queue's counts live (forge-ts visualize --redis)", async () => {
+    const queues = queueCounter(redis.url);
+    const viz = createVisualizer({ queues });
+    const { url } = await viz.listen({ port: 0 });
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(url);
+      const done = page.locator("[data-testid=queues] tr[data-queue=forge-eval-sim] [data-count=completed]");
+      await expect.poll(async () => Number(await done.textContent().catch(() => "0")), { timeout: 10_000 }).toBeGreaterThanOrEqual(1000);
+      const before = Number(await done.textContent());
+      // A batch enqueued now moves the counts while the page watches.
+      const config = smallBatch(2, 7);
+      await runQueuedBatch({ config, runs: 5, out: path.join(dir, "watched.jsonl"), redis: redis.url, log: () => undefined });
+      await expect.poll(async () => Number(await done.textContent()), { timeout: 10_000 }).toBe(before + 2 * 5 * config.rows.length);
+      expect(await page.textContent("tr[data-queue=forge-runs-notes] [data-count=completed]")).toBe("1");
+      await screenshot(page, "queues");
+    } finally {
+      await browser.close();
+      await viz.close();
+      await queues.close();
+    }
+  }, 60_000);
+
   it("Redis restarted mid-batch: the workers reconnect and the batch completes", async () => {
-    const config = smallBatch(4);
+    const config = smallBatch(4, 77);
+    const runs = 25;
+    const total = config.scenarios.length * runs * config.rows.length;
     const out = path.join(dir, "restart.jsonl");
-    let restarted = false;
+    let restart: Promise<void> | undefined;
+    let recordsAtRestart = 0;
+    let recorded = 0;
     const outcome = await runQueuedBatch({
       config,
-      runs: 3,
+      runs,
       out,
       redis: redis.url,
       log: () => undefined,
       onRecord: () => {
-        if (restarted) return;
-        restarted = true;
-        void redis.restart();
+        recorded++;
+        if (restart) return;
+        recordsAtRestart = recorded;
+        restart = redis.restart(); // SIGKILL, then the same port again (append-only file)
       },
     });
-    expect(restarted).toBe(true);
-    expect(readRecords(out)).toHaveLength(outcome.ran);
-    expect(outcome.ran).toBe(config.scenarios.length * 3 * config.rows.length);
+    await restart;
+    expect(recordsAtRestart).toBeLessThan(total / 2);
+    expect(outcome.ran).toBe(total);
+    expect(readRecords(out)).toHaveLength(total);
+    // The same seed's runs: the records match a local batch's.
+    const local = path.join(dir, "restart-local.jsonl");
+    await runBatch({ config, runs, out: local, log: () => undefined });
+    expect(comparable(readRecords(out))).toEqual(comparable(readRecords(local)));
   }, 90_000);
 });

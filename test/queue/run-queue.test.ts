@@ -39,18 +39,18 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-describe("run queue", () => {
+describe("run queue", { timeout: 30_000 }, () => {
   it("runs an enqueued run on a worker and hands back its result", async () => {
     const run = await queue.enqueueRun({ workflow, text: "Remember the milk.", runId: "single-1" });
     expect(run).toMatchObject({ jobId: "single-1", runId: "single-1" });
-    expect(await run.result(20_000)).toBe("I remember 1 fact(s).");
+    expect(await run.result(15_000)).toBe("I remember 1 fact(s).");
     expect(await store.latest("single-1")).toMatchObject({ status: "done", state: "done" });
   });
 
   it("enqueues a run id once", async () => {
     const [a, b] = [await queue.enqueueRun({ workflow: "notes", text: "x", runId: "twice-1" }), await queue.enqueueRun({ workflow: "notes", text: "x", runId: "twice-1" })];
     expect(b.jobId).toBe(a.jobId);
-    await a.result(20_000);
+    await a.result(15_000);
     expect((await store.listRuns()).filter((r) => r.runId === "twice-1")).toHaveLength(1);
   });
 
@@ -59,7 +59,7 @@ describe("run queue", () => {
     for (let i = 1; i <= 4; i++) turns.push(await queue.enqueueRun({ workflow: "notes", text: `Remember fact ${i}.`, sessionId: "ordered", runId: `ordered-${i}` }));
     expect(turns.map((t) => t.turn)).toEqual([1, 2, 3, 4]);
     // Each turn sees the facts of every turn before it.
-    expect(await Promise.all(turns.map((t) => t.result(20_000)))).toEqual(["I remember 1 fact(s).", "I remember 2 fact(s).", "I remember 3 fact(s).", "I remember 4 fact(s)."]);
+    expect(await Promise.all(turns.map((t) => t.result(15_000)))).toEqual(["I remember 1 fact(s).", "I remember 2 fact(s).", "I remember 3 fact(s).", "I remember 4 fact(s)."]);
     const runs = await store.listRuns({ sessionId: "ordered" });
     for (let i = 1; i < runs.length; i++) expect(runs[i]!.createdAt).toBeGreaterThanOrEqual(runs[i - 1]!.savedAt);
   });

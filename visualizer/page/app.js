@@ -71,6 +71,13 @@ function connectRuns() {
     // EventSource gives up after an HTTP error: try again later.
     setTimeout(connectRuns, 3000);
   });
+  es.addEventListener("queues", (m) => {
+    try {
+      renderQueues(JSON.parse(m.data));
+    } catch {
+      // a malformed frame: keep the last counts
+    }
+  });
   es.addEventListener("runs", (m) => {
     let runs;
     try {
@@ -80,6 +87,31 @@ function connectRuns() {
     }
     if (Array.isArray(runs)) onRuns(runs);
   });
+}
+
+/** Job queues' counts (`forge-ts visualize --redis`): one row per queue, the Redis error if any. */
+function renderQueues(body) {
+  const box = q("[data-testid=queues]");
+  const queues = Array.isArray(body?.queues) ? body.queues : [];
+  box.hidden = queues.length === 0 && !body?.error;
+  const cell = (name, value) => {
+    const td = document.createElement("td");
+    td.dataset.count = name;
+    td.textContent = String(value);
+    return td;
+  };
+  box.querySelector("tbody").replaceChildren(
+    ...queues.map((c) => {
+      const tr = document.createElement("tr");
+      tr.dataset.queue = c.queue;
+      const name = document.createElement("td");
+      name.textContent = String(c.queue).replace(/^forge-/, "");
+      name.title = c.queue;
+      tr.append(name, cell("waiting", (c.waiting ?? 0) + (c.delayed ?? 0)), cell("active", c.active ?? 0), cell("completed", c.completed ?? 0), cell("failed", c.failed ?? 0));
+      return tr;
+    }),
+  );
+  box.querySelector(".queues-error").textContent = body?.error ? `Redis: ${body.error}` : "";
 }
 
 function onRuns(runs) {

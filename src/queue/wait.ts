@@ -1,0 +1,50 @@
+/**
+ * A job's outcome: BullMQ's completion events, and a look at the job itself every `pollMs`.
+ * Events alone can be missed (a QueueEvents reader starts at the stream's end, so a job that
+ * finishes while it is starting up is never announced to it); the look makes that a delay, not
+ * a hang.
+ */
+import { Job, type Queue, type QueueEvents } from "bullmq";
+
+export function waitForJob(queue: Queue, events: QueueEvents, jobId: string, options: { pollMs?: number; timeoutMs?: number } = {}): Promise<unknown> {
+  const pollMs = options.pollMs ?? 500;
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const finish = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearInterval(poll);
+      clearTimeout(deadline);
+      events.off(`completed:${jobId}` as "completed", onCompleted);
+      events.off(`failed:${jobId}` as "failed", onFailed);
+      f();
+    };
+    const onCompleted = ({ returnvalue }: { returnvalue: unknown }) => finish(() => resolve(typeof returnvalue === "string" ? parseMaybe(returnvalue) : returnvalue));
+    const onFailed = ({ failedReason }: { failedReason: string }) => finish(() => reject(new Error(failedReason)));
+    events.on(`completed:${jobId}` as "completed", onCompleted as never);
+    events.on(`failed:${jobId}` as "failed", onFailed as never);
+    const look = async () => {
+      // The state first, then the job: read the other way round, a job that finishes in between
+      // would be "completed" with the return value it did not have yet.
+      const state = await queue.getJobState(jobId);
+      if (state === "unknown") return finish(() => reject(new Error(`job ${jobId} is gone from queue ${queue.name}`)));
+      if (state !== "completed" && state !== "failed") return;
+      const job = await Job.fromId(queue, jobId);
+      if (!job) return finish(() => reject(new Error(`job ${jobId} is gone from queue ${queue.name}`)));
+      if (state === "completed") finish(() => resolve(job.returnvalue));
+      else finish(() => reject(new Error(job.failedReason)));
+    };
+    const poll = setInterval(() => void look().catch(() => undefined), pollMs);
+    const deadline = options.timeoutMs === undefined ? undefined : setTimeout(() => finish(() => reject(new Error(`job ${jobId} did not finish within ${options.timeoutMs} ms`))), options.timeoutMs);
+    void look().catch(() => undefined);
+  });
+}
+
+/** QueueEvents hands over return values as JSON text. */
+function parseMaybe(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
