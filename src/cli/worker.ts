@@ -9,12 +9,12 @@ import { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
 import type { Workflow } from "../core/workflow.js";
-import { FileRunStore } from "../persistence/file-run-store.js";
 import { redisOptions } from "../queue/redis.js";
 import { startRunWorker } from "../queue/run-worker.js";
 import type { Oracle } from "../clients/simulated.js";
 import { assertBackend, backendLabel, buildClient, BACKENDS, unreachable } from "./backends.js";
 import { loadWorkflowModule } from "./runs.js";
+import { openStore } from "./store.js";
 
 export const WORKER_HELP = `Usage: forge-ts worker --redis <url> [--workflow <module>]... [--eval <backends>] [options]
 
@@ -24,7 +24,9 @@ Takes jobs from BullMQ queues on Redis until Ctrl-C / SIGTERM:
   eval jobs (npm run eval:batch -- --queue <url>) of the backends listed with --eval.
 
   --redis <url>          redis://host:port[/db]                                     [FORGE_REDIS]
-  --store <dir>          run store shared by the workers, default ./.forge          [FORGE_STORE]
+  --store <dir|url>      run store shared by the workers: a directory, or a libSQL URL
+                         (file:runs.db, libsql://host) for workers on several machines;
+                         default ./.forge                                           [FORGE_STORE]
   --workflow <module>    a module exporting a Workflow (repeatable)
   --eval <list>          take eval jobs of these backends, e.g. sim,ollama
   --concurrency <n>      jobs at once per queue, default 1
@@ -91,9 +93,10 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
     }
     const budgetTokens = positiveInt("budget", values.budget, 8192);
     const maxIterations = positiveInt("max-iterations", values["max-iterations"], 10);
+    const { store } = await openStore(values.store);
     const runs = startRunWorker({
       redis: values.redis,
-      store: new FileRunStore({ dir: values.store }),
+      store,
       workflows: loaded.map((m) => m.workflow),
       runner: () => ({ client: makeClient(), contextManager: new ContextManager({ budgetTokens }), maxIterations }),
       concurrency,

@@ -1,5 +1,6 @@
 /**
- * Scale-out with real processes: a redis-server and three `forge-ts worker` processes. A
+ * Scale-out with real processes: a redis-server and three `forge-ts worker` processes sharing a
+ * SQL run store (the configuration for workers on several machines). A
  * distributed eval batch writes the same records as a local one; a worker killed with kill -9
  * mid-run leaves its run to another worker, which resumes it without re-running a finished
  * tool; a Redis restart mid-batch is reconnected to and the batch completes.
@@ -28,7 +29,7 @@ const workers: ChildProcess[] = [];
 function startWorker(): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "worker", "--redis", redis.url, "--eval", "sim", "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--store", path.join(dir, "store"), "--lock-ms", "2000"],
+    ["--import", "tsx", "src/cli/main.ts", "worker", "--redis", redis.url, "--eval", "sim", "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--store", `file:${path.join(dir, "runs.db")}`, "--lock-ms", "2000"],
     { env: { ...env, NO_COLOR: "1", FORGE_TOOL_LOG: toolLog, FORGE_TOOL_MS: "300" } },
   );
   workers.push(child);
