@@ -7,7 +7,7 @@
  */
 import { Queue, QueueEvents, Worker, type Job } from "bullmq";
 import { InvalidArgumentError } from "../src/core/index.js";
-import { jobIdOf, lockOptions, redisOptions, reportOutages } from "../src/queue/redis.js";
+import { assertRedisReachable, jobIdOf, lockOptions, redisOptions, reportOutages } from "../src/queue/redis.js";
 import { waitForJob } from "../src/queue/wait.js";
 import { runConfigFor, withAblation, type BatchOptions, type BatchRow } from "./batch.js";
 import { planKeys, runScenario } from "./harness.js";
@@ -46,6 +46,7 @@ export interface QueuedBatchOptions extends BatchOptions {
  */
 export async function runQueuedBatch(options: QueuedBatchOptions): Promise<{ ran: number; skipped: number }> {
   const connection = redisOptions(options.redis);
+  await assertRedisReachable(options.redis);
   const file = openResults(options.out, options.log);
   const have = new Set(file.records.map((r) => r.key));
   const scenarios = selectScenarios({ names: options.config.scenarios, tags: options.config.tags });

@@ -9,7 +9,7 @@ import { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
 import type { Workflow } from "../core/workflow.js";
-import { redisOptions } from "../queue/redis.js";
+import { assertRedisReachable, redisOptions } from "../queue/redis.js";
 import { startRunWorker } from "../queue/run-worker.js";
 import type { Oracle } from "../clients/simulated.js";
 import { assertBackend, backendLabel, buildClient, BACKENDS, unreachable } from "./backends.js";
@@ -40,7 +40,8 @@ Runs' backend (with --workflow):
   --max-iterations <n>   default 10
   -h, --help
 
-Exit codes: 0 after Ctrl-C / SIGTERM (jobs in flight finish first), 1 a backend is unreachable, 2 bad flags.`;
+Exit codes: 0 after Ctrl-C / SIGTERM (jobs in flight finish first), 1 Redis or a backend is
+unreachable at start, or the shutdown did not complete within 30 s; 2 bad flags.`;
 
 function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -83,16 +84,23 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
   const modules = values.workflow ?? [];
   if (modules.length === 0 && evalBackends.length === 0) throw new InvalidArgumentError("arguments", "give --workflow <module> (runs), --eval <backends> (eval jobs), or both");
 
+  const budgetTokens = positiveInt("budget", values.budget, 8192);
+  const maxIterations = positiveInt("max-iterations", values["max-iterations"], 10);
+  // Flags and modules first (exit 2), then what must answer: the runs' backend, Redis (exit 1).
+  const loaded = await Promise.all(modules.map((m) => loadWorkflowModule(m)));
+  const makeClient = loaded.length > 0 ? await clientFor(values, loaded) : undefined;
+  if (typeof makeClient === "string") {
+    console.error(`forge-ts worker: ${makeClient}`);
+    return 1;
+  }
+  try {
+    await assertRedisReachable(values.redis);
+  } catch (error) {
+    console.error(`forge-ts worker: ${(error as Error).message}`);
+    return 1;
+  }
   const closers: (() => Promise<void>)[] = [];
-  if (modules.length > 0) {
-    const loaded = await Promise.all(modules.map((m) => loadWorkflowModule(m)));
-    const makeClient = await clientFor(values, loaded);
-    if (typeof makeClient === "string") {
-      console.error(`forge-ts worker: ${makeClient}`);
-      return 1;
-    }
-    const budgetTokens = positiveInt("budget", values.budget, 8192);
-    const maxIterations = positiveInt("max-iterations", values["max-iterations"], 10);
+  if (makeClient) {
     const { store } = await openStore(values.store);
     const runs = startRunWorker({
       redis: values.redis,
@@ -124,9 +132,15 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
     signals.once("SIGINT", () => stop("SIGINT"));
     signals.once("SIGTERM", () => stop("SIGTERM"));
   });
-  for (const close of closers) await close();
-  return 0;
+  // Jobs in flight finish first; a Redis that went away cannot be waited for forever.
+  const closed = Promise.all(closers.map((close) => close())).then(() => true);
+  const gaveUp = new Promise<false>((resolve) => setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS).unref());
+  if (await Promise.race([closed, gaveUp])) return 0;
+  console.error(`forge-ts worker: not closed cleanly within ${CLOSE_TIMEOUT_MS / 1000} s (Redis unreachable, or a job still running); exiting`);
+  return 1;
 }
+
+const CLOSE_TIMEOUT_MS = 30_000;
 
 type Values = Record<string, string | string[] | boolean | undefined>;
 

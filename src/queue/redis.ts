@@ -4,7 +4,8 @@
  * server is away (`maxRetriesPerRequest: null`): a restarted Redis is reconnected to, not an error.
  */
 import type { RedisOptions } from "bullmq";
-import { InvalidArgumentError } from "../core/errors.js";
+import { Redis } from "ioredis";
+import { InvalidArgumentError, ServerError } from "../core/errors.js";
 
 export function redisOptions(url: string): RedisOptions {
   let parsed: URL;
@@ -58,4 +59,21 @@ export function reportOutages(worker: { on(event: "error", f: (e: Error) => void
     console.error(`${label}: ${error.message} (reconnecting)`);
   });
   worker.on("completed", () => (down = false));
+}
+
+/**
+ * Fail fast when Redis does not answer at start (commands would otherwise wait for it forever):
+ * a ServerError naming the URL. Outages after a good start are waited out.
+ */
+export async function assertRedisReachable(url: string, timeoutMs = 3_000): Promise<void> {
+  const client = new Redis({ ...redisOptions(url), maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs, lazyConnect: true });
+  client.on("error", () => undefined); // the failure is the rejected connect below
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    throw new ServerError(`Redis at ${url} does not answer (${(error as Error).message}): start it, or check --redis`);
+  } finally {
+    client.disconnect();
+  }
 }

@@ -29,6 +29,15 @@ describe("forge-ts worker (CLI)", () => {
     expect(failed.stderr).toContain(message);
   });
 
+  it("exits 1 at once when Redis does not answer", async () => {
+    const failed = await run(process.execPath, [...cli, "--redis", "redis://127.0.0.1:1", "--eval", "sim"], { env }).then(
+      () => expect.fail("should have exited 1"),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("Redis at redis://127.0.0.1:1 does not answer");
+  });
+
   it("prints its help", async () => {
     const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
     for (const flag of ["--redis", "--store", "--workflow", "--eval", "--concurrency", "--lock-ms", "--backend"]) expect(stdout).toContain(flag);
