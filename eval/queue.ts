@@ -7,7 +7,7 @@
  */
 import { Queue, QueueEvents, Worker, type Job } from "bullmq";
 import { InvalidArgumentError } from "../src/core/index.js";
-import { assertRedisReachable, jobIdOf, lockOptions, redisOptions, reportOutages } from "../src/queue/redis.js";
+import { assertRedisReachable, jobIdOf, lockOptions, redactedUrl, redisOptions, reportOutages } from "../src/queue/redis.js";
 import { waitForJob } from "../src/queue/wait.js";
 import { runConfigFor, withAblation, type BatchOptions, type BatchRow } from "./batch.js";
 import { planKeys, runScenario } from "./harness.js";
@@ -68,7 +68,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions): Promise<{ ran
   const reportOutage = (error: Error) => {
     if (outage) return;
     outage = true;
-    (options.log ?? console.error)(`[eval] Redis at ${options.redis}: ${error.message} (reconnecting)`);
+    (options.log ?? console.error)(`[eval] Redis at ${redactedUrl(options.redis)}: ${error.message} (reconnecting)`);
   };
   try {
     const planned: { key: string; jobId: string; q: { queue: Queue; events: QueueEvents } }[] = [];

@@ -9,6 +9,7 @@ import { FileRunStore } from "../persistence/file-run-store.js";
 import { workflowMachine } from "../../machines/workflow.machine.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { forwardToStately, statelyInspector } from "../../visualizer/stately.js";
+import { redactedUrl } from "../queue/redis.js";
 import { supplierQuoteWorkflow } from "./demo-workflow.js";
 import { loadWorkflow } from "./runs.js";
 
@@ -91,7 +92,7 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
     return 1;
   }
   console.log(`forge-ts visualizer on ${url}  (page ${(visualizer.pageBytes / 1024).toFixed(1)} KiB, no outside requests)`);
-  console.log(`  stored runs: ${store ? store.dir : "none (--no-store)"}; replayable workflows: ${workflows.map((w) => w.name).join(", ")}${values.redis ? `; queues on ${values.redis}` : ""}`);
+  console.log(`  stored runs: ${store ? store.dir : "none (--no-store)"}; replayable workflows: ${workflows.map((w) => w.name).join(", ")}${values.redis ? `; queues on ${redactedUrl(values.redis)}` : ""}`);
   const flag = `--visualize${port === 4848 ? "" : ` --visualizer-url ${url}`}`;
   console.log(`  watch a run: forge-ts demo ${flag} (in a checkout: npm start -- ${flag}), or WorkflowRunner({ inspect: visualizerInspector("${url}") })`);
 

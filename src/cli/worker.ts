@@ -9,7 +9,7 @@ import { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
 import type { Workflow } from "../core/workflow.js";
-import { assertRedisReachable, redisOptions } from "../queue/redis.js";
+import { assertRedisReachable, redactedUrl, redisOptions } from "../queue/redis.js";
 import { startRunWorker } from "../queue/run-worker.js";
 import type { Oracle } from "../clients/simulated.js";
 import { assertBackend, backendLabel, buildClient, BACKENDS, unreachable } from "./backends.js";
@@ -117,7 +117,7 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
     closers.push(startEvalWorker({ redis: values.redis, backends: evalBackends, concurrency, lockDurationMs }).close);
   }
   console.log(
-    `forge-ts worker ${process.pid} on ${values.redis}: ${[
+    `forge-ts worker ${process.pid} on ${redactedUrl(values.redis)}: ${[
       modules.length > 0 ? `runs of ${modules.join(", ")} (store ${values.store})` : "",
       evalBackends.length > 0 ? `eval jobs of ${evalBackends.join(", ")}` : "",
     ]

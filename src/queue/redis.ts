@@ -72,8 +72,19 @@ export async function assertRedisReachable(url: string, timeoutMs = 3_000): Prom
     await client.connect();
     await client.ping();
   } catch (error) {
-    throw new ServerError(`Redis at ${url} does not answer (${(error as Error).message}): start it, or check --redis`);
+    throw new ServerError(`Redis at ${redactedUrl(url)} does not answer (${(error as Error).message}): start it, or check --redis`);
   } finally {
     client.disconnect();
+  }
+}
+
+/** The URL for logs and errors: a password in it is shown as "***". */
+export function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return url;
   }
 }
