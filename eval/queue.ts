@@ -7,6 +7,7 @@
  */
 import { Queue, QueueEvents, Worker, type Job } from "bullmq";
 import { InvalidArgumentError } from "../src/core/index.js";
+import type { InspectionSink } from "../src/runner/options.js";
 import { assertRedisReachable, jobIdOf, lockOptions, redactedUrl, redisOptions, reportOutages } from "../src/queue/redis.js";
 import { waitForJob } from "../src/queue/wait.js";
 import { runConfigFor, withAblation, type BatchOptions, type BatchRow } from "./batch.js";
@@ -128,14 +129,21 @@ async function countsOf(queues: readonly Queue[]): Promise<QueueCounts> {
 }
 
 /** Workers for the eval jobs of `backends` (one BullMQ worker per backend queue). */
-export function startEvalWorker(options: { redis: string; backends: readonly string[]; concurrency?: number; lockDurationMs?: number }): { close(): Promise<void> } {
+export function startEvalWorker(options: {
+  redis: string;
+  backends: readonly string[];
+  concurrency?: number;
+  lockDurationMs?: number;
+  /** Every run's inspection events (visualizerInspector: watch the worker's runs live). */
+  inspect?: InspectionSink;
+}): { close(): Promise<void> } {
   if (options.backends.length === 0) throw new InvalidArgumentError("backends", "an eval worker needs at least one backend");
   const connection = redisOptions(options.redis);
   const processor = async (job: Job<EvalJobData>): Promise<RunRecord> => {
     const d = job.data;
     const scenario = ALL_SCENARIOS.find((s) => s.name === d.scenario);
     if (!scenario) throw new InvalidArgumentError("scenario", `job ${job.id} names scenario "${d.scenario}", which this worker does not have`);
-    return runScenario(scenario, runConfigFor(d.row, d.seed, d.timeoutMs), d.runIndex);
+    return runScenario(scenario, { ...runConfigFor(d.row, d.seed, d.timeoutMs), ...(options.inspect ? { inspect: options.inspect } : {}) }, d.runIndex);
   };
   const workers = options.backends.map(
     (backend) =>

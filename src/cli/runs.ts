@@ -1,5 +1,6 @@
 /**
- * `forge-ts run` and `forge-ts runs`: durable runs from the command line, on a FileRunStore.
+ * `forge-ts run` and `forge-ts runs`: durable runs from the command line, on a run store (a
+ * directory, or a libSQL URL: see store.ts).
  *
  *   forge-ts run <workflow-module> "<message>" --backend ollama --model qwen3:8b [--session id]
  *   forge-ts runs list | show <runId> | resume <runId> --workflow <module> --backend ... | delete <runId>
@@ -14,8 +15,8 @@ import { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { Workflow } from "../core/workflow.js";
 import type { Oracle } from "../clients/simulated.js";
-import { FileRunStore } from "../persistence/file-run-store.js";
-import type { RunInfo } from "../persistence/run-store.js";
+import type { RunInfo, RunStore } from "../persistence/run-store.js";
+import { openStore } from "./store.js";
 import { WorkflowRunner } from "../runner.js";
 import { replayRun } from "../runner/replay.js";
 import { assertBackend, backendLabel, buildClient, unreachable, type BackendOptions } from "./backends.js";
@@ -37,7 +38,7 @@ Runs a workflow exported by <workflow-module> (its default export, "workflow", o
 Workflow) with every step checkpointed in the store: after a crash, "forge-ts runs resume"
 continues it without re-running a finished tool.
 
-  --store <dir>          run store directory, default ./.forge                   [FORGE_STORE]
+  --store <dir|url>      run store: a directory (default ./.forge) or a libSQL URL  [FORGE_STORE]
   --session <id>         continue this session's conversation (one run per turn)
   --run-id <id>          name the run (default: a random UUID)
 ${BACKEND_FLAGS}
@@ -56,7 +57,7 @@ export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|replay|delete> 
                                                        (no model, no tools): its states and result
   forge-ts runs delete <runId>                         remove a run (refused while it is locked)
 
-  --store <dir>          run store directory, default ./.forge                   [FORGE_STORE]
+  --store <dir|url>      run store: a directory (default ./.forge) or a libSQL URL  [FORGE_STORE]
 ${BACKEND_FLAGS}
   -h, --help
 
@@ -96,8 +97,8 @@ function positiveInt(flag: string, raw: string | undefined, fallback: number): n
   return n;
 }
 
-function storeOf(values: Values): FileRunStore {
-  return new FileRunStore({ dir: values.store ?? env("FORGE_STORE") ?? ".forge" });
+function storeOf(values: Values): Promise<{ store: RunStore; label: string }> {
+  return openStore(values.store ?? env("FORGE_STORE") ?? ".forge");
 }
 
 /** The Workflow a module exports: default, `workflow`, or its only Workflow export. */
@@ -157,7 +158,7 @@ async function runnerFor(values: Values): Promise<WorkflowRunner | string> {
     client,
     contextManager: new ContextManager({ budgetTokens: positiveInt("budget", values.budget ?? env("FORGE_BUDGET"), 8192) }),
     maxIterations: positiveInt("max-iterations", values["max-iterations"], 10),
-    store: storeOf(values),
+    store: (await storeOf(values)).store,
   });
 }
 
@@ -190,10 +191,10 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   const [sub, runId, ...extra] = positionals;
   if (values.help || sub === undefined) return console.log(RUNS_HELP), values.help ? 0 : 2;
   if (extra.length > 0) throw new InvalidArgumentError("arguments", `unexpected ${extra.join(" ")} (see forge-ts runs --help)`);
-  const store = storeOf(values);
+  const { store, label } = await storeOf(values);
   if (sub === "list") {
     const runs = await store.listRuns(values.session ? { sessionId: values.session } : {});
-    console.log(values.json ? JSON.stringify(runs, null, 2) : runs.length > 0 ? table(runs) : `no runs in ${store.dir}`);
+    console.log(values.json ? JSON.stringify(runs, null, 2) : runs.length > 0 ? table(runs) : `no runs in ${label}`);
     return 0;
   }
   if (sub !== "show" && sub !== "resume" && sub !== "replay" && sub !== "delete") {
@@ -201,7 +202,7 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   }
   if (!runId) throw new InvalidArgumentError("runId", `forge-ts runs ${sub} needs a run id (see forge-ts runs list)`);
   const checkpoint = await store.latest(runId);
-  if (!checkpoint) throw new InvalidArgumentError("runId", `no run ${runId} in ${store.dir} (see forge-ts runs list)`);
+  if (!checkpoint) throw new InvalidArgumentError("runId", `no run ${runId} in ${label} (see forge-ts runs list)`);
   if (sub === "show") {
     const events = values.events ? await store.events(runId) : undefined;
     if (values.json) {

@@ -5,13 +5,13 @@
 import { parseArgs } from "node:util";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
-import { FileRunStore } from "../persistence/file-run-store.js";
 import { workflowMachine } from "../../machines/workflow.machine.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { forwardToStately, statelyInspector } from "../../visualizer/stately.js";
 import { redactedUrl } from "../queue/redis.js";
 import { supplierQuoteWorkflow } from "./demo-workflow.js";
 import { loadWorkflow } from "./runs.js";
+import { openStore } from "./store.js";
 
 export const VISUALIZE_HELP = `Usage: forge-ts visualize [options]
 
@@ -21,7 +21,7 @@ Runs in the store are listed and can be replayed from their event logs.
 
   --port <n>            default 4848                                              [FORGE_VISUALIZER_PORT]
   --host <addr>         default 127.0.0.1 (loopback only)                         [FORGE_VISUALIZER_HOST]
-  --store <dir>         run store to list and replay, default ./.forge            [FORGE_STORE]
+  --store <dir|url>     run store to list and replay: a directory (default ./.forge) or a libSQL URL [FORGE_STORE]
   --no-store            list live runs only
   --workflow <module>   a module exporting a Workflow whose stored runs can be replayed
                         (repeatable; the demo's supplier-quote workflow is built in)
@@ -66,7 +66,8 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
   if (values["no-store"] && args.some((a) => a === "--store" || a.startsWith("--store="))) throw new InvalidArgumentError("--no-store", "not with --store");
   const port = int("port", values.port, 0, 65_535) ?? 4848;
   const maxEventsPerRun = int("max-events", values["max-events"], 100, 10_000_000);
-  const store = values["no-store"] ? undefined : new FileRunStore({ dir: values.store ?? ".forge" });
+  const opened = values["no-store"] ? undefined : await openStore(values.store ?? ".forge");
+  const store = opened?.store;
   const workflows: Workflow[] = [supplierQuoteWorkflow().workflow];
   for (const module of values.workflow ?? []) workflows.push(await loadWorkflow(module));
 
@@ -92,7 +93,7 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
     return 1;
   }
   console.log(`forge-ts visualizer on ${url}  (page ${(visualizer.pageBytes / 1024).toFixed(1)} KiB, no outside requests)`);
-  console.log(`  stored runs: ${store ? store.dir : "none (--no-store)"}; replayable workflows: ${workflows.map((w) => w.name).join(", ")}${values.redis ? `; queues on ${redactedUrl(values.redis)}` : ""}`);
+  console.log(`  stored runs: ${opened ? opened.label : "none (--no-store)"}; replayable workflows: ${workflows.map((w) => w.name).join(", ")}${values.redis ? `; queues on ${redactedUrl(values.redis)}` : ""}`);
   const flag = `--visualize${port === 4848 ? "" : ` --visualizer-url ${url}`}`;
   console.log(`  watch a run: forge-ts demo ${flag} (in a checkout: npm start -- ${flag}), or WorkflowRunner({ inspect: visualizerInspector("${url}") })`);
 

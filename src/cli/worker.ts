@@ -15,6 +15,7 @@ import type { Oracle } from "../clients/simulated.js";
 import { assertBackend, backendLabel, buildClient, BACKENDS, unreachable } from "./backends.js";
 import { loadWorkflowModule } from "./runs.js";
 import { openStore } from "./store.js";
+import { connectVisualizer, DEFAULT_VISUALIZER_URL, type VisualizerInspector } from "../../visualizer/inspector.js";
 
 export const WORKER_HELP = `Usage: forge-ts worker --redis <url> [--workflow <module>]... [--eval <backends>] [options]
 
@@ -31,6 +32,8 @@ Takes jobs from BullMQ queues on Redis until Ctrl-C / SIGTERM:
   --eval <list>          take eval jobs of these backends, e.g. sim,ollama
   --concurrency <n>      jobs at once per queue, default 1
   --lock-ms <ms>         a job's lock: how soon a dead worker's job moves on, default 30000
+  --visualize            stream the runs this worker executes to the visualizer (forge-ts visualize)
+  --visualizer-url <url> default http://127.0.0.1:4848                               [FORGE_VISUALIZER_URL]
 Runs' backend (with --workflow):
   --backend <name>       sim | ollama | llamaserver | llamafile | openai | anthropic [FORGE_BACKEND]
                          (sim needs the module to export an Oracle named "oracle")
@@ -40,8 +43,8 @@ Runs' backend (with --workflow):
   --max-iterations <n>   default 10
   -h, --help
 
-Exit codes: 0 after Ctrl-C / SIGTERM (jobs in flight finish first), 1 Redis or a backend is
-unreachable at start, or the shutdown did not complete within 30 s; 2 bad flags.`;
+Exit codes: 0 after Ctrl-C / SIGTERM (jobs in flight finish first), 1 Redis, a backend or the
+visualizer (--visualize) is unreachable at start, or the shutdown did not complete within 30 s; 2 bad flags.`;
 
 function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -61,6 +64,8 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
       eval: { type: "string" },
       concurrency: { type: "string" },
       "lock-ms": { type: "string" },
+      visualize: { type: "boolean", default: false },
+      "visualizer-url": { type: "string", default: env.FORGE_VISUALIZER_URL || DEFAULT_VISUALIZER_URL },
       backend: { type: "string", default: env.FORGE_BACKEND || undefined },
       model: { type: "string", default: env.FORGE_MODEL || undefined },
       "base-url": { type: "string", default: env.FORGE_BASE_URL || undefined },
@@ -93,8 +98,10 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
     console.error(`forge-ts worker: ${makeClient}`);
     return 1;
   }
+  let inspect: VisualizerInspector | undefined;
   try {
     await assertRedisReachable(values.redis);
+    if (values.visualize) inspect = await connectVisualizer(values["visualizer-url"]);
   } catch (error) {
     console.error(`forge-ts worker: ${(error as Error).message}`);
     return 1;
@@ -106,7 +113,7 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
       redis: values.redis,
       store,
       workflows: loaded.map((m) => m.workflow),
-      runner: () => ({ client: makeClient(), contextManager: new ContextManager({ budgetTokens }), maxIterations }),
+      runner: () => ({ client: makeClient(), contextManager: new ContextManager({ budgetTokens }), maxIterations, ...(inspect ? { inspect } : {}) }),
       concurrency,
       lockDurationMs,
     });
@@ -114,7 +121,7 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
   }
   if (evalBackends.length > 0) {
     const { startEvalWorker } = await import("../../eval/queue.js");
-    closers.push(startEvalWorker({ redis: values.redis, backends: evalBackends, concurrency, lockDurationMs }).close);
+    closers.push(startEvalWorker({ redis: values.redis, backends: evalBackends, concurrency, lockDurationMs, ...(inspect ? { inspect } : {}) }).close);
   }
   console.log(
     `forge-ts worker ${process.pid} on ${redactedUrl(values.redis)}: ${[

@@ -2,7 +2,16 @@
  * The run queue against a real redis-server: results come back, a run id is enqueued once, and
  * a session's turns run one at a time, in order, across several workers.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadBatchConfig } from "../../eval/batch.js";
+import { runQueuedBatch, startEvalWorker } from "../../eval/queue.js";
+import type { RunRecord } from "../../eval/run-record.js";
+import { selectScenarios } from "../../eval/scenarios/index.js";
+import { visualizerInspector } from "../../visualizer/inspector.js";
+import { createVisualizer } from "../../visualizer/server.js";
 import { SimulatedClient } from "../../src/clients/simulated.js";
 import { ContextManager } from "../../src/context/context-manager.js";
 import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
@@ -69,6 +78,25 @@ describe("run queue", { timeout: 30_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await queue.counts("unknown-wf")).toMatchObject({ waiting: 1, active: 0, failed: 0 });
     expect(await queue.counts("notes")).toMatchObject({ waiting: 0, active: 0, failed: 0 });
+  });
+
+  it("an eval worker streams the runs it executes to the visualizer (forge-ts worker --visualize)", async () => {
+    const viz = createVisualizer();
+    const { url } = await viz.listen({ port: 0 });
+    const evalWorker = startEvalWorker({ redis: redis.url, backends: ["sim"], inspect: visualizerInspector(url) });
+    const dir = mkdtempSync(path.join(tmpdir(), "forge-eval-viz-"));
+    try {
+      const config = loadBatchConfig("sim");
+      config.scenarios = selectScenarios({ names: [], tags: [] }).slice(0, 1).map((s) => s.name);
+      const records: RunRecord[] = [];
+      await runQueuedBatch({ config, runs: 1, out: path.join(dir, "r.jsonl"), redis: redis.url, log: () => undefined, onRecord: (r) => records.push(r) });
+      expect(records).toHaveLength(2);
+      await expect.poll(() => viz.feed.runs().filter((r) => r.status !== "active").length).toBe(2);
+    } finally {
+      await evalWorker.close();
+      await viz.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("refuses bad input before anything is queued", async () => {
