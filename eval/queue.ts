@@ -5,10 +5,10 @@
  * machine take the jobs of the backends they have; the enqueuer writes the records to one JSONL
  * file in plan order, so the file reads like a local batch of the same seed.
  */
-import { Queue, QueueEvents, Worker, type Job } from "bullmq";
+import { Queue, QueueEvents, type Job } from "bullmq";
 import { InvalidArgumentError } from "../src/core/index.js";
 import type { InspectionSink } from "../src/runner/options.js";
-import { assertRedisReachable, jobIdOf, lockOptions, redactedUrl, redisOptions, reportOutages } from "../src/queue/redis.js";
+import { assertRedisReachable, closeWorkers, jobIdOf, redactedUrl, redisOptions, startWorkers } from "../src/queue/redis.js";
 import { waitForJob } from "../src/queue/wait.js";
 import { runConfigFor, withAblation, type BatchOptions, type BatchRow } from "./batch.js";
 import { planKeys, runScenario } from "./harness.js";
@@ -138,21 +138,12 @@ export function startEvalWorker(options: {
   inspect?: InspectionSink;
 }): { close(): Promise<void> } {
   if (options.backends.length === 0) throw new InvalidArgumentError("backends", "an eval worker needs at least one backend");
-  const connection = redisOptions(options.redis);
   const processor = async (job: Job<EvalJobData>): Promise<RunRecord> => {
     const d = job.data;
     const scenario = ALL_SCENARIOS.find((s) => s.name === d.scenario);
     if (!scenario) throw new InvalidArgumentError("scenario", `job ${job.id} names scenario "${d.scenario}", which this worker does not have`);
     return runScenario(scenario, { ...runConfigFor(d.row, d.seed, d.timeoutMs), ...(options.inspect ? { inspect: options.inspect } : {}) }, d.runIndex);
   };
-  const workers = options.backends.map(
-    (backend) =>
-      new Worker<EvalJobData, RunRecord>(evalQueueName(backend), processor, {
-        connection,
-        concurrency: options.concurrency ?? 1,
-        ...lockOptions(options.lockDurationMs),
-      }),
-  );
-  for (const w of workers) reportOutages(w, `forge-ts worker ${w.name}`);
-  return { close: async () => void (await Promise.all(workers.map((w) => w.close()))) };
+  const workers = startWorkers(options.backends.map(evalQueueName), processor, options);
+  return { close: () => closeWorkers(workers) };
 }

@@ -5,14 +5,14 @@
  * proxy.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { serve } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { errorToJSON, ForgeError, InvalidArgumentError } from "../src/core/errors.js";
 import type { Workflow } from "../src/core/workflow.js";
-import { isRunId, type RunStore } from "../src/persistence/run-store.js";
+import { isRunId, type RunInfo, type RunStore } from "../src/persistence/run-store.js";
 import { replayRun } from "../src/runner/replay.js";
+import { listenOn } from "../src/server/listen.js";
 import { Feed, type FeedOptions } from "./feed.js";
 import type { FeedEvent, IngestBody, QueueCount, ReplayBody, RunSummary, WireEvent } from "./protocol.js";
 import { wireSerializer } from "./wire.js";
@@ -207,11 +207,23 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
     return c.json(await replay);
   });
 
+  // Every open page asks for the run list: they share one read of the store a second.
+  let listing: { at: number; runs: Promise<RunInfo[]> } | undefined;
+  function storedRuns(): Promise<RunInfo[]> {
+    if (!store) return Promise.resolve([]);
+    if (!listing || Date.now() - listing.at > 1_000) {
+      const runs = store.listRuns();
+      listing = { at: Date.now(), runs };
+      runs.catch(() => (listing = undefined));
+    }
+    return listing.runs;
+  }
+
   /** Live runs from the feed merged with the store's runs (a live run with a store is both). */
   async function summaries(): Promise<RunSummary[]> {
     const byId = new Map<string, RunSummary>();
     for (const live of feed.runs()) byId.set(live.runId, { ...live, stored: false, ...replayability(live.workflow, false) });
-    for (const info of store ? await store.listRuns() : []) {
+    for (const info of await storedRuns()) {
       const seen = byId.get(info.runId);
       if (seen) {
         delete seen.why;
@@ -257,31 +269,26 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
     });
   }
 
-  let server: ReturnType<typeof serve> | undefined;
+  let server: Promise<{ server: import("node:http").Server }> | undefined;
   return {
     fetch: (request) => Promise.resolve(app.fetch(request)),
     feed,
     pageBytes,
-    listen({ port = 4848, host = "127.0.0.1" } = {}) {
-      if (server) return Promise.reject(new InvalidArgumentError("listen", "this visualizer is already listening"));
-      return new Promise((resolve, reject) => {
-        const s = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
-          const shown = host.includes(":") ? `[${host}]` : host;
-          resolve({ url: `http://${shown}:${info.port}`, port: info.port, host });
-        });
-        s.once("error", reject);
-        server = s;
-      });
+    async listen({ port = 4848, host = "127.0.0.1" } = {}) {
+      if (server) throw new InvalidArgumentError("listen", "this visualizer is already listening");
+      const listening = listenOn(app.fetch, port, host);
+      server = listening;
+      return (await listening).address;
     },
     async close() {
       for (const stream of streams) stream.abort();
-      const s = server;
-      if (!s) return;
+      const pending = server;
       server = undefined;
-      const http = s as import("node:http").Server;
+      const s = pending && (await pending.catch(() => undefined))?.server;
+      if (!s) return;
       await new Promise<void>((resolve) => {
         s.close(() => resolve());
-        http.closeAllConnections();
+        s.closeAllConnections();
       });
     },
   };

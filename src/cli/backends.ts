@@ -8,6 +8,7 @@ import { OllamaClient } from "../clients/ollama.js";
 import { OpenAICompatClient } from "../clients/openai-compat.js";
 import { BackendError, InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
+import { positiveInt } from "./run-cli.js";
 
 export const BACKENDS = ["sim", "ollama", "llamaserver", "llamafile", "openai", "anthropic"] as const;
 export type BackendName = (typeof BACKENDS)[number];
@@ -31,6 +32,35 @@ export function assertBackend(name: string): asserts name is BackendName {
   if (!(BACKENDS as readonly string[]).includes(name)) {
     throw new InvalidArgumentError("backend", `unknown backend "${name}"; use one of ${BACKENDS.join(", ")}`);
   }
+}
+
+/** The backend flags as given (or from their FORGE_* variables), before they are checked. */
+export interface BackendFlags {
+  model?: string | undefined;
+  baseUrl?: string | undefined;
+  mode?: string | undefined;
+  think?: string | undefined;
+  apiKey?: string | undefined;
+  timeout?: string | undefined;
+}
+
+/**
+ * A real backend's options from its flags (`forge-ts run`, `runs resume`, `worker`): the model is
+ * required, `--think` is true or false, the key falls back to OPENAI_API_KEY / ANTHROPIC_API_KEY.
+ */
+export function backendOptionsFrom(backend: BackendName, f: BackendFlags): BackendOptions {
+  if (!f.model) throw new InvalidArgumentError("--model", "required");
+  if (f.think !== undefined && f.think !== "true" && f.think !== "false") throw new InvalidArgumentError("--think", 'use "true" or "false"');
+  const apiKey = f.apiKey ?? (backend === "anthropic" ? process.env.ANTHROPIC_API_KEY : process.env.OPENAI_API_KEY);
+  return {
+    backend,
+    model: f.model,
+    ...(f.baseUrl ? { baseUrl: f.baseUrl } : {}),
+    ...(f.mode ? { mode: f.mode } : {}),
+    ...(f.think !== undefined ? { think: f.think === "true" } : {}),
+    ...(apiKey ? { apiKey } : {}),
+    timeoutMs: positiveInt("timeout", f.timeout, 300_000),
+  };
 }
 
 export const DEFAULT_BASE_URLS: Partial<Record<BackendName, string>> = {

@@ -52,3 +52,11 @@ export function runCli(main: (args: readonly string[]) => Promise<number | void>
       },
     );
 }
+
+/** A `--flag` that must be a positive integer (`fallback` when it is absent); InvalidArgumentError otherwise. */
+export function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`--${flag}`, `expected a positive integer, got "${raw}"`);
+  return n;
+}

@@ -19,7 +19,8 @@ import type { RunInfo, RunStore } from "../persistence/run-store.js";
 import { openStore } from "./store.js";
 import { WorkflowRunner } from "../runner.js";
 import { replayRun } from "../runner/replay.js";
-import { assertBackend, backendLabel, buildClient, unreachable, type BackendOptions } from "./backends.js";
+import { assertBackend, backendLabel, backendOptionsFrom, buildClient, unreachable } from "./backends.js";
+import { positiveInt } from "./run-cli.js";
 
 const BACKEND_FLAGS = `Backend:
   --backend <name>       ollama | llamaserver | llamafile | openai | anthropic   [FORGE_BACKEND]
@@ -90,13 +91,6 @@ function parse(args: readonly string[]) {
 
 const env = (name: string): string | undefined => (process.env[name] ? process.env[name] : undefined);
 
-function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`--${flag}`, `expected a positive integer, got "${raw}"`);
-  return n;
-}
-
 function storeOf(values: Values): Promise<{ store: RunStore; label: string }> {
   return openStore(values.store ?? env("FORGE_STORE") ?? ".forge");
 }
@@ -134,23 +128,17 @@ async function findWorkflow(modulePath: string): Promise<{ workflow: Workflow; m
 /** A runner on a real backend with the store; checks the backend answers first. */
 async function runnerFor(values: Values): Promise<WorkflowRunner | string> {
   const backend = values.backend ?? env("FORGE_BACKEND");
-  const model = values.model ?? env("FORGE_MODEL");
   if (!backend) throw new InvalidArgumentError("--backend", "required (ollama, llamaserver, llamafile, openai, anthropic)");
   assertBackend(backend);
   if (backend === "sim") throw new InvalidArgumentError("--backend", "the simulated model only plays the demo workflow (npm start); use a real backend");
-  if (!model) throw new InvalidArgumentError("--model", "required");
-  const think = values.think ?? env("FORGE_THINK");
-  if (think !== undefined && think !== "true" && think !== "false") throw new InvalidArgumentError("--think", 'use "true" or "false"');
-  const apiKey = values["api-key"] ?? (backend === "anthropic" ? env("ANTHROPIC_API_KEY") : env("OPENAI_API_KEY"));
-  const o: BackendOptions = {
-    backend,
-    model,
-    ...((values["base-url"] ?? env("FORGE_BASE_URL")) ? { baseUrl: values["base-url"] ?? env("FORGE_BASE_URL") } : {}),
-    ...((values.mode ?? env("FORGE_MODE")) ? { mode: values.mode ?? env("FORGE_MODE") } : {}),
-    ...(think !== undefined ? { think: think === "true" } : {}),
-    ...(apiKey ? { apiKey } : {}),
-    timeoutMs: positiveInt("timeout", values.timeout ?? env("FORGE_TIMEOUT"), 300_000),
-  };
+  const o = backendOptionsFrom(backend, {
+    model: values.model ?? env("FORGE_MODEL"),
+    baseUrl: values["base-url"] ?? env("FORGE_BASE_URL"),
+    mode: values.mode ?? env("FORGE_MODE"),
+    think: values.think ?? env("FORGE_THINK"),
+    apiKey: values["api-key"],
+    timeout: values.timeout ?? env("FORGE_TIMEOUT"),
+  });
   const client = buildClient(o);
   const problem = await unreachable(client, backendLabel(o));
   if (problem) return problem;

@@ -12,7 +12,8 @@ import type { Workflow } from "../core/workflow.js";
 import { assertRedisReachable, redactedUrl, redisOptions } from "../queue/redis.js";
 import { startRunWorker } from "../queue/run-worker.js";
 import type { Oracle } from "../clients/simulated.js";
-import { assertBackend, backendLabel, buildClient, BACKENDS, unreachable } from "./backends.js";
+import { assertBackend, backendLabel, backendOptionsFrom, buildClient, BACKENDS, unreachable } from "./backends.js";
+import { positiveInt } from "./run-cli.js";
 import { loadWorkflowModule } from "./runs.js";
 import { openStore } from "./store.js";
 import { connectVisualizer, DEFAULT_VISUALIZER_URL, type VisualizerInspector } from "../../visualizer/inspector.js";
@@ -45,13 +46,6 @@ Runs' backend (with --workflow):
 
 Exit codes: 0 after Ctrl-C / SIGTERM (jobs in flight finish first), 1 Redis, a backend or the
 visualizer (--visualize) is unreachable at start, or the shutdown did not complete within 30 s; 2 bad flags.`;
-
-function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`--${flag}`, `expected a positive integer, got "${raw}"`);
-  return n;
-}
 
 export async function workerMain(args: readonly string[], signals: NodeJS.EventEmitter = process): Promise<number> {
   const env = process.env;
@@ -162,20 +156,8 @@ async function clientFor(values: Values, modules: { workflow: Workflow; oracle?:
     const profile = ((values.model as string | undefined) ?? "clean") as "clean";
     return () => new SimulatedClient({ oracle: oracle!, workflow, profile, seed: 1 });
   }
-  const model = values.model as string | undefined;
-  if (!model) throw new InvalidArgumentError("--model", "required");
-  const think = values.think as string | undefined;
-  if (think !== undefined && think !== "true" && think !== "false") throw new InvalidArgumentError("--think", 'use "true" or "false"');
-  const apiKey = (values["api-key"] as string | undefined) ?? (backend === "anthropic" ? process.env.ANTHROPIC_API_KEY : process.env.OPENAI_API_KEY);
-  const o = {
-    backend,
-    model,
-    ...(values["base-url"] ? { baseUrl: values["base-url"] as string } : {}),
-    ...(values.mode ? { mode: values.mode as string } : {}),
-    ...(think !== undefined ? { think: think === "true" } : {}),
-    ...(apiKey ? { apiKey } : {}),
-    timeoutMs: positiveInt("timeout", values.timeout as string | undefined, 300_000),
-  };
+  const flag = (name: string) => values[name] as string | undefined;
+  const o = backendOptionsFrom(backend, { model: flag("model"), baseUrl: flag("base-url"), mode: flag("mode"), think: flag("think"), apiKey: flag("api-key"), timeout: flag("timeout") });
   const problem = await unreachable(buildClient(o), backendLabel(o));
   return problem ?? (() => buildClient(o));
 }

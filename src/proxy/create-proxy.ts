@@ -4,7 +4,7 @@
  * no socket) plus `listen()`. Stateless per request: any load balancer can scale it out.
  */
 import { randomBytes } from "node:crypto";
-import { serve } from "@hono/node-server";
+import { listenOn } from "../server/listen.js";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { InvalidArgumentError } from "../core/errors.js";
@@ -198,33 +198,27 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     throw new Error("failureResponse called for an answer");
   }
 
-  let server: ReturnType<typeof serve> | undefined;
+  let server: Promise<{ server: import("node:http").Server }> | undefined;
   return {
     fetch: (request) => Promise.resolve(app.fetch(request)),
     stats: () => stats.snapshot(),
-    listen({ port = 8081, host = "127.0.0.1" } = {}) {
-      if (server) return Promise.reject(new InvalidArgumentError("listen", "this proxy is already listening"));
-      return new Promise((resolve, reject) => {
-        const s = serve({ fetch: app.fetch, port, hostname: host }, (info) => {
-          const shown = host.includes(":") ? `[${host}]` : host;
-          resolve({ url: `http://${shown}:${info.port}`, port: info.port, host });
-        });
-        s.once("error", reject);
-        server = s;
-      });
+    async listen({ port = 8081, host = "127.0.0.1" } = {}) {
+      if (server) throw new InvalidArgumentError("listen", "this proxy is already listening");
+      const listening = listenOn(app.fetch, port, host);
+      server = listening;
+      return (await listening).address;
     },
     async close() {
       closing = true;
       for (const controller of inFlight) controller.abort("proxy shutting down");
-      const s = server;
-      if (!s) return;
-      const http = s as import("node:http").Server;
+      const http = server && (await server.catch(() => undefined))?.server;
+      if (!http) return;
       await new Promise<void>((resolve) => {
         // Streams end once their runs see the abort; a keep-alive socket closes as soon as its
         // last response is out (checked every 25 ms), and anything left after 2 s is cut.
         const sweep = setInterval(() => http.closeIdleConnections(), 25);
         const cut = setTimeout(() => http.closeAllConnections(), 2_000);
-        s.close(() => {
+        http.close(() => {
           clearInterval(sweep);
           clearTimeout(cut);
           resolve();

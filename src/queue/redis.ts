@@ -3,7 +3,7 @@
  * (`rediss://` for TLS). BullMQ's workers block on Redis, so commands never give up while the
  * server is away (`maxRetriesPerRequest: null`): a restarted Redis is reconnected to, not an error.
  */
-import type { RedisOptions } from "bullmq";
+import { Worker, type Processor, type RedisOptions } from "bullmq";
 import { Redis } from "ioredis";
 import { InvalidArgumentError, ServerError } from "../core/errors.js";
 
@@ -88,3 +88,22 @@ export function redactedUrl(url: string): string {
     return url;
   }
 }
+
+/**
+ * BullMQ workers on `queues`, one processor for all: the lock of lockOptions, connection
+ * outages reported once each. Close them with `closeWorkers`.
+ */
+export function startWorkers<Data, Result>(
+  queues: readonly string[],
+  processor: Processor<Data, Result>,
+  options: { redis: string; concurrency?: number; lockDurationMs?: number },
+): Worker<Data, Result>[] {
+  const connection = redisOptions(options.redis);
+  return queues.map((queue) => {
+    const worker = new Worker<Data, Result>(queue, processor, { connection, concurrency: options.concurrency ?? 1, ...lockOptions(options.lockDurationMs) });
+    reportOutages(worker, `forge-ts worker ${queue}`);
+    return worker;
+  });
+}
+
+export const closeWorkers = async (workers: readonly Worker[]): Promise<void> => void (await Promise.all(workers.map((w) => w.close())));

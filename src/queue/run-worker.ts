@@ -5,14 +5,14 @@
  * last checkpoint: finished tools are not run again, an in-flight one runs again with the same
  * idempotency key.
  */
-import { DelayedError, Worker, type Job } from "bullmq";
+import { DelayedError, type Job, type Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { InvalidArgumentError, reviveError, type ErrorJSON } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
 import type { RunStore } from "../persistence/run-store.js";
 import { WorkflowRunner } from "../runner.js";
 import type { WorkflowRunnerOptions } from "../runner/options.js";
-import { lockOptions, redisOptions, reportOutages } from "./redis.js";
+import { closeWorkers, redisOptions, startWorkers } from "./redis.js";
 import { runQueueName, sessionKeys, type RunJobData, type RunJobResult } from "./run-queue.js";
 
 export interface RunWorkerOptions {
@@ -58,22 +58,13 @@ export function startRunWorker(options: RunWorkerOptions): { workers: Worker<Run
     }
   };
 
-  const connection = redisOptions(options.redis);
   // Our own connection for the session markers (BullMQ keeps its clients to itself).
-  const redis = new Redis(connection);
-  const workers = [...workflows.keys()].map(
-    (name) =>
-      new Worker<RunJobData, RunJobResult>(runQueueName(name), processor, {
-        connection,
-        concurrency: options.concurrency ?? 1,
-        ...lockOptions(options.lockDurationMs),
-      }),
-  );
-  for (const w of workers) reportOutages(w, `forge-ts worker ${w.name}`);
+  const redis = new Redis(redisOptions(options.redis));
+  const workers = startWorkers([...workflows.keys()].map(runQueueName), processor, options);
   return {
     workers,
     async close() {
-      await Promise.all(workers.map((w) => w.close()));
+      await closeWorkers(workers);
       redis.disconnect();
     },
   };
