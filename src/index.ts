@@ -21,7 +21,9 @@ export { assertRestorable, SERVICE_NAMES, type PersistedRun } from "./persistenc
 export { FileRunStore } from "./persistence/file-run-store.js";
 export { MemoryRunStore } from "./persistence/memory-run-store.js";
 export { replayRun, type ReplayOptions, type ReplayResult } from "./runner/replay.js";
-export type { Checkpoint, RunEvent, RunInfo, RunLock, RunStore, SessionInfo } from "./persistence/run-store.js";
+export type { Checkpoint, Commit, CommitRecord, RunEvent, RunInfo, RunLease, RunLock, RunStore, SessionInfo } from "./persistence/run-store.js";
+export { DEFAULT_LEASE_MS } from "./persistence/run-store.js";
+export { diffJson, applyJson, type JsonDelta } from "./persistence/json-delta.js";
 export {
   createWorkflowMachine,
   workflowMachine,

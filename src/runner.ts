@@ -17,6 +17,7 @@ import type { PersistedRun } from "./persistence/snapshot.js";
 import { createServices, type WorkflowServices } from "./services.js";
 import { CallbackGuard } from "./runner/callback-guard.js";
 import { CheckpointWriter, sessionSeed, type RunRecord } from "./runner/checkpoints.js";
+import type { RunEvent, RunStore } from "./persistence/run-store.js";
 import {
   assertResumeOptions,
   assertRunnerOptions,
@@ -110,7 +111,7 @@ export class WorkflowRunner {
     return this.#drive(workflow, actor, options.signal, callbacks, record);
   }
 
-  /** A new run's input with its store record: the session's history as seed, the run locked and new. */
+  /** A new run's input with its store record: the session's history as seed, the run leased and new. */
   async #storedStart(workflow: Workflow, userMessage: string, options: RunOptions): Promise<{ input: WorkflowInput; record: RunRecord | undefined }> {
     const store = this.options.store;
     const sessionId = options.sessionId;
@@ -118,18 +119,19 @@ export class WorkflowRunner {
     const startedAt = this.#now();
     const input = runInput(this.options, workflow, userMessage, { ...options, ...(from ? { from } : {}) }, startedAt);
     if (!store) return { input, record: undefined };
-    const lock = await store.lock(input.runId);
+    const lease = await store.lock(input.runId);
     const existing = await store.latest(input.runId).catch(async (error: unknown) => {
-      await lock.release();
+      await lease.release();
       throw error;
     });
     if (existing) {
-      await lock.release();
+      await lease.release();
       throw new InvalidArgumentError("runId", `run ${input.runId} already exists in the store: resume it (runner.resume("${input.runId}", workflow)) or choose another id`);
     }
-    const writer = new CheckpointWriter(store, { runId: input.runId, workflow: workflow.name, sessionId, createdAt: startedAt, seq: 0 }, () => this.#now());
+    const meta = { runId: input.runId, workflow: workflow.name, sessionId, createdAt: startedAt, seq: 0, state: "start", status: "active" as const };
+    const writer = new CheckpointWriter(store, lease, meta, () => this.#now());
     writer.record({ type: "start", input });
-    return { input, record: { lock, writer } };
+    return { input, record: { lease, writer, recorded: new Map() } };
   }
 
   /** The snapshot to resume (from the store when given a run id), checked, with the run's store record. */
@@ -139,15 +141,19 @@ export class WorkflowRunner {
     let record: RunRecord | undefined;
     if (typeof from === "string") {
       if (!store) throw new InvalidArgumentError("runId", "resuming a run by id needs a runner with a store (new WorkflowRunner({ ..., store }))");
-      const lock = await store.lock(from);
+      const lease = await store.lock(from);
       try {
         const checkpoint = await store.latest(from);
         if (!checkpoint) throw new StoreError(`the store has no run ${from}`, from, "store");
         snapshot = checkpoint.snapshot;
-        const meta = { runId: from, workflow: checkpoint.workflow, sessionId: checkpoint.sessionId, createdAt: checkpoint.createdAt, seq: checkpoint.seq };
-        record = { lock, writer: new CheckpointWriter(store, meta, () => this.#now()) };
+        const { workflow: name, sessionId, createdAt, seq, state, status } = checkpoint;
+        record = {
+          lease,
+          writer: new CheckpointWriter(store, lease, { runId: from, workflow: name, sessionId, createdAt, seq, state, status }, () => this.#now()),
+          recorded: state === "executingTools.running" ? await recordedOutcomes(store, from) : new Map(),
+        };
       } catch (error) {
-        await lock.release();
+        await lease.release();
         throw error;
       }
     } else {
@@ -157,19 +163,27 @@ export class WorkflowRunner {
     try {
       restorable = restorableRun(snapshot, workflow, this.options.contextManager);
     } catch (error) {
-      await record?.lock.release();
+      await record?.lease.release();
       throw error;
     }
     if (!record && store) {
       // A snapshot object resumed on a runner with a store: recorded under its own run id.
       const runId = restorable.input.runId;
-      const lock = await store.lock(runId);
+      const lease = await store.lock(runId);
       const previous = await store.latest(runId).catch(async (error: unknown) => {
-        await lock.release();
+        await lease.release();
         throw error;
       });
-      const meta = { runId, workflow: workflow.name, sessionId: previous?.sessionId, createdAt: previous?.createdAt ?? restorable.input.startedAt, seq: previous?.seq ?? 0 };
-      record = { lock, writer: new CheckpointWriter(store, meta, () => this.#now()) };
+      const meta = {
+        runId,
+        workflow: workflow.name,
+        sessionId: previous?.sessionId,
+        createdAt: previous?.createdAt ?? restorable.input.startedAt,
+        seq: previous?.seq ?? 0,
+        state: previous?.state ?? "start",
+        status: previous?.status ?? ("active" as const),
+      };
+      record = { lease, writer: new CheckpointWriter(store, lease, meta, () => this.#now()), recorded: new Map() };
     }
     return { restorable, record };
   }
@@ -223,6 +237,8 @@ export class WorkflowRunner {
       now: () => this.#now(),
       haltedBy: () => this.#session?.haltedBy,
       beforeTool: () => this.#record?.writer.barrier() ?? Promise.resolve(),
+      recordedOutcome: (key) => this.#record?.recorded.get(key),
+      ...(o.store ? { afterTool: (outcome: OutcomeEvent) => this.#record?.writer.recordOutcome(outcome) ?? Promise.resolve() } : {}),
     });
     this.#services.set(workflow, services);
     return services;
@@ -253,7 +269,7 @@ export class WorkflowRunner {
       // failed the run) and the run is unlocked for the next runner.
       if (record) {
         await record.writer.settled().catch(() => undefined);
-        await record.lock.release();
+        await record.lease.release();
       }
       // The inspector has the run's last events on their way before the caller goes on (or exits).
       await flush?.();
@@ -262,3 +278,12 @@ export class WorkflowRunner {
 }
 
 export { MACHINE_VERSION };
+
+type OutcomeEvent = Extract<RunEvent, { type: "outcome" }>;
+
+/** The outcomes written ahead in a run's log, by idempotency key (the latest for a key wins). */
+async function recordedOutcomes(store: RunStore, runId: string): Promise<Map<string, OutcomeEvent>> {
+  const recorded = new Map<string, OutcomeEvent>();
+  for (const event of await store.events(runId)) if (event.type === "outcome") recorded.set(event.key, event);
+  return recorded;
+}

@@ -18,6 +18,10 @@ import type { Workflow } from "./core/workflow.js";
 import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "./core/response-contract.js";
 import { toolOutput } from "./loop/tool-output.js";
 import { WireHistory } from "./loop/wire-history.js";
+import { outcomeFromError } from "./loop/actions.js";
+import { isFatalToolError } from "./loop/guards.js";
+import { RecordedToolError } from "./loop/tool-output.js";
+import type { RunEvent } from "./persistence/run-store.js";
 
 export interface ServiceOptions {
   workflow: Workflow;
@@ -36,7 +40,14 @@ export interface ServiceOptions {
   haltedBy?: () => Error | undefined;
   /** Awaited before each tool runs: the run's checkpoint with every finished result is durable first. */
   beforeTool?: () => Promise<void>;
+  /** An outcome written ahead for this call before a crash: taken instead of running the tool again. */
+  recordedOutcome?: (idempotencyKey: string) => RecordedOutcome | undefined;
+  /** Awaited with each finished call's outcome before the machine takes it in (write-ahead). */
+  afterTool?: (outcome: RecordedOutcome) => Promise<void>;
 }
+
+/** A finished call's outcome as the run's log records it. */
+export type RecordedOutcome = Extract<RunEvent, { type: "outcome" }>;
 
 /** What the machine's three services do for one runner and workflow. */
 export interface WorkflowServices {
@@ -99,22 +110,42 @@ export function createServices(o: ServiceOptions): WorkflowServices {
 
     async executeTool(input, signal) {
       throwIfHalted();
+      const key = input.idempotencyKey;
+      const recorded = o.recordedOutcome?.(key);
+      if (recorded) {
+        // Finished before a crash and written ahead: the tool does not run again.
+        if (recorded.error) throw new RecordedToolError(recorded.error.status, recorded.error.content);
+        return recorded.output as ExecuteToolOutput;
+      }
       if (o.beforeTool) {
         await o.beforeTool();
         throwIfHalted();
       }
       const tool = workflow.getTool(input.tool);
       const timeoutMs = tool.timeoutMs ?? o.toolTimeoutMs;
-      const result = await withDeadline(signal, timeoutMs, () => new ToolTimeoutError(tool.name, timeoutMs!), (toolSignal) =>
-        tool.execute(input.args, {
-          signal: toolSignal,
-          idempotencyKey: input.idempotencyKey,
-          runId: input.runId,
-          iteration: input.iteration,
-          callIndex: input.index,
-        }),
-      );
-      return { ...toolOutput(tool.name, result, workflow.isTerminal(tool.name)), now: now() };
+      let output: ExecuteToolOutput;
+      try {
+        const result = await withDeadline(signal, timeoutMs, () => new ToolTimeoutError(tool.name, timeoutMs!), (toolSignal) =>
+          tool.execute(input.args, {
+            signal: toolSignal,
+            idempotencyKey: key,
+            runId: input.runId,
+            iteration: input.iteration,
+            callIndex: input.index,
+          }),
+        );
+        output = { ...toolOutput(tool.name, result, workflow.isTerminal(tool.name)), now: now() };
+      } catch (error) {
+        // A call cut off (the run cancelled or stopped) has no outcome: it runs again on resume.
+        // A fatal one fails the run: nothing to resume into.
+        if (o.afterTool && !signal.aborted && !o.haltedBy?.() && !isFatalToolError(error)) {
+          const { status, content } = outcomeFromError(tool.name, error);
+          await o.afterTool({ type: "outcome", key, error: { status: status === "resolution" ? "resolution" : "error", content } });
+        }
+        throw error;
+      }
+      await o.afterTool?.({ type: "outcome", key, output });
+      return output;
     },
   };
 }

@@ -13,6 +13,43 @@ import { defineTool } from "../../src/core/tool.js";
 import { Workflow } from "../../src/core/workflow.js";
 import { openStore } from "./durability-harness.js";
 import { WorkflowRunner } from "../../src/runner.js";
+import { RunLockedError } from "../../src/core/errors.js";
+import type { RunStore } from "../../src/persistence/run-store.js";
+
+/** A killed process's lease ends this soon: the next process waits that long at most. */
+export const LEASE_MS = 300;
+
+/** Wait until the run's lease is free (a killed process's lease runs out). */
+async function leaseFree(store: RunStore, id: string): Promise<void> {
+  for (;;) {
+    try {
+      await (await store.lock(id)).release();
+      return;
+    } catch (error) {
+      if (!(error instanceof RunLockedError)) throw error;
+      await sleep(error.expiresInMs + 5);
+    }
+  }
+}
+
+/**
+ * The store, noting in the side-effect log each outcome once its commit is durable: a later
+ * process that starts that call again re-ran a recorded tool (the harness counts it).
+ */
+function recordingOutcomes(inner: RunStore): RunStore {
+  return new Proxy(inner, {
+    get(target, key, receiver) {
+      if (key !== "commit") {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      }
+      return async (commit: Parameters<RunStore["commit"]>[0]) => {
+        await target.commit(commit);
+        for (const event of commit.events) if (event.type === "outcome") effect(`recorded ${event.key}`);
+      };
+    },
+  });
+}
 
 const [storeDir, runId, effectsFile, kind = "file"] = process.argv.slice(2);
 if (!storeDir || !runId || !effectsFile || (kind !== "file" && kind !== "sql")) {
@@ -85,10 +122,11 @@ const client: LLMClient = {
   },
 };
 
-const store = await openStore(kind, storeDir);
+const store = recordingOutcomes(await openStore(kind, storeDir, { leaseMs: LEASE_MS }));
 const runner = new WorkflowRunner({ client, contextManager: new ContextManager({ budgetTokens: 100_000, strategy: new NoCompact() }), store, maxIterations: 8 });
+await leaseFree(store, runId!);
 // Killed before the first checkpoint: no tool has run yet, so the run starts over under its id.
-const existing = await store.latest(runId);
+const existing = await store.latest(runId!);
 console.log("ready");
 const result = existing ? await runner.resume(runId, durabilityWorkflow) : await runner.run(durabilityWorkflow, "go", { runId });
 console.log(JSON.stringify({ result }));

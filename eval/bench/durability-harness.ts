@@ -33,6 +33,8 @@ export interface KillReport {
   finishedReexecuted: number;
   /** In-flight calls that ran again after a kill (allowed: at-least-once). */
   inFlightReexecuted: number;
+  /** Calls started again after their outcome was durable in the store (must be 0). */
+  recordedReexecuted: number;
   tornCheckpoints: number;
   /** Event logs that no longer read back after a kill (a torn line must not glue to the next). */
   corruptLogs: number;
@@ -46,10 +48,10 @@ export interface KillReport {
 export type StoreKind = "file" | "sql";
 
 /** The store the child and the checks use: a directory, or one SQLite file inside it. */
-export async function openStore(kind: StoreKind, dir: string): Promise<RunStore> {
-  if (kind === "file") return new FileRunStore({ dir });
+export async function openStore(kind: StoreKind, dir: string, options: { leaseMs?: number } = {}): Promise<RunStore> {
+  if (kind === "file") return new FileRunStore({ dir, ...options });
   mkdirSync(dir, { recursive: true });
-  return new SqlRunStore({ url: `file:${path.join(dir, "runs.db")}` });
+  return new SqlRunStore({ url: `file:${path.join(dir, "runs.db")}`, ...options });
 }
 
 interface ChildOutcome {
@@ -119,7 +121,7 @@ export async function killHarness(kills: number, options: { seed?: number; maxKi
   const prng = createPrng(options.seed ?? 7);
   const rng = () => prng.next();
   const maxKillMs = options.maxKillMs ?? 120;
-  const report: KillReport = { kills: 0, completed: 0, finishedReexecuted: 0, inFlightReexecuted: 0, tornCheckpoints: 0, corruptLogs: 0, hangs: 0, wrongResults: 0, processes: 0 };
+  const report: KillReport = { kills: 0, completed: 0, finishedReexecuted: 0, inFlightReexecuted: 0, recordedReexecuted: 0, tornCheckpoints: 0, corruptLogs: 0, hangs: 0, wrongResults: 0, processes: 0 };
   for (let k = 0; k < kills; k++) {
     const dir = mkdtempSync(path.join(tmpdir(), "forge-kill-"));
     const storeDir = path.join(dir, "store");
@@ -164,6 +166,7 @@ export async function killHarness(kills: number, options: { seed?: number; maxKi
       // when it was the last call started before the kill (in flight).
       const lines = effectsOf(effects);
       const started = new Set<string>();
+      const recorded = new Set<string>();
       let lastStarted: string | undefined;
       let currentPid: string | undefined;
       let inFlightAtKill: string | undefined;
@@ -172,7 +175,9 @@ export async function killHarness(kills: number, options: { seed?: number; maxKi
           currentPid = line.pid;
           inFlightAtKill = lastStarted;
         }
+        if (line.kind === "recorded") recorded.add(line.key);
         if (line.kind !== "start") continue;
+        if (recorded.has(line.key)) report.recordedReexecuted++;
         if (started.has(line.key)) {
           if (line.key === inFlightAtKill) report.inFlightReexecuted++;
           else report.finishedReexecuted++;

@@ -24,6 +24,7 @@ export const suite: BenchSuite = {
         count("kill -9 points", r.kills, `${RUNS} runs, ${r.processes} processes, ${seconds.toFixed(0)} s`),
         count("runs completed with the uninterrupted result", r.completed, `of ${RUNS}`),
         count("finished tools re-executed", r.finishedReexecuted, "must be 0"),
+        count("recorded tools re-executed", r.recordedReexecuted, "must be 0"),
         count("in-flight calls re-executed (at-least-once)", r.inFlightReexecuted),
         count("torn or corrupt checkpoints", r.tornCheckpoints, "must be 0"),
         count("event logs unreadable after the run", r.corruptLogs, "must be 0"),

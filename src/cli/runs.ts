@@ -39,7 +39,7 @@ Runs a workflow exported by <workflow-module> (its default export, "workflow", o
 Workflow) with every step checkpointed in the store: after a crash, "forge-ts runs resume"
 continues it without re-running a finished tool.
 
-  --store <dir|url>      run store: a directory (default ./.forge) or a libSQL URL  [FORGE_STORE]
+  --store <dir|url>      run store: a directory (default ./.forge), a libSQL URL or postgres://…  [FORGE_STORE]
   --session <id>         continue this session's conversation (one run per turn)
   --run-id <id>          name the run (default: a random UUID)
 ${BACKEND_FLAGS}
@@ -58,7 +58,7 @@ export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|replay|delete> 
                                                        (no model, no tools): its states and result
   forge-ts runs delete <runId>                         remove a run (refused while it is locked)
 
-  --store <dir|url>      run store: a directory (default ./.forge) or a libSQL URL  [FORGE_STORE]
+  --store <dir|url>      run store: a directory (default ./.forge), a libSQL URL or postgres://…  [FORGE_STORE]
 ${BACKEND_FLAGS}
   -h, --help
 

@@ -1,15 +1,27 @@
 /**
  * `--store <dir|url>`: a directory is a FileRunStore; a libSQL URL (`file:runs.db`,
  * `libsql://host`, `http(s)://`, `ws(s)://`) is a SqlRunStore, which needs the optional
- * @libsql/client package (a clear error says so when it is missing).
+ * @libsql/client package; a `postgres://` or `postgresql://` URL is a PostgresRunStore, which
+ * needs the optional pg package (a clear error says which one is missing).
  */
 import { InvalidArgumentError } from "../core/errors.js";
 import { FileRunStore } from "../persistence/file-run-store.js";
 import type { RunStore } from "../persistence/run-store.js";
 
 const SQL_URL = /^(file:|libsql:|https?:|wss?:)/;
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 
 export async function openStore(spec: string): Promise<{ store: RunStore; label: string }> {
+  if (POSTGRES_URL.test(spec)) {
+    let postgres: typeof import("../postgres.js");
+    try {
+      postgres = await import("../postgres.js");
+    } catch (error) {
+      throw new InvalidArgumentError("--store", `a postgres:// URL needs the optional package pg (npm install pg): ${(error as Error).message}`);
+    }
+    const store = new postgres.PostgresRunStore({ url: spec });
+    return { store, label: store.label }; // the label hides a password in the URL
+  }
   if (!SQL_URL.test(spec)) return { store: new FileRunStore({ dir: spec }), label: spec };
   let sql: typeof import("../sql.js");
   try {

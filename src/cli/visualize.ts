@@ -21,7 +21,7 @@ Runs in the store are listed and can be replayed from their event logs.
 
   --port <n>            default 4848                                              [FORGE_VISUALIZER_PORT]
   --host <addr>         default 127.0.0.1 (loopback only)                         [FORGE_VISUALIZER_HOST]
-  --store <dir|url>     run store to list and replay: a directory (default ./.forge) or a libSQL URL [FORGE_STORE]
+  --store <dir|url>     run store to list and replay: a directory (default ./.forge), a libSQL URL or postgres://… [FORGE_STORE]
   --no-store            list live runs only
   --workflow <module>   a module exporting a Workflow whose stored runs can be replayed
                         (repeatable; the demo's supplier-quote workflow is built in)

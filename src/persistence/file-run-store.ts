@@ -1,27 +1,43 @@
 /**
- * The default run store: plain files, no dependencies. Layout under the store directory:
+ * The default run store: plain files, no dependencies, for runners on one host. Layout under the
+ * store directory:
  *
- *   runs/<runId>/checkpoint.json   latest checkpoint, replaced atomically
- *   runs/<runId>/events.jsonl      append-only event log, one JSON object a line
- *   runs/<runId>/lock              pid of the process driving the run
+ *   runs/<runId>/log.jsonl        the run's commits, one JSON record a line, appended + fsynced
+ *   runs/<runId>/lease.<n>.json   the lease with fencing token n: { holder, expiresAt }
  *
- * A checkpoint is written to a temporary file, fsynced, renamed over the old one and the
- * directory fsynced, so a kill -9 at any byte leaves the old checkpoint or the new one, whole.
- * A log line torn by a kill is the last line, without its newline: readers leave it out.
+ * A commit is one append and one fsync, whatever the run's length. A line torn by a kill is the
+ * last line, without its newline: readers leave it out, and the next append cuts it off first.
+ *
+ * Leases: the highest-numbered lease file is the lease. Taking one over creates the next number
+ * with link(2), which fails if it exists, so of two takers one wins; the winner then appends a
+ * marker line with its fence to the log. Every commit checks afterwards that no newer lease file
+ * exists: a writer that raced a takeover is told it lost the run, and readers leave out any line
+ * with a lower fence than a line before it, so a write that landed after the marker never
+ * counts. Expiry is on this host's clock: the directory belongs to one host.
  */
 import { constants } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, unlink, type FileHandle } from "node:fs/promises";
+import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { InvalidArgumentError, RunLockedError, StoreError } from "../core/errors.js";
+import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/messages.js";
-import { assertRunId, checkedRunInfo, isProcessAlive as isAlive, isRunId, SessionViews, byStart, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore } from "./run-store.js";
+import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, validRecords } from "./commit-log.js";
+import { Lease, newHolderId } from "./lease.js";
+import { assertRunId, byStart, checkedRunInfo, isRunId, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
-const CHECKPOINT = "checkpoint.json";
-const EVENTS = "events.jsonl";
-const LOCK = "lock";
+const LOG = "log.jsonl";
+const LEASE = /^lease\.(\d+)\.json$/;
+const leaseFile = (fence: number) => `lease.${fence}.json`;
+/** A line of the log: a commit, or a lease marker (a fence, no seq). */
+type LogLine = CommitRecord | { fence: number; lease: string; seq?: undefined };
 
-/** Locks this process holds, by lock file path (a second runner here is refused like another process). */
-const held = new Set<string>();
+export interface FileRunStoreOptions {
+  /** The store directory, created on first write (default ./.forge). */
+  dir?: string;
+  /** How long a lease lasts unless renewed (default 30 s). */
+  leaseMs?: number;
+  /** false: leases are not renewed in the background. */
+  autoRenew?: boolean;
+}
 
 /**
  * @example
@@ -30,75 +46,39 @@ const held = new Set<string>();
  */
 export class FileRunStore extends SessionViews implements RunStore {
   readonly dir: string;
+  readonly #leaseMs: number;
+  readonly #autoRenew: boolean | undefined;
+  /** The last seq committed per run by this store object (a new holder reads it from the log). */
+  readonly #seqs = new Map<string, number>();
 
-  /** `dir`: the store directory, created on first write (default ./.forge). */
-  constructor(options: { dir?: string } = {}) {
+  constructor(options: FileRunStoreOptions = {}) {
     super();
     const dir: unknown = options?.dir ?? ".forge";
     if (typeof dir !== "string" || dir.length === 0) throw new InvalidArgumentError("dir", "expected a directory path");
     this.dir = path.resolve(dir);
+    this.#leaseMs = leaseMsOption(options.leaseMs);
+    this.#autoRenew = options.autoRenew;
   }
 
-  async putCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    const dir = await this.#runDir(checkpoint.runId, true);
-    const file = path.join(dir, CHECKPOINT);
-    const temp = path.join(dir, `${CHECKPOINT}.${process.pid}.tmp`);
-    await io(checkpoint.runId, temp, async () => {
-      const handle = await open(temp, "w");
-      try {
-        await handle.writeFile(JSON.stringify(checkpoint));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-    });
-    await io(checkpoint.runId, file, () => rename(temp, file));
-    await io(checkpoint.runId, dir, () => syncDir(dir));
-  }
-
-  async appendEvents(runId: string, events: readonly RunEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const file = path.join(await this.#runDir(runId, true), EVENTS);
-    const text = events.map((e) => JSON.stringify(e)).join("\n") + "\n";
-    await io(runId, file, async () => {
-      const handle = await open(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
-      try {
-        await dropTornTail(handle);
-        await handle.writeFile(text);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-    });
+  async commit(commit: Commit): Promise<void> {
+    const { runId, fence, seq } = commit;
+    const dir = await this.#runDir(runId, true);
+    await this.#assertNoNewerLease(runId, dir, fence);
+    const last = this.#seqs.get(runId) ?? (await this.#tail(runId))?.seq ?? 0;
+    if (seq <= last) throw new StoreError(`commit ${seq} of run ${runId} is not newer than the stored commit ${last}; a run never goes back`, runId, path.join(dir, LOG));
+    await appendLine(runId, dir, JSON.stringify(recordOf(commit)));
+    // Checked after the write too: a takeover that came in meanwhile made it not count.
+    await this.#assertNoNewerLease(runId, dir, fence);
+    this.#seqs.set(runId, seq);
   }
 
   async latest(runId: string): Promise<Checkpoint | undefined> {
-    const file = path.join(await this.#runDir(runId, false), CHECKPOINT);
-    const text = await readIfExists(runId, file);
-    if (text === undefined) return undefined;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw new StoreError(`checkpoint of run ${runId} is not JSON (${file}): ${(error as Error).message}`, runId, file, { cause: error });
-    }
-    return checkedCheckpoint(parsed, runId, file);
+    const records = await this.#records(runId);
+    return rebuildCheckpoint(runId, records.slice(Math.max(0, lastBase(records))), this.#logPath(runId));
   }
 
   async events(runId: string): Promise<RunEvent[]> {
-    const file = path.join(await this.#runDir(runId, false), EVENTS);
-    const text = await readIfExists(runId, file);
-    if (text === undefined) return [];
-    const lines = text.split("\n");
-    // The last element is "" after a complete log; anything else there is a line torn by a crash.
-    lines.pop();
-    return lines.map((line, i) => {
-      try {
-        return JSON.parse(line) as RunEvent;
-      } catch (error) {
-        throw new StoreError(`event log of run ${runId} has a corrupt line ${i + 1} (${file})`, runId, file, { cause: error });
-      }
-    });
+    return eventsOf(await this.#records(runId));
   }
 
   async listRuns(filter: { sessionId?: string } = {}): Promise<RunInfo[]> {
@@ -112,51 +92,119 @@ export class FileRunStore extends SessionViews implements RunStore {
     }
     const runs: RunInfo[] = [];
     for (const id of ids.filter(isRunId)) {
-      const checkpoint = await this.latest(id);
-      if (!checkpoint) continue; // a run killed before its first checkpoint
-      if (filter.sessionId !== undefined && checkpoint.sessionId !== filter.sessionId) continue;
-      const { snapshot: _snapshot, ...info } = checkpoint;
-      runs.push(info);
+      const info = await this.#tail(id);
+      if (!info) continue; // killed before its first commit, or deleted
+      if (filter.sessionId === undefined || info.sessionId === filter.sessionId) runs.push(info);
     }
     return runs.sort(byStart);
   }
 
-  async lock(runId: string): Promise<RunLock> {
-    const file = path.join(await this.#runDir(runId, true), LOCK);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const handle = await open(file, "wx");
-        try {
-          await handle.writeFile(String(process.pid));
-        } finally {
-          await handle.close();
-        }
-        held.add(file);
-        return { release: () => release(runId, file) };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-          throw new StoreError(`cannot lock run ${runId} (${file}): ${(error as Error).message}`, runId, file, { cause: error });
-        }
+  async lock(runId: string): Promise<RunLease> {
+    const dir = await this.#runDir(runId, true);
+    const holder = newHolderId();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const sentAt = performance.now();
+      const current = await this.#currentLease(runId, dir);
+      if (current) {
+        const left = current.expiresAt - Date.now();
+        if (left > 0) throw new RunLockedError(runId, path.join(dir, leaseFile(current.fence)), current.holder, left);
       }
-      const holder = Number((await readIfExists(runId, file))?.trim());
-      const ours = holder === process.pid && held.has(file);
-      if (ours || (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder))) {
-        throw new RunLockedError(runId, file, holder);
-      }
-      // Stale: its process is gone (killed mid-run), or the file is unreadable junk.
-      await io(runId, file, () => unlink(file).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? undefined : Promise.reject(e))));
+      const fence = (current?.fence ?? 0) + 1;
+      if (!(await createLease(runId, dir, fence, { holder, expiresAt: Date.now() + this.#leaseMs }))) continue; // another taker won: look again
+      await syncDir(runId, dir);
+      // The marker: lines a fenced-out writer appends after it never count.
+      if (current) await appendLine(runId, dir, JSON.stringify({ fence, lease: holder }), { onlyIfExists: true });
+      this.#seqs.delete(runId);
+      await removeOlderLeases(runId, dir, fence);
+      return this.#lease(runId, dir, fence, holder, sentAt);
     }
-    throw new StoreError(`cannot lock run ${runId}: another process keeps taking the lock (${file})`, runId, file);
+    throw new StoreError(`cannot lock run ${runId}: other processes keep taking the lease (${dir})`, runId, dir);
   }
 
   async deleteRun(runId: string): Promise<void> {
+    const lease = await this.lock(runId);
     const dir = await this.#runDir(runId, false);
-    const lockFile = path.join(dir, LOCK);
-    const holder = Number((await readIfExists(runId, lockFile))?.trim());
-    if ((holder === process.pid && held.has(lockFile)) || (holder !== process.pid && holder > 0 && isAlive(holder))) {
-      throw new RunLockedError(runId, lockFile, holder);
+    // The lease file stays, so the next holder's fence is higher than any before.
+    await io(runId, dir, () => rm(path.join(dir, LOG), { force: true }));
+    this.#seqs.delete(runId);
+    await lease.release();
+  }
+
+  #lease(runId: string, dir: string, fence: number, holder: string, sentAt: number): RunLease {
+    const file = path.join(dir, leaseFile(fence));
+    return new Lease(runId, fence, holder, {
+      leaseMs: this.#leaseMs,
+      location: file,
+      sentAt,
+      autoRenew: this.#autoRenew,
+      ops: {
+        renew: async () => {
+          await this.#assertNoNewerLease(runId, dir, fence);
+          await writeAtomically(runId, file, JSON.stringify({ holder, expiresAt: Date.now() + this.#leaseMs }));
+          await this.#assertNoNewerLease(runId, dir, fence);
+        },
+        release: async () => {
+          if ((await this.#currentLease(runId, dir))?.fence !== fence) return;
+          await writeAtomically(runId, file, JSON.stringify({ holder, expiresAt: 0 }));
+        },
+      },
+    });
+  }
+
+  async #assertNoNewerLease(runId: string, dir: string, fence: number): Promise<void> {
+    const newer = path.join(dir, leaseFile(fence + 1));
+    try {
+      await stat(newer);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw new StoreError(`cannot check the lease of run ${runId} (${newer}): ${(error as Error).message}`, runId, newer, { cause: error });
     }
-    await io(runId, dir, () => rm(dir, { recursive: true, force: true }));
+    throw new RunLockLostError(runId, newer, fence, "a newer holder took the lease over");
+  }
+
+  /** The highest-numbered lease file's content; undefined when the run has never been leased. */
+  async #currentLease(runId: string, dir: string): Promise<{ fence: number; holder: string; expiresAt: number } | undefined> {
+    const names = await io(runId, dir, () => readdir(dir));
+    const fences = names.map((n) => LEASE.exec(n)?.[1]).filter((n): n is string => n !== undefined).map(Number);
+    if (fences.length === 0) return undefined;
+    const fence = Math.max(...fences);
+    const file = path.join(dir, leaseFile(fence));
+    const text = await readIfExists(runId, file);
+    // Gone meanwhile: a newer one replaced it, which the caller's next look finds.
+    if (text === undefined) return { fence, holder: "(being replaced)", expiresAt: Date.now() + 50 };
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new StoreError(`lease file of run ${runId} is not JSON (${file})`, runId, file, { cause: error });
+    }
+    if (!isPlainObject(value) || typeof value.holder !== "string" || typeof value.expiresAt !== "number") {
+      throw new StoreError(`lease file of run ${runId} is malformed (${file})`, runId, file);
+    }
+    return { fence, holder: value.holder, expiresAt: value.expiresAt };
+  }
+
+  /** Every line of the log that counts, parsed. */
+  async #records(runId: string): Promise<CommitRecord[]> {
+    const file = this.#logPath(runId);
+    const text = await readIfExists(runId, file);
+    if (text === undefined) return assertNotOldLayout(runId, path.dirname(file)).then(() => []);
+    return validRecords(parseLines(runId, text, file)).filter((r): r is CommitRecord => r.seq !== undefined);
+  }
+
+  /** The run as listed, from the end of its log only (listing must not read whole runs). */
+  async #tail(runId: string): Promise<RunInfo | undefined> {
+    const file = this.#logPath(runId);
+    const lines = await readTail(runId, file);
+    if (lines.length === 0) await assertNotOldLayout(runId, path.dirname(file));
+    const last = validRecords(lines.map((line) => parseRecord(line, runId, file) as LogLine)).at(-1);
+    if (last === undefined) return undefined;
+    return checkedRunInfo(last as CommitRecord, runId, file);
+  }
+
+  #logPath(runId: string): string {
+    assertRunId(runId);
+    return path.join(this.dir, "runs", runId, LOG);
   }
 
   async #runDir(runId: string, create: boolean): Promise<string> {
@@ -168,22 +216,111 @@ export class FileRunStore extends SessionViews implements RunStore {
   }
 }
 
-async function release(runId: string, file: string): Promise<void> {
-  if (!held.delete(file)) return;
-  await io(runId, file, () => unlink(file).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? undefined : Promise.reject(e))));
+/** A run written by forge-ts 0.1 (checkpoint.json + events.jsonl) is refused loudly, not listed as absent. */
+async function assertNotOldLayout(runId: string, dir: string): Promise<void> {
+  const old = path.join(dir, "checkpoint.json");
+  if ((await readIfExists(runId, old)) === undefined) return;
+  throw new StoreError(`run ${runId} was stored by an older forge-ts (${old}); this version keeps a commit log (log.jsonl) and cannot read it`, runId, old);
+}
+
+/** Lines of a log text; the last one without its newline was torn by a crash and is left out. */
+function parseLines(runId: string, text: string, file: string): LogLine[] {
+  const lines = text.split("\n");
+  lines.pop();
+  return lines.map((line) => parseRecord(line, runId, file) as LogLine);
+}
+
+/**
+ * Complete lines from the end of the log: at least one commit line when the log has one (a
+ * commit can be large, so the window doubles until it holds one).
+ */
+async function readTail(runId: string, file: string): Promise<string[]> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new StoreError(`cannot read ${file} of run ${runId}: ${(error as Error).message}`, runId, file, { cause: error });
+  }
+  try {
+    const { size } = await handle.stat();
+    for (let window = 64 * 1024; ; window *= 2) {
+      const start = Math.max(0, size - window);
+      const buffer = Buffer.alloc(size - start);
+      await handle.read(buffer, 0, buffer.length, start);
+      const lines = buffer.toString("utf8").split("\n");
+      lines.pop(); // "" after the last newline, or a torn line
+      if (start > 0) lines.shift(); // cut mid-line
+      if (lines.some((line) => line.includes('"seq"')) || start === 0) return lines;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Create lease file `fence` whole, or report that another taker created it first. */
+async function createLease(runId: string, dir: string, fence: number, content: { holder: string; expiresAt: number }): Promise<boolean> {
+  const temp = path.join(dir, `${leaseFile(fence)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  await io(runId, temp, () => writeFile(temp, JSON.stringify(content)));
+  try {
+    await link(temp, path.join(dir, leaseFile(fence)));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw new StoreError(`cannot take the lease of run ${runId} (${dir}): ${(error as Error).message}`, runId, dir, { cause: error });
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
+}
+
+async function removeOlderLeases(runId: string, dir: string, fence: number): Promise<void> {
+  const names = await io(runId, dir, () => readdir(dir));
+  for (const name of names) {
+    const n = Number(LEASE.exec(name)?.[1]);
+    if (n < fence) await unlink(path.join(dir, name)).catch(() => undefined);
+  }
+}
+
+async function writeAtomically(runId: string, file: string, text: string): Promise<void> {
+  const temp = `${file}.${process.pid}.tmp`;
+  await io(runId, temp, () => writeFile(temp, text));
+  await io(runId, file, () => rename(temp, file));
+}
+
+/** Append one line and fsync; a new log's directory entry is fsynced too. */
+async function appendLine(runId: string, dir: string, line: string, options: { onlyIfExists?: boolean } = {}): Promise<void> {
+  const file = path.join(dir, LOG);
+  let created = false;
+  await io(runId, file, async () => {
+    let handle: FileHandle;
+    try {
+      handle = await open(file, constants.O_RDWR | constants.O_APPEND | (options.onlyIfExists ? 0 : constants.O_CREAT));
+    } catch (error) {
+      if (options.onlyIfExists && (error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw error;
+    }
+    try {
+      created = (await dropTornTail(handle)) === 0;
+      await handle.writeFile(line + "\n");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  });
+  if (created) await syncDir(runId, dir);
 }
 
 /**
  * A log that does not end in a newline ends in a line torn by a crash: an append that never
  * completed (so never acknowledged). Cut it off before appending, or the next entry would be
- * glued to it and the log would read as corrupt.
+ * glued to it and the log would read as corrupt. Returns the size left.
  */
-async function dropTornTail(handle: FileHandle): Promise<void> {
+async function dropTornTail(handle: FileHandle): Promise<number> {
   const { size } = await handle.stat();
-  if (size === 0) return;
+  if (size === 0) return 0;
   const last = Buffer.alloc(1);
   await handle.read(last, 0, 1, size - 1);
-  if (last[0] === 0x0a) return;
+  if (last[0] === 0x0a) return size;
   // Find the last newline, reading backwards a block at a time.
   const block = Buffer.alloc(64 * 1024);
   for (let end = size; end > 0; ) {
@@ -192,20 +329,23 @@ async function dropTornTail(handle: FileHandle): Promise<void> {
     const at = block.subarray(0, bytesRead).lastIndexOf(0x0a);
     if (at >= 0) {
       await handle.truncate(start + at + 1);
-      return;
+      return start + at + 1;
     }
     end = start;
   }
   await handle.truncate(0);
+  return 0;
 }
 
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+async function syncDir(runId: string, dir: string): Promise<void> {
+  await io(runId, dir, async () => {
+    const handle = await open(dir, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  });
 }
 
 async function readIfExists(runId: string, file: string): Promise<string | undefined> {
@@ -225,15 +365,4 @@ async function io<T>(runId: string, file: string, op: () => Promise<T>): Promise
     if (error instanceof StoreError) throw error;
     throw new StoreError(`run store I/O failed for run ${runId} at ${file}: ${(error as Error).message}`, runId, file, { cause: error });
   }
-}
-
-/** The envelope of a checkpoint read back (its snapshot is checked by the resume path). */
-function checkedCheckpoint(value: unknown, runId: string, file: string): Checkpoint {
-  const bad = (what: string) => new StoreError(`checkpoint of run ${runId} is malformed (${file}): ${what}`, runId, file);
-  if (!isPlainObject(value)) throw bad("not an object");
-  if (value.runId !== runId) throw bad(`it names run ${JSON.stringify(value.runId)}`);
-  const { seq, workflow, sessionId, state, status, createdAt, savedAt } = value;
-  const info = checkedRunInfo({ seq, workflow, sessionId, state, status, createdAt, savedAt }, runId, file);
-  if (!isPlainObject(value.snapshot)) throw bad("snapshot is not an object");
-  return { ...info, snapshot: value.snapshot as unknown as Checkpoint["snapshot"] };
 }

@@ -1,85 +1,127 @@
 /**
  * A run store in this process's memory: for tests, replays and short-lived runs that only need
- * resume-after-stop within one process. Values are copied in and out as JSON, like a real store,
- * so nothing a caller holds can change what was saved.
+ * resume-after-stop within one process. Records are kept as JSON text, like a real store, so
+ * nothing a caller holds can change what was saved. Leases behave as in the other stores (on
+ * this process's clock, the only one there is).
  */
-import { RunLockedError, StoreError } from "../core/errors.js";
-import { assertRunId, byStart, isProcessAlive as isAlive, SessionViews, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore } from "./run-store.js";
+import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
+import { isPlainObject } from "../core/messages.js";
+import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf } from "./commit-log.js";
+import { Lease, newHolderId } from "./lease.js";
+import { assertRunId, byStart, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
+/** What a MemoryRunStore holds; two stores sharing it behave like two processes on one database. */
+export interface MemoryRunData {
+  logs: Map<string, string[]>;
+  leases: Map<string, { fence: number; holder: string; expiresAt: number }>;
+}
+
+export interface MemoryRunStoreOptions {
+  leaseMs?: number;
+  /** false: leases are not renewed in the background. */
+  autoRenew?: boolean;
+  /** Share another store's data (a second "process" in tests). */
+  data?: MemoryRunData;
+}
+
+const LOCATION = "memory";
 
 /** @example new WorkflowRunner({ client, contextManager, store: new MemoryRunStore() }) */
 export class MemoryRunStore extends SessionViews implements RunStore {
-  readonly #checkpoints = new Map<string, string>();
-  readonly #events = new Map<string, string[]>();
-  /** Run id → pid of the holder (this process, unless a test plants another). */
-  readonly locks = new Map<string, number>();
+  readonly data: MemoryRunData;
+  readonly #leaseMs: number;
+  readonly #autoRenew: boolean | undefined;
 
-  async putCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    assertRunId(checkpoint.runId);
-    const previous = this.#checkpoints.get(checkpoint.runId);
-    if (previous !== undefined && (JSON.parse(previous) as Checkpoint).seq >= checkpoint.seq) {
-      throw new StoreError(`checkpoint ${checkpoint.seq} of run ${checkpoint.runId} is not newer than the stored one`, checkpoint.runId, "memory");
-    }
-    this.#checkpoints.set(checkpoint.runId, JSON.stringify(checkpoint));
+  constructor(options: MemoryRunStoreOptions = {}) {
+    super();
+    if (!isPlainObject(options as unknown)) throw new InvalidArgumentError("options", "expected { leaseMs?, autoRenew?, data? }");
+    this.#leaseMs = leaseMsOption(options.leaseMs);
+    this.#autoRenew = options.autoRenew;
+    this.data = options.data ?? { logs: new Map(), leases: new Map() };
   }
 
-  async appendEvents(runId: string, events: readonly RunEvent[]): Promise<void> {
-    assertRunId(runId);
-    const log = this.#events.get(runId) ?? [];
-    for (const event of events) log.push(JSON.stringify(event));
-    this.#events.set(runId, log);
+  async commit(commit: Commit): Promise<void> {
+    assertRunId(commit.runId);
+    const { runId, fence, seq } = commit;
+    const lease = this.data.leases.get(runId);
+    if (!lease || lease.fence !== fence) throw lostError(runId, fence, lease?.fence);
+    const log = this.data.logs.get(runId) ?? [];
+    const last = log.length > 0 ? (JSON.parse(log.at(-1)!) as CommitRecord).seq : 0;
+    if (seq <= last) throw new StoreError(`commit ${seq} of run ${runId} is not newer than the stored commit ${last}; a run never goes back`, runId, LOCATION);
+    log.push(JSON.stringify(recordOf(commit)));
+    this.data.logs.set(runId, log);
   }
 
   async latest(runId: string): Promise<Checkpoint | undefined> {
-    assertRunId(runId);
-    const text = this.#checkpoints.get(runId);
-    if (text === undefined) return undefined;
-    try {
-      return JSON.parse(text) as Checkpoint;
-    } catch (error) {
-      throw new StoreError(`checkpoint of run ${runId} is not JSON`, runId, "memory", { cause: error });
-    }
+    const lines = this.#log(runId);
+    const records = lines.map((line) => parseRecord(line, runId, LOCATION));
+    return rebuildCheckpoint(runId, records.slice(Math.max(0, lastBase(records))), LOCATION);
   }
 
   async events(runId: string): Promise<RunEvent[]> {
-    assertRunId(runId);
-    return (this.#events.get(runId) ?? []).map((line) => JSON.parse(line) as RunEvent);
+    return eventsOf(this.#log(runId).map((line) => parseRecord(line, runId, LOCATION)));
   }
 
   async listRuns(filter: { sessionId?: string } = {}): Promise<RunInfo[]> {
     const runs: RunInfo[] = [];
-    for (const runId of this.#checkpoints.keys()) {
-      const { snapshot: _snapshot, ...info } = (await this.latest(runId))!;
-      if (filter.sessionId === undefined || info.sessionId === filter.sessionId) runs.push(info);
+    for (const [runId, log] of this.data.logs) {
+      if (log.length === 0) continue;
+      const { fence: _f, events: _e, snapshot: _s, delta: _d, ...info } = parseRecord(log.at(-1)!, runId, LOCATION);
+      if (filter.sessionId === undefined || info.sessionId === filter.sessionId) runs.push({ runId, ...info });
     }
     return runs.sort(byStart);
   }
 
-  async lock(runId: string): Promise<RunLock> {
+  async lock(runId: string): Promise<RunLease> {
     assertRunId(runId);
-    const holder = this.locks.get(runId);
-    if (holder !== undefined && (holder === process.pid || isAlive(holder))) throw new RunLockedError(runId, "memory", holder);
-    this.locks.set(runId, process.pid);
-    let held = true;
-    return {
-      release: async () => {
-        if (held && this.locks.get(runId) === process.pid) this.locks.delete(runId);
-        held = false;
-      },
+    const sentAt = performance.now();
+    const now = Date.now();
+    const current = this.data.leases.get(runId);
+    if (current && current.expiresAt > now) throw new RunLockedError(runId, LOCATION, current.holder, current.expiresAt - now);
+    const fence = (current?.fence ?? 0) + 1;
+    const holder = newHolderId();
+    this.data.leases.set(runId, { fence, holder, expiresAt: now + this.#leaseMs });
+    const mine = () => {
+      const held = this.data.leases.get(runId);
+      return held?.fence === fence ? held : undefined;
     };
+    return new Lease(runId, fence, holder, {
+      leaseMs: this.#leaseMs,
+      location: LOCATION,
+      sentAt,
+      autoRenew: this.#autoRenew,
+      ops: {
+        renew: async () => {
+          const held = mine();
+          if (!held) throw lostError(runId, fence, this.data.leases.get(runId)?.fence);
+          held.expiresAt = Date.now() + this.#leaseMs;
+        },
+        release: async () => {
+          const held = mine();
+          if (held) held.expiresAt = 0;
+        },
+      },
+    });
   }
 
   async deleteRun(runId: string): Promise<void> {
-    assertRunId(runId);
-    const holder = this.locks.get(runId);
-    if (holder !== undefined && (holder === process.pid || isAlive(holder))) throw new RunLockedError(runId, "memory", holder);
-    this.#checkpoints.delete(runId);
-    this.#events.delete(runId);
-    this.locks.delete(runId);
+    const lease = await this.lock(runId);
+    this.data.logs.delete(runId);
+    await lease.release();
   }
 
-  /** Test hook: replace a stored checkpoint's text as-is (to simulate corruption). */
+  /** Test hook: replace the run's last record's text as-is (to simulate corruption). */
   corrupt(runId: string, text: string): void {
-    this.#checkpoints.set(runId, text);
+    const log = this.data.logs.get(runId);
+    if (log && log.length > 0) log[log.length - 1] = text;
   }
+
+  #log(runId: string): string[] {
+    assertRunId(runId);
+    return this.data.logs.get(runId) ?? [];
+  }
+}
+
+function lostError(runId: string, fence: number, current: number | undefined): RunLockLostError {
+  return new RunLockLostError(runId, LOCATION, fence, current === undefined ? "the run has no lease" : `a newer holder (lease ${current}) took it over`);
 }

@@ -1,22 +1,26 @@
 /**
- * Where durable runs live. A store keeps, per run, its latest checkpoint (the whole persisted
- * snapshot, replaced atomically) and an append-only event log (model responses, tool outcomes,
- * messages), and holds a lock so that one live runner at a time writes a run. Sessions are runs
- * that share a `sessionId`, one per turn; the latest finished one carries the conversation.
+ * Where durable runs live. A store keeps, per run, a log of commits: each committed step is one
+ * durable write holding the step's events (model responses, tool outcomes, messages) and the run's
+ * state, as a delta from the previous commit or, now and then, whole (a base). `latest()`
+ * rebuilds the state from the last base and the deltas after it. A run is driven by one holder at
+ * a time under a lease with a fencing token: every commit carries the token, and the store refuses
+ * it once a newer holder exists (RunLockLostError). Sessions are runs that share a `sessionId`,
+ * one per turn; the latest finished one carries the conversation.
  *
- * Shaped like LangGraph's checkpointers (put a checkpoint, put pending writes, get the latest,
- * list, delete); implementations: FileRunStore (file-run-store.ts).
+ * Implementations: MemoryRunStore, FileRunStore, SqlRunStore (libSQL), PostgresRunStore; one
+ * contract suite (test/persistence/support/run-store-contract.ts) runs against each.
  */
 import { InvalidArgumentError, StoreError, type ErrorJSON } from "../core/errors.js";
 import type { LLMResponse, Usage } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
+import type { JsonDelta } from "./json-delta.js";
 import type { PersistedRun } from "./snapshot.js";
 import type { WorkflowInput } from "../loop/context.js";
 
 /** One saved moment of a run: what `runner.resume(runId, workflow)` restores. */
 export interface Checkpoint {
   runId: string;
-  /** 1, 2, 3, … per run, from the one runner holding the run's lock. */
+  /** 1, 2, 3, … per run: the seq of the last commit. */
   seq: number;
   workflow: string;
   sessionId?: string;
@@ -38,6 +42,11 @@ export type RunEvent =
   | { type: "response"; iteration: number; response: LLMResponse; usage: Usage; now: number }
   /** `now`: when the tool finished (a replay's clock); absent for failed calls and older logs. */
   | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown; now?: number }
+  /**
+   * A tool call's outcome, written ahead: durable before the machine takes it in. On resume, a
+   * call whose outcome is recorded under its idempotency key is answered from here, never re-run.
+   */
+  | { type: "outcome"; key: string; output?: unknown; error?: { status: "error" | "resolution"; content: string } }
   | { type: "message"; message: Message }
   | { type: "end"; state: string; error?: ErrorJSON };
 
@@ -51,19 +60,53 @@ export interface SessionInfo {
   updatedAt: number;
 }
 
+/** One commit as a store keeps it. */
+export interface CommitRecord extends Omit<RunInfo, "runId"> {
+  /** The fencing token of the lease the commit was written under. */
+  fence: number;
+  events: RunEvent[];
+  /** The run's whole state: a base that later deltas apply to. */
+  snapshot?: PersistedRun;
+  /** The run's state as a change from the previous commit's. Neither: the state did not change. */
+  delta?: JsonDelta;
+}
+
+/** What a runner hands the store for one committed step. */
+export interface Commit extends CommitRecord {
+  runId: string;
+}
+
 /** Held while a runner drives a run; `release()` lets the next one in. */
 export interface RunLock {
   release(): Promise<void>;
 }
 
+/**
+ * A run's lease: held by one holder at a time, renewed in the background while held, and lost
+ * when a newer holder took it over or it could not be renewed in time.
+ */
+export interface RunLease extends RunLock {
+  readonly runId: string;
+  /** The fencing token: grows with every acquisition of the run; commits carry it. */
+  readonly fence: number;
+  /** Who holds it: host, pid and a random id. */
+  readonly holder: string;
+  /** Throws RunLockLostError unless the lease is still ours by this process's own clock. */
+  assertHeld(): void;
+  /** Called once, when the lease is lost. */
+  onLost(handler: (error: StoreError) => void): void;
+}
+
 export interface RunStore {
-  /** Save `checkpoint` as the run's latest, atomically: after a crash either it or the one before is there, whole. */
-  putCheckpoint(checkpoint: Checkpoint): Promise<void>;
-  /** Append to the run's event log (durable when the promise resolves). */
-  appendEvents(runId: string, events: readonly RunEvent[]): Promise<void>;
-  /** The run's latest checkpoint; undefined when the store has no such run. */
+  /**
+   * Write one committed step durably, in one write: after a crash it is there whole or not at
+   * all. Refused with RunLockLostError once a newer lease than `commit.fence` exists, and with a
+   * StoreError when `commit.seq` is not newer than the stored one.
+   */
+  commit(commit: Commit): Promise<void>;
+  /** The run's latest checkpoint (rebuilt from its last base and the deltas after it); undefined when the store has no such run. */
   latest(runId: string): Promise<Checkpoint | undefined>;
-  /** The run's event log, oldest first (an entry torn by a crash at the end is left out). */
+  /** The run's event log, oldest first. */
   events(runId: string): Promise<RunEvent[]>;
   /** Every run, or a session's, oldest first. */
   listRuns(filter?: { sessionId?: string }): Promise<RunInfo[]>;
@@ -71,10 +114,26 @@ export interface RunStore {
   listSessions(): Promise<SessionInfo[]>;
   /** The conversation so far: the messages of the session's latest finished run ([] for a new session). */
   history(sessionId: string): Promise<Message[]>;
-  /** Take the run's lock, or throw RunLockedError while another live runner holds it. */
-  lock(runId: string): Promise<RunLock>;
-  /** Remove a run with its checkpoint and log. */
+  /**
+   * Take the run's lease: a new run's, a released one, or an expired one (taken over, with a
+   * higher fencing token). A live lease is refused with RunLockedError naming its holder and
+   * when it ends.
+   */
+  lock(runId: string): Promise<RunLease>;
+  /** Remove a run with its log (refused while another holder's lease is live). */
   deleteRun(runId: string): Promise<void>;
+}
+
+/** How long a lease lasts without renewal unless a store is told otherwise. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** A store's `leaseMs` option, checked. */
+export function leaseMsOption(value: unknown): number {
+  if (value === undefined) return DEFAULT_LEASE_MS;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 100) {
+    throw new InvalidArgumentError("leaseMs", `expected an integer number of milliseconds >= 100, got ${JSON.stringify(value)}`);
+  }
+  return value;
 }
 
 /** Run ids name directories and keys: letters, digits, ".", "_", "-", not leading "." or "-", at most 128. */
@@ -94,7 +153,7 @@ export function assertRunId(runId: unknown): asserts runId is string {
  * it): a wrong field is a StoreError naming the run and `location`.
  */
 export function checkedRunInfo(
-  fields: { seq: unknown; workflow: unknown; sessionId: unknown; state: unknown; status: unknown; createdAt: unknown; savedAt: unknown },
+  fields: { seq: unknown; workflow: unknown; sessionId?: unknown; state: unknown; status: unknown; createdAt: unknown; savedAt: unknown },
   runId: string,
   location: string,
 ): RunInfo {
@@ -107,16 +166,6 @@ export function checkedRunInfo(
   if (status !== "active" && status !== "done") throw bad('status is not "active" or "done"');
   if (typeof createdAt !== "number" || typeof savedAt !== "number") throw bad("createdAt/savedAt are not numbers");
   return { runId, seq, workflow, ...(sessionId === undefined ? {} : { sessionId }), state, status, createdAt, savedAt };
-}
-
-/** Whether a lock's holder still runs (EPERM: it exists but belongs to another user). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** Group runs into sessions (runs without a sessionId are left out), most recently updated first. */

@@ -2,55 +2,76 @@
  * A run store in one SQLite database through libSQL: a single file instead of a directory
  * tree, or a libSQL server. Tables:
  *
- *   checkpoints  the latest checkpoint per run (upserted; `snapshot` is its JSON)
- *   events       the append-only event log, numbered 1, 2, 3, … per run
- *   locks        the process driving each run, with a token naming the holder in that process
+ *   forge_runs    each run's head (seq, state, status, …): what listing reads
+ *   forge_log     the commits, one row each: the events, and the state whole (base) or as a delta
+ *   forge_leases  each run's lease: fencing token, holder, expiry (never deleted: the token only grows)
  *
- * Every write is one transaction. A file database runs in WAL mode with synchronous=FULL, so
- * once a promise resolves its write survives kill -9 (and power loss).
+ * A commit is one transaction whose every statement is conditioned on the lease row still
+ * carrying the commit's fence, so a fenced-out writer changes nothing. Lease expiry is read on
+ * the database's clock (`julianday('now')` is evaluated where the database runs), never the
+ * runner's. A file database runs in WAL mode with synchronous=FULL, so once a promise resolves
+ * its write survives kill -9 (and power loss).
  *
  * Needs the optional package @libsql/client, which is why it is exported from "forge-ts/sql"
  * and not from the main entry.
  */
-import { randomUUID } from "node:crypto";
-import { createClient, type Client, type Row } from "@libsql/client";
-import { InvalidArgumentError, RunLockedError, StoreError } from "../core/errors.js";
+import { createClient, type Client, type InStatement, type Row } from "@libsql/client";
+import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/messages.js";
-import { assertRunId, byStart, checkedRunInfo, isProcessAlive, SessionViews, type Checkpoint, type RunEvent, type RunInfo, type RunLock, type RunStore } from "./run-store.js";
-import type { PersistedRun } from "./snapshot.js";
+import { parseRecord, rebuildCheckpoint, recordOf } from "./commit-log.js";
+import { Lease, newHolderId } from "./lease.js";
+import { assertRunId, byStart, checkedRunInfo, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
 const SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS checkpoints (
+  `CREATE TABLE IF NOT EXISTS forge_runs (
     run_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, workflow TEXT NOT NULL, session_id TEXT,
-    state TEXT NOT NULL, status TEXT NOT NULL, created_at REAL NOT NULL, saved_at REAL NOT NULL, snapshot TEXT NOT NULL)`,
-  "CREATE INDEX IF NOT EXISTS checkpoints_by_session ON checkpoints (session_id)",
-  "CREATE TABLE IF NOT EXISTS events (run_id TEXT NOT NULL, n INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, n))",
-  "CREATE TABLE IF NOT EXISTS locks (run_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, taken_at REAL NOT NULL, token TEXT)",
+    state TEXT NOT NULL, status TEXT NOT NULL, created_at REAL NOT NULL, saved_at REAL NOT NULL)`,
+  "CREATE INDEX IF NOT EXISTS forge_runs_by_session ON forge_runs (session_id)",
+  `CREATE TABLE IF NOT EXISTS forge_log (
+    run_id TEXT NOT NULL, seq INTEGER NOT NULL, fence INTEGER NOT NULL, base INTEGER NOT NULL,
+    events TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run_id, seq))`,
+  "CREATE TABLE IF NOT EXISTS forge_leases (run_id TEXT PRIMARY KEY, fence INTEGER NOT NULL, holder TEXT NOT NULL, expires_at REAL NOT NULL)",
 ];
 
-/** A checkpoint's columns without its snapshot: what listing reads. */
+/** Milliseconds since the epoch on the database's clock. */
+const NOW = "((julianday('now') - 2440587.5) * 86400000.0)";
 const INFO = "run_id, seq, workflow, session_id, state, status, created_at, saved_at";
+const FENCED = "EXISTS (SELECT 1 FROM forge_leases WHERE run_id = ? AND fence = ?)";
 
-// The WHERE keeps a checkpoint from replacing one as new or newer; rowsAffected 0 says it was refused.
-const UPSERT = `INSERT INTO checkpoints (${INFO}, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+// Each statement of a commit runs only while the lease still carries the commit's fence, and
+// only for a seq newer than the stored one: rowsAffected 0 says it was refused.
+const APPEND = `INSERT INTO forge_log (run_id, seq, fence, base, events, body)
+  SELECT ?, ?, ?, ?, ?, ? WHERE ${FENCED} AND ? > (SELECT COALESCE(MAX(seq), 0) FROM forge_log WHERE run_id = ?)`;
+const HEAD = `INSERT INTO forge_runs (${INFO}) SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE ${FENCED}
   ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, workflow = excluded.workflow, session_id = excluded.session_id,
-    state = excluded.state, status = excluded.status, created_at = excluded.created_at, saved_at = excluded.saved_at,
-    snapshot = excluded.snapshot
-  WHERE excluded.seq > checkpoints.seq`;
-
-const APPEND = "INSERT INTO events (run_id, n, body) SELECT ?, COALESCE(MAX(n), 0) + 1, ? FROM events WHERE run_id = ?";
+    state = excluded.state, status = excluded.status, created_at = excluded.created_at, saved_at = excluded.saved_at
+  WHERE excluded.seq > forge_runs.seq`;
+// A new run's lease, a released one or an expired one (taken over); a live one stays and no row comes back.
+const ACQUIRE = `INSERT INTO forge_leases (run_id, fence, holder, expires_at) VALUES (?, 1, ?, ${NOW} + ?)
+  ON CONFLICT (run_id) DO UPDATE SET fence = forge_leases.fence + 1, holder = excluded.holder, expires_at = excluded.expires_at
+  WHERE forge_leases.expires_at <= ${NOW}
+  RETURNING fence`;
+const RENEW = `UPDATE forge_leases SET expires_at = ${NOW} + ? WHERE run_id = ? AND fence = ?`;
+const RELEASE = "UPDATE forge_leases SET expires_at = 0 WHERE run_id = ? AND fence = ?";
+const HOLDER = `SELECT fence, holder, expires_at - ${NOW} AS left_ms FROM forge_leases WHERE run_id = ?`;
+/** The rows a checkpoint is rebuilt from: the last base and everything after it. */
+const FROM_BASE = `SELECT seq, fence, body FROM forge_log WHERE run_id = ?
+  AND seq >= (SELECT COALESCE(MAX(seq), 0) FROM forge_log WHERE run_id = ? AND base = 1) ORDER BY seq`;
 
 /** How long a write waits for another process's transaction on the same file (ms). */
 const BUSY_TIMEOUT = 5_000;
 
-/** Tokens of the locks this process holds (a second runner here is refused like another process). */
-const held = new Set<string>();
-
-export type SqlRunStoreOptions =
+export type SqlRunStoreOptions = (
   /** A libSQL URL: "file:/path/to/runs.db", "file:runs.db" (relative to the cwd), ":memory:", "libsql://…". */
   | { url: string; client?: undefined }
   /** A client you configured (a remote with auth, say); `url` only names the database in errors. The store never closes it. */
-  | { client: Client; url?: string };
+  | { client: Client; url?: string }
+) & {
+  /** How long a lease lasts unless renewed (default 30 s). */
+  leaseMs?: number;
+  /** false: leases are not renewed in the background. */
+  autoRenew?: boolean;
+};
 
 /**
  * @example
@@ -62,6 +83,8 @@ export class SqlRunStore extends SessionViews implements RunStore {
   /** The database, as named in error locations (`sqlite:<url>#<table>/<runId>`). */
   readonly url: string;
   readonly #given: Client | undefined;
+  readonly #leaseMs: number;
+  readonly #autoRenew: boolean | undefined;
   #ready: Promise<Client> | undefined;
 
   constructor(options: SqlRunStoreOptions) {
@@ -73,111 +96,116 @@ export class SqlRunStore extends SessionViews implements RunStore {
     }
     this.url = url ?? "client";
     this.#given = client;
+    this.#leaseMs = leaseMsOption(options.leaseMs);
+    this.#autoRenew = options.autoRenew;
   }
 
-  async putCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    const { runId, seq } = checkpoint;
+  async commit(commit: Commit): Promise<void> {
+    const { runId, seq, fence } = commit;
     assertRunId(runId);
-    // The refusal of older checkpoints compares seqs in SQL: anything but a positive integer would compare wrongly.
+    // Seqs and fences are compared in SQL: anything but a positive integer would compare wrongly.
     if (!Number.isSafeInteger(seq) || seq < 1) throw new InvalidArgumentError("seq", `${JSON.stringify(seq)} is not a positive integer`);
-    await this.#use(runId, "checkpoints", async (db, location) => {
-      const args = [runId, seq, checkpoint.workflow, checkpoint.sessionId ?? null, checkpoint.state, checkpoint.status, checkpoint.createdAt, checkpoint.savedAt, JSON.stringify(checkpoint.snapshot)];
-      const [put, stored] = await db.batch([{ sql: UPSERT, args }, { sql: "SELECT seq FROM checkpoints WHERE run_id = ?", args: [runId] }], "write");
-      if (put?.rowsAffected === 0) {
-        throw new StoreError(`checkpoint ${seq} of run ${runId} is not newer than the stored checkpoint ${String(stored?.rows[0]?.seq)} (${location}); a run's checkpoints never go back`, runId, location);
+    if (!Number.isSafeInteger(fence) || fence < 1) throw new InvalidArgumentError("fence", `${JSON.stringify(fence)} is not a positive integer`);
+    await this.#use(runId, "forge_log", async (db, location) => {
+      const { events, ...body } = recordOf(commit);
+      const head = [runId, seq, commit.workflow, commit.sessionId ?? null, commit.state, commit.status, commit.createdAt, commit.savedAt];
+      const [appended] = await db.batch(
+        [
+          { sql: APPEND, args: [runId, seq, fence, body.snapshot === undefined ? 0 : 1, JSON.stringify(events), JSON.stringify(body), runId, fence, seq, runId] },
+          { sql: HEAD, args: [...head, runId, fence] },
+        ],
+        "write",
+      );
+      if (appended?.rowsAffected === 1) return;
+      // Refused: find out why (the batch changed nothing either way).
+      const lease = (await db.execute({ sql: HOLDER, args: [runId] })).rows[0];
+      if (lease === undefined || Number(lease.fence) !== fence) {
+        throw new RunLockLostError(runId, location, fence, lease === undefined ? "the run has no lease" : `a newer holder (lease ${String(lease.fence)}) took it over`);
       }
+      const stored = (await db.execute({ sql: "SELECT MAX(seq) AS seq FROM forge_log WHERE run_id = ?", args: [runId] })).rows[0]?.seq;
+      throw new StoreError(`commit ${seq} of run ${runId} is not newer than the stored commit ${String(stored)} (${location}); a run never goes back`, runId, location);
     });
-  }
-
-  async appendEvents(runId: string, events: readonly RunEvent[]): Promise<void> {
-    assertRunId(runId);
-    if (events.length === 0) return;
-    await this.#use(runId, "events", (db) => db.batch(events.map((event) => ({ sql: APPEND, args: [runId, JSON.stringify(event), runId] })), "write"));
   }
 
   async latest(runId: string): Promise<Checkpoint | undefined> {
     assertRunId(runId);
-    return this.#use(runId, "checkpoints", async (db, location) => {
-      const row = (await db.execute({ sql: `SELECT ${INFO}, snapshot FROM checkpoints WHERE run_id = ?`, args: [runId] })).rows[0];
-      if (row === undefined) return undefined;
-      const info = this.#info(row);
-      let snapshot: unknown;
-      try {
-        snapshot = JSON.parse(String(row.snapshot));
-      } catch (error) {
-        throw new StoreError(`checkpoint of run ${runId} is not JSON (${location}): ${(error as Error).message}`, runId, location, { cause: error });
-      }
-      // Only the envelope is checked here; the snapshot itself is checked by the resume path.
-      if (!isPlainObject(snapshot)) throw new StoreError(`checkpoint of run ${runId} is malformed (${location}): snapshot is not an object`, runId, location);
-      return { ...info, snapshot: snapshot as unknown as PersistedRun };
+    return this.#use(runId, "forge_log", async (db, location) => {
+      const { rows } = await db.execute({ sql: FROM_BASE, args: [runId, runId] });
+      const records = rows.map((row) => ({ ...parseRecord(String(row.body), runId, `${location}@${String(row.seq)}`), events: [] }) as CommitRecord);
+      return rebuildCheckpoint(runId, records, location);
     });
   }
 
   async events(runId: string): Promise<RunEvent[]> {
     assertRunId(runId);
-    return this.#use(runId, "events", async (db, location) => {
-      const { rows } = await db.execute({ sql: "SELECT n, body FROM events WHERE run_id = ? ORDER BY n", args: [runId] });
-      return rows.map((row) => {
+    return this.#use(runId, "forge_log", async (db, location) => {
+      const { rows } = await db.execute({ sql: "SELECT seq, events FROM forge_log WHERE run_id = ? ORDER BY seq", args: [runId] });
+      return rows.flatMap((row) => {
         try {
-          return JSON.parse(String(row.body)) as RunEvent;
+          const events: unknown = JSON.parse(String(row.events));
+          if (!Array.isArray(events)) throw new Error("not an array");
+          return events as RunEvent[];
         } catch (error) {
-          throw new StoreError(`event log of run ${runId} has a corrupt entry ${String(row.n)} (${location})`, runId, location, { cause: error });
+          throw new StoreError(`event log of run ${runId} has a corrupt entry ${String(row.seq)} (${location}): ${(error as Error).message}`, runId, location, { cause: error });
         }
       });
     });
   }
 
   async listRuns(filter: { sessionId?: string } = {}): Promise<RunInfo[]> {
-    return this.#use(undefined, "checkpoints", async (db) => {
+    return this.#use(undefined, "forge_runs", async (db) => {
       const { rows } =
         filter.sessionId === undefined
-          ? await db.execute(`SELECT ${INFO} FROM checkpoints`)
-          : await db.execute({ sql: `SELECT ${INFO} FROM checkpoints WHERE session_id = ?`, args: [filter.sessionId] });
+          ? await db.execute(`SELECT ${INFO} FROM forge_runs`)
+          : await db.execute({ sql: `SELECT ${INFO} FROM forge_runs WHERE session_id = ?`, args: [filter.sessionId] });
       return rows.map((row) => this.#info(row)).sort(byStart);
     });
   }
 
-  async lock(runId: string): Promise<RunLock> {
+  async lock(runId: string): Promise<RunLease> {
     assertRunId(runId);
-    return this.#use(runId, "locks", async (db, location) => {
-      const token = randomUUID();
-      for (let attempt = 0; attempt < 2; attempt++) {
-        const taken = await db.execute({ sql: "INSERT INTO locks (run_id, pid, taken_at, token) VALUES (?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING", args: [runId, process.pid, Date.now(), token] });
-        if (taken.rowsAffected === 1) return this.#holding(runId, token);
-        const row = (await db.execute({ sql: "SELECT pid, token FROM locks WHERE run_id = ?", args: [runId] })).rows[0];
-        if (row === undefined) continue; // released in between
-        const holder = Number(row.pid);
-        const ours = holder === process.pid && typeof row.token === "string" && held.has(row.token);
-        if (ours || (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && isProcessAlive(holder))) {
-          throw new RunLockedError(runId, location, holder);
-        }
-        // Stale: its process is gone (killed mid-run). Replace that very row, so of two racing takers one wins.
-        const over = await db.execute({
-          sql: "UPDATE locks SET pid = ?, taken_at = ?, token = ? WHERE run_id = ? AND pid IS ? AND token IS ?",
-          args: [process.pid, Date.now(), token, runId, row.pid ?? null, row.token ?? null],
-        });
-        if (over.rowsAffected === 1) return this.#holding(runId, token);
-      }
-      throw new StoreError(`cannot lock run ${runId}: another process keeps taking the lock (${location})`, runId, location);
+    const holder = newHolderId();
+    const run = (sql: InStatement) => this.#use(runId, "forge_leases", (db) => db.execute(sql));
+    const sentAt = performance.now();
+    const taken = (await run({ sql: ACQUIRE, args: [runId, holder, this.#leaseMs] })).rows[0];
+    const location = this.#where("forge_leases", runId);
+    if (taken === undefined) {
+      const current = (await run({ sql: HOLDER, args: [runId] })).rows[0];
+      throw new RunLockedError(runId, location, String(current?.holder ?? "another holder"), Number(current?.left_ms ?? 0));
+    }
+    const fence = Number(taken.fence);
+    return new Lease(runId, fence, holder, {
+      leaseMs: this.#leaseMs,
+      location,
+      sentAt,
+      autoRenew: this.#autoRenew,
+      ops: {
+        renew: async () => {
+          const renewed = await run({ sql: RENEW, args: [this.#leaseMs, runId, fence] });
+          if (renewed.rowsAffected === 0) throw new RunLockLostError(runId, location, fence, "a newer holder took the lease over");
+        },
+        release: async () => void (await run({ sql: RELEASE, args: [runId, fence] })),
+      },
     });
   }
 
   async deleteRun(runId: string): Promise<void> {
     assertRunId(runId);
-    // Taking the lock refuses a live holder and keeps a new one out while the rows go.
-    const lock = await this.lock(runId);
+    // Taking the lease refuses a live holder and keeps a new one out while the rows go; the
+    // lease row stays, so the next holder's fence is higher than any before.
+    const lease = await this.lock(runId);
     try {
-      await this.#use(runId, "checkpoints", (db) =>
+      await this.#use(runId, "forge_log", (db) =>
         db.batch(
           [
-            { sql: "DELETE FROM checkpoints WHERE run_id = ?", args: [runId] },
-            { sql: "DELETE FROM events WHERE run_id = ?", args: [runId] },
+            { sql: "DELETE FROM forge_runs WHERE run_id = ?", args: [runId] },
+            { sql: "DELETE FROM forge_log WHERE run_id = ?", args: [runId] },
           ],
           "write",
         ),
       );
     } finally {
-      await lock.release();
+      await lease.release();
     }
   }
 
@@ -189,22 +217,12 @@ export class SqlRunStore extends SessionViews implements RunStore {
     if (client !== undefined && client !== this.#given) client.close();
   }
 
-  #holding(runId: string, token: string): RunLock {
-    held.add(token);
-    return {
-      release: async () => {
-        if (!held.delete(token)) return;
-        await this.#use(runId, "locks", (db) => db.execute({ sql: "DELETE FROM locks WHERE run_id = ? AND token = ?", args: [runId, token] }));
-      },
-    };
-  }
-
-  /** A checkpoint row's envelope, checked: SQLite columns hold whatever was written to them. */
+  /** A head row, checked: SQLite columns hold whatever was written to them. */
   #info(row: Row): RunInfo {
     const runId = String(row.run_id);
     const { seq, workflow, session_id: sessionId, state, status, created_at: createdAt, saved_at: savedAt } = row;
     const fields = { seq, workflow, sessionId: sessionId === null ? undefined : sessionId, state, status, createdAt, savedAt };
-    return checkedRunInfo(fields, runId, this.#where("checkpoints", runId));
+    return checkedRunInfo(fields, runId, this.#where("forge_runs", runId));
   }
 
   #where(table: string, runId?: string): string {
@@ -241,6 +259,10 @@ export class SqlRunStore extends SessionViews implements RunStore {
       if (client.protocol === "file") {
         await client.execute("PRAGMA journal_mode=WAL");
         await client.execute("PRAGMA synchronous=FULL");
+      }
+      const old = await client.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'");
+      if (old.rows.length > 0) {
+        throw new StoreError(`${this.url} holds runs stored by an older forge-ts (table checkpoints); this version keeps a commit log (forge_log) and cannot read them`, undefined, this.#where("checkpoints"));
       }
       await client.batch(SCHEMA, "write");
       return client;

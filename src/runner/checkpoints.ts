@@ -1,20 +1,32 @@
 /**
  * A run's durable record in its RunStore: the session feeds it every snapshot the actor
  * publishes (one per macrostep: after each model answer, each committed tool result, each final
- * state) and every event; writes go out one at a time, in order, the newest snapshot replacing
- * one that has not been written yet. The executeTool service waits for `settled()` before a
- * tool starts, so a checkpoint holding every finished result is on disk first: after a crash,
- * only the call in flight runs again (at-least-once, same idempotency key), never a finished one.
+ * state) and every event; commits go out one at a time, in order, the newest snapshot replacing
+ * one that has not been written yet. A commit is one durable write: the events since the last
+ * one and the state as a delta from the last committed state (a whole snapshot when the deltas
+ * since the last whole one outweigh it, so bytes per commit do not grow with the run).
+ *
+ * Every commit carries the lease's fencing token. The executeTool service waits for `barrier()`
+ * (every finished result durable) and checks the lease before a tool starts, and writes the
+ * tool's outcome ahead (`recordOutcome`) before the machine takes it in: after a crash, a call
+ * whose outcome is recorded is answered from the log; only a call cut off mid-call runs again
+ * (same idempotency key).
  */
 import { InvalidArgumentError, StoreError } from "../core/errors.js";
+import { diffJson } from "../persistence/json-delta.js";
 import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
-import { latestRun, type Checkpoint, type RunEvent, type RunLock, type RunStore } from "../persistence/run-store.js";
+import { latestRun, type Commit, type RunEvent, type RunLease, type RunStore } from "../persistence/run-store.js";
 
 /** What a run on a runner with a store holds while it runs. */
 export interface RunRecord {
-  lock: RunLock;
+  lease: RunLease;
   writer: CheckpointWriter;
+  /** Outcomes written ahead for calls the restored run has in flight, by idempotency key. */
+  recorded: Map<string, Extract<RunEvent, { type: "outcome" }>>;
 }
+
+/** Whole snapshots are written at least this far apart in bytes of deltas. */
+const MIN_DELTA_BYTES = 64 * 1024;
 
 /**
  * The snapshot a session's next turn continues from: its latest run, which must have finished
@@ -45,15 +57,25 @@ export interface CheckpointMeta {
   workflow: string;
   sessionId?: string | undefined;
   createdAt: number;
-  /** The last checkpoint's seq already in the store (0 for a new run). */
+  /** The last commit's seq already in the store (0 for a new run). */
   seq: number;
+  /** The last commit's state and status (for a commit that only adds events). */
+  state: string;
+  status: "active" | "done";
 }
 
 export class CheckpointWriter {
   readonly #store: RunStore;
+  readonly #lease: RunLease;
   readonly #meta: CheckpointMeta;
   readonly #now: () => number;
   #seq: number;
+  #state: string;
+  #status: "active" | "done";
+  /** The last committed state, as the object that was diffed (undefined: the next commit is whole). */
+  #base: PersistedRun | undefined;
+  #wholeBytes = 0;
+  #deltaBytes = 0;
   #queued: { snapshot: PersistedRun; state: string } | undefined;
   #events: RunEvent[] = [];
   #writing: Promise<void> = Promise.resolve();
@@ -61,20 +83,26 @@ export class CheckpointWriter {
   #failure: StoreError | undefined;
   #onFailure: ((error: StoreError) => void) | undefined;
 
-  constructor(store: RunStore, meta: CheckpointMeta, now: () => number) {
+  constructor(store: RunStore, lease: RunLease, meta: CheckpointMeta, now: () => number) {
     this.#store = store;
+    this.#lease = lease;
     this.#meta = meta;
     this.#now = now;
     this.#seq = meta.seq;
+    this.#state = meta.state;
+    this.#status = meta.status;
+    // A lost lease stops the run at once, not at its next write.
+    lease.onLost((error) => this.#fail(error));
   }
 
   get runId(): string {
     return this.#meta.runId;
   }
 
-  /** Called once with the first write that failed; the run must stop there. */
+  /** Called once with the first write that failed (or the lease lost); the run must stop there. */
   onFailure(handler: (error: StoreError) => void): void {
     this.#onFailure = handler;
+    if (this.#failure) handler(this.#failure);
   }
 
   record(event: RunEvent): void {
@@ -87,13 +115,21 @@ export class CheckpointWriter {
     this.#schedule();
   }
 
+  /** A tool's outcome, durable when this resolves (before the machine takes the outcome in). */
+  async recordOutcome(outcome: Extract<RunEvent, { type: "outcome" }>): Promise<void> {
+    this.record(outcome);
+    await this.settled();
+  }
+
   /**
    * Before a tool starts: the service starts inside XState's step, before the session has seen
-   * that step's snapshot, so wait one microtask for it to be queued, then for it to be written.
+   * that step's snapshot, so wait one microtask for it to be queued, then for it to be written;
+   * then make sure the lease is still ours (a process paused past it must not start the tool).
    */
   async barrier(): Promise<void> {
     await Promise.resolve();
     await this.settled();
+    this.#lease.assertHeld();
   }
 
   /** Resolves once everything recorded so far is durable; rejects with the write failure. */
@@ -114,40 +150,66 @@ export class CheckpointWriter {
   }
 
   async #flush(): Promise<void> {
-    // Let the rest of this step's snapshots and events arrive: one write carries them all.
+    // Let the rest of this step's snapshots and events arrive: one commit carries them all.
     await Promise.resolve();
     this.#scheduled = false;
+    if (this.#failure) return;
+    // A new run's first commit holds its first state: its log never starts with events alone.
+    if (this.#seq === 0 && !this.#queued) return;
     const events = this.#events;
     const queued = this.#queued;
     this.#events = [];
     this.#queued = undefined;
+    if (events.length === 0 && !queued) return;
+    const commit = this.#commit(events, queued);
     try {
-      // Events first: a checkpoint never runs ahead of the log that explains it.
-      if (events.length > 0) await this.#store.appendEvents(this.#meta.runId, events);
-      if (queued) await this.#store.putCheckpoint(this.#checkpoint(queued.snapshot, queued.state));
+      await this.#store.commit(commit);
     } catch (error) {
-      this.#failure =
+      this.#fail(
         error instanceof StoreError
           ? error
-          : new StoreError(`run store write failed for run ${this.#meta.runId}: ${(error as Error)?.message ?? String(error)}`, this.#meta.runId, "store", {
-              cause: error,
-            });
-      this.#onFailure?.(this.#failure);
+          : new StoreError(`run store write failed for run ${this.#meta.runId}: ${(error as Error)?.message ?? String(error)}`, this.#meta.runId, "store", { cause: error }),
+      );
+      return;
     }
+    this.#seq = commit.seq;
+    this.#state = commit.state;
+    this.#status = commit.status;
+    if (queued) this.#base = queued.snapshot;
   }
 
-  #checkpoint(snapshot: PersistedRun, state: string): Checkpoint {
+  /** The commit for this step: the state whole, as a delta, or unchanged. */
+  #commit(events: RunEvent[], queued: { snapshot: PersistedRun; state: string } | undefined): Commit {
     const { runId, workflow, sessionId, createdAt } = this.#meta;
-    return {
+    const status = queued ? (queued.snapshot.status === "done" ? "done" : "active") : this.#status;
+    const commit: Commit = {
       runId,
-      seq: ++this.#seq,
+      fence: this.#lease.fence,
+      seq: this.#seq + 1,
       workflow,
       ...(sessionId !== undefined ? { sessionId } : {}),
-      state,
-      status: snapshot.status === "done" ? "done" : "active",
+      state: queued?.state ?? this.#state,
+      status,
       createdAt,
       savedAt: this.#now(),
-      snapshot,
+      events,
     };
+    if (!queued) return commit;
+    const delta = this.#base === undefined ? undefined : diffJson(this.#base, queued.snapshot);
+    if (this.#base !== undefined && delta === undefined) return commit;
+    const deltaBytes = delta === undefined ? Infinity : JSON.stringify(delta).length;
+    if (this.#deltaBytes + deltaBytes <= Math.max(MIN_DELTA_BYTES, this.#wholeBytes)) {
+      this.#deltaBytes += deltaBytes;
+      return { ...commit, delta: delta! };
+    }
+    this.#wholeBytes = JSON.stringify(queued.snapshot).length;
+    this.#deltaBytes = 0;
+    return { ...commit, snapshot: queued.snapshot };
+  }
+
+  #fail(error: StoreError): void {
+    if (this.#failure) return;
+    this.#failure = error;
+    this.#onFailure?.(error);
   }
 }

@@ -156,7 +156,7 @@ export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
   }
   const store: unknown = options.store;
   if (store !== undefined) {
-    const methods = ["putCheckpoint", "appendEvents", "latest", "events", "listRuns", "listSessions", "history", "lock", "deleteRun"];
+    const methods = ["commit", "latest", "events", "listRuns", "listSessions", "history", "lock", "deleteRun"];
     const missing = methods.filter((m) => !isPlainObjectLike(store) || typeof store[m] !== "function");
     if (missing.length > 0) throw new InvalidArgumentError("store", `expected a RunStore (new FileRunStore({ dir })); missing ${missing.join(", ")}`);
   }

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/cli/store.js";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
+import { PostgresRunStore } from "../../src/persistence/postgres-run-store.js";
 import { SqlRunStore } from "../../src/persistence/sql-run-store.js";
 
 const dirs: string[] = [];
@@ -20,5 +21,14 @@ describe("--store <dir|url>", () => {
     expect(sql).toMatchObject({ label: url });
     expect(sql.store).toBeInstanceOf(SqlRunStore);
     expect(await sql.store.listRuns()).toEqual([]);
+  });
+
+  it("opens a postgres:// or postgresql:// URL as a PostgresRunStore, labelled without its password, connecting only on first use", async () => {
+    for (const url of ["postgres://forge:secret@db.example:5432/runs", "postgresql://forge:secret@db.example/runs"]) {
+      const opened = await openStore(url);
+      expect(opened.store).toBeInstanceOf(PostgresRunStore);
+      expect(opened.label).toBe(url.replace("secret", "***"));
+      await (opened.store as PostgresRunStore).close();
+    }
   });
 });

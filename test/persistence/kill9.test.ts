@@ -11,7 +11,7 @@ describe("kill -9 durability", () => {
     it(`${store} store: every killed run resumes to the same result without re-running a finished tool`, async () => {
       const report = await killHarness(6, { seed: 20261123, store });
       expect(report.kills).toBeGreaterThanOrEqual(6);
-      expect(report).toMatchObject({ completed: 6, finishedReexecuted: 0, tornCheckpoints: 0, corruptLogs: 0, hangs: 0, wrongResults: 0 });
+      expect(report).toMatchObject({ completed: 6, finishedReexecuted: 0, recordedReexecuted: 0, tornCheckpoints: 0, corruptLogs: 0, hangs: 0, wrongResults: 0 });
     }, 120_000);
   }
 });

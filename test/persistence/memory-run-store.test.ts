@@ -1,32 +1,33 @@
 import { describe, expect, it } from "vitest";
 import { StoreError } from "../../src/core/errors.js";
 import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
-import { checkpointOf, runStoreContract } from "./support/run-store-contract.js";
+import { commitOf, runStoreContract, snapshotOf } from "./support/run-store-contract.js";
 
-runStoreContract("MemoryRunStore", () => new MemoryRunStore(), {
-  async plantLock(store, runId, pid) {
-    (store as MemoryRunStore).locks.set(runId, pid);
-  },
-  async corruptCheckpoint(store, runId) {
-    (store as MemoryRunStore).corrupt(runId, '{"runId":"' + runId);
+runStoreContract("MemoryRunStore", {
+  make: (options) => new MemoryRunStore(options),
+  reopen: (store, options) => new MemoryRunStore({ ...options, data: (store as MemoryRunStore).data }),
+  async corruptLast(store, runId) {
+    const log = (store as MemoryRunStore).data.logs.get(runId)!;
+    (store as MemoryRunStore).corrupt(runId, log.at(-1)!.slice(0, 10));
   },
 });
 
 describe("MemoryRunStore", () => {
-  it("copies values in and out: a caller changing what it saved or read changes nothing stored", async () => {
+  it("copies records in and out: changing a committed snapshot or a returned one changes nothing stored", async () => {
     const store = new MemoryRunStore();
-    const checkpoint = checkpointOf("r1", 1);
-    await store.putCheckpoint(checkpoint);
-    checkpoint.state = "changed";
-    const read = (await store.latest("r1"))!;
-    read.workflow = "changed";
-    expect(await store.latest("r1")).toMatchObject({ state: "inferring", workflow: "wf" });
+    const lease = await store.lock("r1");
+    const snapshot = snapshotOf([], { note: "before" });
+    await store.commit(commitOf(lease, 1, { snapshot }));
+    (snapshot.context as unknown as Record<string, unknown>).note = "after";
+    const read = await store.latest("r1");
+    (read!.snapshot.context as unknown as Record<string, unknown>).note = "changed";
+    expect((await store.latest("r1"))!.snapshot.context).toMatchObject({ note: "before" });
+    await lease.release();
   });
 
-  it("never replaces a checkpoint with an older one", async () => {
-    const store = new MemoryRunStore();
-    await store.putCheckpoint(checkpointOf("r1", 2));
-    await expect(store.putCheckpoint(checkpointOf("r1", 1))).rejects.toBeInstanceOf(StoreError);
-    expect((await store.latest("r1"))?.seq).toBe(2);
+  it("refuses options that are not an object", () => {
+    expect(() => new MemoryRunStore(null as never)).toThrow(/options/);
+    expect(() => new MemoryRunStore({ leaseMs: 5 })).toThrow(/leaseMs/);
+    expect(StoreError).toBeDefined();
   });
 });

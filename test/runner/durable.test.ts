@@ -8,7 +8,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError, RunLockedError, StoreError } from "../../src/core/errors.js";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
-import type { Checkpoint, RunStore } from "../../src/persistence/run-store.js";
+import type { Checkpoint, Commit, CommitRecord, RunStore } from "../../src/persistence/run-store.js";
 import { WorkflowRunner } from "../../src/runner.js";
 import { Workflow } from "../../src/core/workflow.js";
 import { calls, compactingEveryIteration, correctNext, loopWorkflow, PolicyClient, scriptThenCorrect, turnOf, type Policy, type ToolLogEntry } from "../support/loop-fixtures.js";
@@ -20,12 +20,12 @@ function runner(store: RunStore, policy: Policy = scriptThenCorrect([])) {
   return new WorkflowRunner({ client: new PolicyClient(policy), contextManager: compactingEveryIteration(), store });
 }
 
-/** A store that remembers every checkpoint it was given (the file store keeps only the latest). */
+/** A store that remembers the checkpoint after every commit. */
 class RecordingStore extends FileRunStore {
   readonly saved: Checkpoint[] = [];
-  override async putCheckpoint(checkpoint: Checkpoint): Promise<void> {
-    await super.putCheckpoint(checkpoint);
-    this.saved.push(structuredClone(checkpoint));
+  override async commit(commit: Commit): Promise<void> {
+    await super.commit(commit);
+    this.saved.push((await this.latest(commit.runId))!);
   }
 }
 
@@ -38,8 +38,7 @@ describe("runs with a store", () => {
     class Log extends Array<ToolLogEntry> {
       override push(...entries: ToolLogEntry[]): number {
         if (entries.some((e) => e.tool === "extra")) {
-          const latest = JSON.parse(readFileSync(path.join(store.dir, "runs", runId, "checkpoint.json"), "utf8")) as Checkpoint;
-          seenOnDisk = latest.snapshot.context.batch?.done.map((d) => d.tool);
+          seenOnDisk = store.saved.at(-1)?.snapshot.context.batch?.done.map((d) => d.tool);
         }
         return super.push(...entries);
       }
@@ -139,15 +138,17 @@ describe("runs with a store", () => {
     const store = freshStore();
     const { workflow } = loopWorkflow();
     await runner(store).run(workflow, "go", { ...vars, runId: "kept" });
-    const file = path.join(store.dir, "runs", "kept", "checkpoint.json");
+    const file = path.join(store.dir, "runs", "kept", "log.jsonl");
     const good = readFileSync(file, "utf8");
     const other = new Workflow({ name: "other", tools: workflow.tools, requiredSteps: ["fetch_a"], terminalTool: "finish", systemPromptTemplate: "x" });
     await expect(runner(store).resume("kept", other)).rejects.toMatchObject({ code: "FORGE_SNAPSHOT" });
-    const wrongVersion = JSON.parse(good) as Checkpoint;
-    wrongVersion.snapshot.context.machineVersion = 1;
-    writeFileSync(file, JSON.stringify(wrongVersion));
+    // The run's base commit (its first line) rewritten by another machine version.
+    const lines = good.split("\n");
+    const base = JSON.parse(lines[0]!) as CommitRecord;
+    base.snapshot!.context.machineVersion = 1;
+    writeFileSync(file, [JSON.stringify(base), ...lines.slice(1)].join("\n"));
     await expect(runner(store).resume("kept", workflow)).rejects.toThrow(/written by machine version 1/);
-    writeFileSync(file, good.slice(0, 100));
+    writeFileSync(file, [lines[0]!.slice(0, 100), ...lines.slice(1)].join("\n"));
     const corrupt = await runner(store).resume("kept", workflow).catch((e: unknown) => e);
     expect(corrupt).toBeInstanceOf(StoreError);
     expect(corrupt).toMatchObject({ runId: "kept", location: file });
@@ -160,9 +161,9 @@ describe("runs with a store", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "forge-durable-"));
     class FullDisk extends FileRunStore {
       writes = 0;
-      override async putCheckpoint(checkpoint: Checkpoint): Promise<void> {
-        if (++this.writes > 3) throw new StoreError(`disk full writing run ${checkpoint.runId}`, checkpoint.runId, "test");
-        return super.putCheckpoint(checkpoint);
+      override async commit(commit: Commit): Promise<void> {
+        if (++this.writes > 3) throw new StoreError(`disk full writing run ${commit.runId}`, commit.runId, "test");
+        return super.commit(commit);
       }
     }
     const store = new FullDisk({ dir });

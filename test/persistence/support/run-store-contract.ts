@@ -1,140 +1,241 @@
 /**
  * The behaviour every RunStore must have, as one suite: each store's test file calls
- * `runStoreContract(name, makeStore)` with a factory giving a fresh, empty store.
+ * `runStoreContract(name, hooks)` with a factory giving a fresh, empty store and a way to open a
+ * second store over the same data (another process, another machine).
  */
-import { spawn } from "node:child_process";
-import { describe, expect, it } from "vitest";
-import { InvalidArgumentError, RunLockedError, StoreError } from "../../../src/core/errors.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../../../src/core/errors.js";
 import { createMessage, MessageType, type Message } from "../../../src/core/messages.js";
-import type { Checkpoint, RunEvent, RunStore } from "../../../src/persistence/run-store.js";
+import { diffJson } from "../../../src/persistence/json-delta.js";
+import type { Commit, RunEvent, RunLease, RunStore } from "../../../src/persistence/run-store.js";
 import type { PersistedRun } from "../../../src/persistence/snapshot.js";
 
-/** A checkpoint whose snapshot carries `messages` (stores never look inside it beyond that). */
-export function checkpointOf(runId: string, seq: number, extra: Partial<Checkpoint> = {}, messages: Message[] = []): Checkpoint {
-  const snapshot = { status: extra.status === "done" ? "done" : "active", value: "inferring", context: { messages } } as unknown as PersistedRun;
-  return { runId, seq, workflow: "wf", state: "inferring", status: "active", createdAt: 1_000 + seq, savedAt: 2_000 + seq, snapshot, ...extra };
-}
-
-const response = (i: number): RunEvent => ({ type: "response", iteration: i, response: { type: "text", content: `answer ${i}` }, usage: { inputTokens: i, outputTokens: 1 }, now: i });
-
-/** A live process that is not this one (a lock it holds must be refused). */
-async function otherLiveProcess(): Promise<{ pid: number; stop: () => void }> {
-  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-  await new Promise<void>((resolve, reject) => {
-    child.once("spawn", () => resolve());
-    child.once("error", reject);
-  });
-  return { pid: child.pid!, stop: () => child.kill("SIGKILL") };
+export interface StoreOptions {
+  leaseMs?: number;
+  /** false: the lease is never renewed in the background (a paused holder). */
+  autoRenew?: boolean;
 }
 
 export interface ContractHooks {
-  /** Write a lock held by `pid` the way this store does, as if another process had taken it. */
-  plantLock(store: RunStore, runId: string, pid: number): Promise<void>;
-  /** Corrupt the run's latest checkpoint in storage (truncate it mid-way). */
-  corruptCheckpoint(store: RunStore, runId: string): Promise<void>;
+  /** A fresh, empty store. */
+  make(options?: StoreOptions): Promise<RunStore> | RunStore;
+  /** A second store over the same data as `store`, as another process would open it. */
+  reopen(store: RunStore, options?: StoreOptions): Promise<RunStore> | RunStore;
+  /** Corrupt the run's last record in storage (truncate it mid-way). */
+  corruptLast(store: RunStore, runId: string): Promise<void>;
+  /** Close what the store opened (connections), if anything. */
+  close?(store: RunStore): Promise<void>;
 }
 
-export function runStoreContract(name: string, makeStore: () => Promise<RunStore> | RunStore, hooks: ContractHooks): void {
+/** A snapshot whose context carries `messages` (stores never look inside it beyond that). */
+export function snapshotOf(messages: Message[] = [], extra: Record<string, unknown> = {}): PersistedRun {
+  return { status: "active", value: "inferring", context: { messages, iteration: 0, ...extra } } as unknown as PersistedRun;
+}
+
+/** A commit of run `runId` under `lease`: a base when `snapshot` is given, else a delta or nothing. */
+export function commitOf(lease: Pick<RunLease, "runId" | "fence">, seq: number, parts: Partial<Commit> = {}): Commit {
+  return { runId: lease.runId, fence: lease.fence, seq, workflow: "wf", state: "inferring", status: "active", createdAt: 1_000, savedAt: 2_000 + seq, events: [], ...parts };
+}
+
+const response = (i: number): RunEvent => ({ type: "response", iteration: i, response: { type: "text", content: `answer ${i}` }, usage: { inputTokens: i, outputTokens: 1 }, now: i });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function runStoreContract(name: string, hooks: ContractHooks): void {
+  const opened: RunStore[] = [];
+  const make = async (options?: StoreOptions) => {
+    const store = await hooks.make(options);
+    opened.push(store);
+    return store;
+  };
+  const reopen = async (store: RunStore, options?: StoreOptions) => {
+    const other = await hooks.reopen(store, options);
+    opened.push(other);
+    return other;
+  };
+  /** Write a run whose state is `snapshot` (one base commit) and release it. */
+  const seed = async (store: RunStore, runId: string, parts: Partial<Commit> = {}, snapshot = snapshotOf()) => {
+    const lease = await store.lock(runId);
+    await store.commit(commitOf(lease, 1, { snapshot, ...parts }));
+    await lease.release();
+  };
+
   describe(`${name}: RunStore contract`, () => {
-    it("keeps the latest checkpoint of each run; unknown runs have none", async () => {
-      const store = await makeStore();
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await hooks.close?.(store);
+    });
+
+    it("rebuilds the latest checkpoint from the last base and the deltas after it; unknown runs have none", async () => {
+      const store = await make();
       expect(await store.latest("r1")).toBeUndefined();
-      await store.putCheckpoint(checkpointOf("r1", 1));
-      await store.putCheckpoint(checkpointOf("r1", 2, { state: "executingTools.running" }));
-      await store.putCheckpoint(checkpointOf("r2", 1));
-      expect(await store.latest("r1")).toMatchObject({ runId: "r1", seq: 2, state: "executingTools.running" });
+      const lease = await store.lock("r1");
+      const m1 = createMessage("user", "ünïcode ✓ \"quotes\"\n", MessageType.USER_INPUT);
+      const m2 = createMessage("assistant", "two", MessageType.TEXT_RESPONSE);
+      const s1 = snapshotOf([m1]);
+      const s2 = { ...s1, value: "executingTools", context: { ...s1.context, messages: [m1, m2], iteration: 1 } } as PersistedRun;
+      const s3 = { ...s2, context: { ...s2.context, iteration: 2 } } as PersistedRun;
+      await store.commit(commitOf(lease, 1, { snapshot: s1, sessionId: "s1" }));
+      await store.commit(commitOf(lease, 2, { delta: diffJson(s1, s2)!, state: "executingTools.running", sessionId: "s1" }));
+      await store.commit(commitOf(lease, 3, { events: [response(1)], sessionId: "s1" })); // events only: state unchanged
+      await store.commit(commitOf(lease, 4, { delta: diffJson(s2, s3)!, state: "compacting", sessionId: "s1" }));
+      const latest = await store.latest("r1");
+      expect(latest).toEqual({ runId: "r1", seq: 4, workflow: "wf", sessionId: "s1", state: "compacting", status: "active", createdAt: 1_000, savedAt: 2_004, snapshot: JSON.parse(JSON.stringify(s3)) });
+      // A new base replaces everything before it.
+      const s5 = snapshotOf([m2], { iteration: 9 });
+      await store.commit(commitOf(lease, 5, { snapshot: s5 }));
+      expect((await store.latest("r1"))?.snapshot).toEqual(s5);
+      await lease.release();
+      await seed(store, "r2");
       expect((await store.latest("r2"))?.seq).toBe(1);
     });
 
-    it("round-trips a checkpoint exactly (JSON values, session id)", async () => {
-      const store = await makeStore();
-      const messages = [createMessage("system", "sys", MessageType.SYSTEM_PROMPT), createMessage("user", "ünïcode ✓ \"quotes\"\n", MessageType.USER_INPUT)];
-      const checkpoint = checkpointOf("r1", 1, { sessionId: "s1" }, messages);
-      await store.putCheckpoint(checkpoint);
-      expect(await store.latest("r1")).toEqual(checkpoint);
+    it("keeps every commit's events in order", async () => {
+      const store = await make();
+      expect(await store.events("r1")).toEqual([]);
+      const lease = await store.lock("r1");
+      await store.commit(commitOf(lease, 1, { snapshot: snapshotOf(), events: [response(1), response(2)] }));
+      await store.commit(commitOf(lease, 2, {}));
+      await store.commit(commitOf(lease, 3, { events: [{ type: "outcome", key: "r1:1:0", output: { content: "ok" } }, { type: "end", state: "done" }], status: "done", state: "done" }));
+      expect(await store.events("r1")).toEqual([response(1), response(2), { type: "outcome", key: "r1:1:0", output: { content: "ok" } }, { type: "end", state: "done" }]);
+      await lease.release();
     });
 
-    it("appends events in order and reads them back", async () => {
-      const store = await makeStore();
-      expect(await store.events("r1")).toEqual([]);
-      await store.appendEvents("r1", [response(1), response(2)]);
-      await store.appendEvents("r1", []);
-      await store.appendEvents("r1", [{ type: "end", state: "done" }]);
-      expect(await store.events("r1")).toEqual([response(1), response(2), { type: "end", state: "done" }]);
+    it("never lets a run go back: a commit not newer than the stored one is a StoreError and the newer one stays", async () => {
+      const store = await make();
+      const lease = await store.lock("r1");
+      await store.commit(commitOf(lease, 1, { snapshot: snapshotOf() }));
+      await store.commit(commitOf(lease, 2, { state: "second" }));
+      for (const seq of [1, 2]) {
+        const error = await store.commit(commitOf(lease, seq, { state: "forked" })).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(StoreError);
+        expect(error).not.toBeInstanceOf(RunLockLostError);
+        expect((error as StoreError).runId).toBe("r1");
+      }
+      expect(await store.latest("r1")).toMatchObject({ seq: 2, state: "second" });
+      await lease.release();
     });
 
     it("lists runs oldest first, filtered by session; groups sessions; a session's history is its last finished run", async () => {
-      const store = await makeStore();
+      const store = await make();
       const turn1 = [createMessage("user", "turn 1", MessageType.USER_INPUT)];
       const turn2 = [...turn1, createMessage("user", "turn 2", MessageType.USER_INPUT)];
-      await store.putCheckpoint(checkpointOf("a", 1, { sessionId: "s", createdAt: 10, status: "done", state: "done" }, turn1));
-      await store.putCheckpoint(checkpointOf("b", 1, { sessionId: "s", createdAt: 20, status: "done", state: "done" }, turn2));
-      await store.putCheckpoint(checkpointOf("c", 1, { sessionId: "s", createdAt: 30 }, [...turn2, createMessage("user", "unfinished", MessageType.USER_INPUT)]));
-      await store.putCheckpoint(checkpointOf("d", 1, { createdAt: 5 }));
+      await seed(store, "a", { sessionId: "s", createdAt: 10, status: "done", state: "done" }, snapshotOf(turn1));
+      await seed(store, "b", { sessionId: "s", createdAt: 20, status: "done", state: "done" }, snapshotOf(turn2));
+      await seed(store, "c", { sessionId: "s", createdAt: 30 }, snapshotOf([...turn2, createMessage("user", "unfinished", MessageType.USER_INPUT)]));
+      await seed(store, "d", { createdAt: 5 });
       expect((await store.listRuns()).map((r) => r.runId)).toEqual(["d", "a", "b", "c"]);
       const listed = await store.listRuns({ sessionId: "s" });
       expect(listed.map((r) => r.runId)).toEqual(["a", "b", "c"]);
-      expect(listed[0]).not.toHaveProperty("snapshot");
+      expect(listed[0]).toEqual({ runId: "a", seq: 1, workflow: "wf", sessionId: "s", state: "done", status: "done", createdAt: 10, savedAt: 2_001 });
       const sessions = await store.listSessions();
       expect(sessions.map((s) => [s.sessionId, s.runs.map((r) => r.runId)])).toEqual([["s", ["a", "b", "c"]]]);
       expect((await store.history("s")).map((m) => m.content)).toEqual(["turn 1", "turn 2"]);
       expect(await store.history("nobody")).toEqual([]);
+      // A second store over the same data sees the same.
+      expect((await (await reopen(store)).listRuns()).map((r) => r.runId)).toEqual(["d", "a", "b", "c"]);
     });
 
-    it("locks a run for one holder: a second lock is refused until release", async () => {
-      const store = await makeStore();
-      const lock = await store.lock("r1");
-      const refused = await store.lock("r1").catch((e: unknown) => e);
-      expect(refused).toBeInstanceOf(RunLockedError);
-      expect(refused).toMatchObject({ runId: "r1", holderPid: process.pid });
-      await lock.release();
-      await lock.release(); // twice is harmless
-      const again = await store.lock("r1");
-      await again.release();
-    });
-
-    it("refuses a run locked by another live process, and takes over a lock whose process is gone", async () => {
-      const store = await makeStore();
-      const other = await otherLiveProcess();
-      try {
-        await hooks.plantLock(store, "r1", other.pid);
-        await expect(store.lock("r1")).rejects.toMatchObject({ code: "FORGE_RUN_LOCKED", holderPid: other.pid });
-      } finally {
-        other.stop();
+    it("a live lease is refused, here and from another store, naming its holder and when it ends; released, the next lease has a higher fence", async () => {
+      const store = await make({ leaseMs: 5_000 });
+      const other = await reopen(store, { leaseMs: 5_000 });
+      const lease = await store.lock("r1");
+      expect(lease.fence).toBeGreaterThan(0);
+      expect(lease.holder).toContain(String(process.pid));
+      for (const s of [store, other]) {
+        const refused = await s.lock("r1").catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(RunLockedError);
+        expect(refused).toMatchObject({ code: "FORGE_RUN_LOCKED", runId: "r1", holder: lease.holder });
+        expect((refused as RunLockedError).expiresInMs).toBeGreaterThan(0);
+        expect((refused as RunLockedError).expiresInMs).toBeLessThanOrEqual(5_000);
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      // The holder died (kill -9 mid-run): its lock is stale.
-      const lock = await store.lock("r1");
-      await lock.release();
+      await lease.release();
+      await lease.release(); // twice is harmless
+      const next = await other.lock("r1");
+      expect(next.fence).toBeGreaterThan(lease.fence);
+      await next.release();
     });
 
-    it("deletes a run, and will not delete one that is locked", async () => {
-      const store = await makeStore();
-      await store.putCheckpoint(checkpointOf("r1", 1));
-      await store.appendEvents("r1", [response(1)]);
-      const lock = await store.lock("r1");
+    it("a lease kept alive by its holder is never taken over, however long it runs", async () => {
+      const store = await make({ leaseMs: 300 });
+      const other = await reopen(store, { leaseMs: 300 });
+      const lease = await store.lock("r1");
+      await sleep(900);
+      await expect(other.lock("r1")).rejects.toBeInstanceOf(RunLockedError);
+      expect(() => lease.assertHeld()).not.toThrow();
+      await store.commit(commitOf(lease, 1, { snapshot: snapshotOf() }));
+      await lease.release();
+    });
+
+    it("a paused holder's lease expires and is taken over with a higher fence; the paused holder's next write fails with FORGE_LOCK_LOST and changes nothing", async () => {
+      const paused = await make({ leaseMs: 300, autoRenew: false });
+      const taker = await reopen(paused, { leaseMs: 300 });
+      const old = await paused.lock("r1");
+      await paused.commit(commitOf(old, 1, { snapshot: snapshotOf(), events: [response(1)] }));
+      await expect(taker.lock("r1")).rejects.toBeInstanceOf(RunLockedError);
+      await sleep(450);
+      expect(() => old.assertHeld()).toThrow(RunLockLostError);
+      const lost: StoreError[] = [];
+      old.onLost((e) => lost.push(e));
+      const lease = await taker.lock("r1");
+      expect(lease.fence).toBeGreaterThan(old.fence);
+      const refused = await paused.commit(commitOf(old, 2, { state: "stale", events: [response(99)] })).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(RunLockLostError);
+      expect(refused).toMatchObject({ code: "FORGE_LOCK_LOST", runId: "r1", fence: old.fence });
+      expect(lost.length).toBe(1);
+      // The new holder goes on from what the old one committed, with nothing of the refused write.
+      expect(await taker.latest("r1")).toMatchObject({ seq: 1, state: "inferring" });
+      await taker.commit(commitOf(lease, 2, { state: "next", events: [response(2)] }));
+      expect(await taker.events("r1")).toEqual([response(1), response(2)]);
+      expect(await taker.latest("r1")).toMatchObject({ seq: 2, state: "next" });
+      await old.release(); // a lost lease releases nothing of the new holder's
+      await expect(paused.lock("r1")).rejects.toBeInstanceOf(RunLockedError);
+      await lease.release();
+    });
+
+    it("of several takers racing for an expired lease, exactly one wins", async () => {
+      const paused = await make({ leaseMs: 200, autoRenew: false });
+      await paused.lock("r1");
+      await sleep(300);
+      const takers = await Promise.all([1, 2, 3, 4].map(() => reopen(paused, { leaseMs: 5_000 })));
+      const outcomes = await Promise.allSettled(takers.map((t) => t.lock("r1")));
+      const won = outcomes.filter((o) => o.status === "fulfilled");
+      expect(won.length).toBe(1);
+      for (const o of outcomes) if (o.status === "rejected") expect(o.reason).toBeInstanceOf(RunLockedError);
+      await (won[0] as PromiseFulfilledResult<RunLease>).value.release();
+    });
+
+    it("deletes a run, refusing while another holder's lease is live; the fence keeps growing after a delete", async () => {
+      const store = await make({ leaseMs: 5_000 });
+      const lease = await store.lock("r1");
+      await store.commit(commitOf(lease, 1, { snapshot: snapshotOf(), events: [response(1)] }));
       await expect(store.deleteRun("r1")).rejects.toBeInstanceOf(RunLockedError);
-      await lock.release();
+      await lease.release();
       await store.deleteRun("r1");
       expect(await store.latest("r1")).toBeUndefined();
       expect(await store.events("r1")).toEqual([]);
       expect(await store.listRuns()).toEqual([]);
+      const again = await store.lock("r1");
+      expect(again.fence).toBeGreaterThan(lease.fence);
+      await again.release();
     });
 
-    it("a corrupt checkpoint is a StoreError naming the run", async () => {
-      const store = await makeStore();
-      await store.putCheckpoint(checkpointOf("r1", 1));
-      await hooks.corruptCheckpoint(store, "r1");
-      const error = await store.latest("r1").catch((e: unknown) => e);
+    it("a corrupt record is a StoreError naming the run", async () => {
+      const store = await make();
+      await seed(store, "r1");
+      await hooks.corruptLast(store, "r1");
+      const error = await (async () => {
+        await store.latest("r1");
+        await store.events("r1");
+      })().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreError);
       expect((error as StoreError).runId).toBe("r1");
       expect((error as StoreError).message).toContain("r1");
     });
 
     it("refuses run ids that cannot name a run", async () => {
-      const store = await makeStore();
+      const store = await make();
       for (const bad of ["", "../x", "a/b", ".hidden", "x".repeat(200)]) {
-        await expect(store.putCheckpoint(checkpointOf(bad, 1))).rejects.toBeInstanceOf(InvalidArgumentError);
+        await expect(store.lock(bad)).rejects.toBeInstanceOf(InvalidArgumentError);
+        await expect(store.latest(bad)).rejects.toBeInstanceOf(InvalidArgumentError);
       }
     });
   });
