@@ -3,7 +3,6 @@
  * on a FileRunStore, its tools writing every start and end to a side-effect log (fsynced), then
  * prints the result as JSON. Usage: durability-child.ts <storeDir> <runId> <sideEffectLog> [file|sql]
  */
-import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { z } from "zod";
 import { ContextManager } from "../../src/context/context-manager.js";
 import { NoCompact } from "../../src/context/no-compact.js";
@@ -12,6 +11,7 @@ import type { WireMessage } from "../../src/core/messages.js";
 import { defineTool } from "../../src/core/tool.js";
 import { Workflow } from "../../src/core/workflow.js";
 import { openStore } from "./durability-harness.js";
+import { effectWriter, recordingOutcomes } from "./effects.js";
 import { WorkflowRunner } from "../../src/runner.js";
 import { RunLockedError } from "../../src/core/errors.js";
 import type { RunStore } from "../../src/persistence/run-store.js";
@@ -32,25 +32,6 @@ async function leaseFree(store: RunStore, id: string): Promise<void> {
   }
 }
 
-/**
- * The store, noting in the side-effect log each outcome once its commit is durable: a later
- * process that starts that call again re-ran a recorded tool (the harness counts it).
- */
-function recordingOutcomes(inner: RunStore): RunStore {
-  return new Proxy(inner, {
-    get(target, key, receiver) {
-      if (key !== "commit") {
-        const value = Reflect.get(target, key, receiver) as unknown;
-        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      }
-      return async (commit: Parameters<RunStore["commit"]>[0]) => {
-        await target.commit(commit);
-        for (const event of commit.events) if (event.type === "outcome") effect(`recorded ${event.key}`);
-      };
-    },
-  });
-}
-
 const [storeDir, runId, effectsFile, kind = "file"] = process.argv.slice(2);
 if (!storeDir || !runId || !effectsFile || (kind !== "file" && kind !== "sql")) {
   console.error("usage: durability-child.ts <storeDir> <runId> <sideEffectLog> [file|sql]");
@@ -58,15 +39,7 @@ if (!storeDir || !runId || !effectsFile || (kind !== "file" && kind !== "sql")) 
 }
 
 /** One line per side effect, on disk before the tool goes on: what a crash can never take back. */
-function effect(line: string): void {
-  const fd = openSync(effectsFile!, "a");
-  try {
-    writeSync(fd, `${process.pid} ${line}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
+const effect = effectWriter(effectsFile);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const step = (name: string) =>
@@ -122,7 +95,7 @@ const client: LLMClient = {
   },
 };
 
-const store = recordingOutcomes(await openStore(kind, storeDir, { leaseMs: LEASE_MS }));
+const store = recordingOutcomes(await openStore(kind, storeDir, { leaseMs: LEASE_MS }), effect);
 const runner = new WorkflowRunner({ client, contextManager: new ContextManager({ budgetTokens: 100_000, strategy: new NoCompact() }), store, maxIterations: 8 });
 await leaseFree(store, runId!);
 // Killed before the first checkpoint: no tool has run yet, so the run starts over under its id.

@@ -50,7 +50,9 @@ backend is unreachable, 2 bad flags.`;
 
 export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|replay|delete> [options]
 
-  forge-ts runs list [--session <id>] [--json]         runs in the store, oldest first
+  forge-ts runs list [--session <id>] [--status <s>] [--json]
+                                                       runs in the store, oldest first; --status
+                                                       active | done | failed | cancelled
   forge-ts runs show <runId> [--events] [--json]       a run's latest checkpoint (and its event log)
   forge-ts runs resume <runId> --workflow <module> --backend <name> --model <name>
                                                        continue a run from its latest checkpoint
@@ -67,6 +69,7 @@ Exit codes: 0 done, 1 a run failed or the store could not be read, 2 bad flags o
 const OPTIONS = {
   store: { type: "string" },
   session: { type: "string" },
+  status: { type: "string" },
   "run-id": { type: "string" },
   workflow: { type: "string" },
   events: { type: "boolean", default: false },
@@ -173,6 +176,8 @@ function table(runs: readonly RunInfo[]): string {
   return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
 }
 
+const RUN_STATUSES = ["active", "done", "failed", "cancelled"];
+
 /** `forge-ts runs`. Resolves to the exit code. */
 export async function runsMain(args: readonly string[]): Promise<number> {
   const { values, positionals } = parse(args);
@@ -181,7 +186,14 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   if (extra.length > 0) throw new InvalidArgumentError("arguments", `unexpected ${extra.join(" ")} (see forge-ts runs --help)`);
   const { store, label } = await storeOf(values);
   if (sub === "list") {
-    const runs = await store.listRuns(values.session ? { sessionId: values.session } : {});
+    const status = values.status;
+    if (status !== undefined && !RUN_STATUSES.includes(status)) {
+      throw new InvalidArgumentError("--status", `expected one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(status)}`);
+    }
+    // active: not final (running, or left by a runner that died); the others name the final state.
+    const runs = (await store.listRuns(values.session ? { sessionId: values.session } : {})).filter(
+      (r) => status === undefined || (status === "active" ? r.status === "active" : r.state === status),
+    );
     console.log(values.json ? JSON.stringify(runs, null, 2) : runs.length > 0 ? table(runs) : `no runs in ${label}`);
     return 0;
   }

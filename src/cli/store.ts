@@ -11,7 +11,8 @@ import type { RunStore } from "../persistence/run-store.js";
 const SQL_URL = /^(file:|libsql:|https?:|wss?:)/;
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 
-export async function openStore(spec: string): Promise<{ store: RunStore; label: string }> {
+/** `leaseMs`: how long a run's lease lasts unless renewed (the store's default, 30 s, otherwise). */
+export async function openStore(spec: string, options: { leaseMs?: number } = {}): Promise<{ store: RunStore; label: string }> {
   if (POSTGRES_URL.test(spec)) {
     let postgres: typeof import("../postgres.js");
     try {
@@ -19,15 +20,15 @@ export async function openStore(spec: string): Promise<{ store: RunStore; label:
     } catch (error) {
       throw new InvalidArgumentError("--store", `a postgres:// URL needs the optional package pg (npm install pg): ${(error as Error).message}`);
     }
-    const store = new postgres.PostgresRunStore({ url: spec });
+    const store = new postgres.PostgresRunStore({ url: spec, ...options });
     return { store, label: store.label }; // the label hides a password in the URL
   }
-  if (!SQL_URL.test(spec)) return { store: new FileRunStore({ dir: spec }), label: spec };
+  if (!SQL_URL.test(spec)) return { store: new FileRunStore({ dir: spec, ...options }), label: spec };
   let sql: typeof import("../sql.js");
   try {
     sql = await import("../sql.js");
   } catch (error) {
     throw new InvalidArgumentError("--store", `${spec} is a libSQL URL, which needs the optional package @libsql/client (npm install @libsql/client): ${(error as Error).message}`);
   }
-  return { store: new sql.SqlRunStore({ url: spec }), label: spec };
+  return { store: new sql.SqlRunStore({ url: spec, ...options }), label: spec };
 }

@@ -26,13 +26,17 @@ Takes jobs from BullMQ queues on Redis until Ctrl-C / SIGTERM:
   eval jobs (npm run eval:batch -- --queue <url>) of the backends listed with --eval.
 
   --redis <url>          redis://host:port[/db]                                     [FORGE_REDIS]
-  --store <dir|url>      run store shared by the workers: a directory, or a libSQL URL
-                         (file:runs.db, libsql://host) for workers on several machines;
+  --store <dir|url>      run store shared by the workers: a directory, or a libSQL or postgres://… URL
+                         (file:runs.db, libsql://host, postgres://host/db) for workers on several machines;
                          default ./.forge                                           [FORGE_STORE]
   --workflow <module>    a module exporting a Workflow (repeatable)
   --eval <list>          take eval jobs of these backends, e.g. sim,ollama
   --concurrency <n>      jobs at once per queue, default 1
   --lock-ms <ms>         a job's lock: how soon a dead worker's job moves on, default 30000
+  --lease-ms <ms>        a run's lease in the store: how soon another worker may take over a
+                         dead or paused worker's run; default the --lock-ms value
+  --drain-ms <ms>        on Ctrl-C / SIGTERM, how long the jobs in flight may take to finish,
+                         default 30000
   --visualize            stream the runs this worker executes to the visualizer (forge-ts visualize)
   --visualizer-url <url> default http://127.0.0.1:4848                               [FORGE_VISUALIZER_URL]
 Runs' backend (with --workflow):
@@ -44,8 +48,9 @@ Runs' backend (with --workflow):
   --max-iterations <n>   default 10
   -h, --help
 
-Exit codes: 0 after Ctrl-C / SIGTERM (jobs in flight finish first), 1 Redis, a backend or the
-visualizer (--visualize) is unreachable at start, or the shutdown did not complete within 30 s; 2 bad flags.`;
+Exit codes: 0 after Ctrl-C / SIGTERM (jobs in flight finish first), 1 Redis (unreachable, or it
+refused the credentials), a backend or the visualizer (--visualize) is unreachable at start, or
+the shutdown did not complete within --drain-ms; 2 bad flags.`;
 
 export async function workerMain(args: readonly string[], signals: NodeJS.EventEmitter = process): Promise<number> {
   const env = process.env;
@@ -58,6 +63,8 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
       eval: { type: "string" },
       concurrency: { type: "string" },
       "lock-ms": { type: "string" },
+      "lease-ms": { type: "string" },
+      "drain-ms": { type: "string" },
       visualize: { type: "boolean", default: false },
       "visualizer-url": { type: "string", default: env.FORGE_VISUALIZER_URL || DEFAULT_VISUALIZER_URL },
       backend: { type: "string", default: env.FORGE_BACKEND || undefined },
@@ -78,6 +85,9 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
   redisOptions(values.redis);
   const concurrency = positiveInt("concurrency", values.concurrency, 1);
   const lockDurationMs = positiveInt("lock-ms", values["lock-ms"], 30_000);
+  const leaseMs = positiveInt("lease-ms", values["lease-ms"], lockDurationMs);
+  if (leaseMs < 100) throw new InvalidArgumentError("--lease-ms", `must be at least 100 ms, got ${leaseMs}`);
+  const drainMs = positiveInt("drain-ms", values["drain-ms"], 30_000);
   const evalBackends = values.eval === undefined ? [] : values.eval.split(",").map((b) => b.trim());
   for (const b of evalBackends) assertBackend(b);
   const modules = values.workflow ?? [];
@@ -102,7 +112,7 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
   }
   const closers: (() => Promise<void>)[] = [];
   if (makeClient) {
-    const { store } = await openStore(values.store);
+    const { store } = await openStore(values.store, { leaseMs });
     const runs = startRunWorker({
       redis: values.redis,
       store,
@@ -133,15 +143,15 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
     signals.once("SIGINT", () => stop("SIGINT"));
     signals.once("SIGTERM", () => stop("SIGTERM"));
   });
-  // Jobs in flight finish first; a Redis that went away cannot be waited for forever.
+  // Jobs in flight finish first, for up to --drain-ms: a Redis that went away, or a run that
+  // takes longer, cannot be waited for forever. A run cut off here is resumed from its last
+  // checkpoint by the worker that takes its job next.
   const closed = Promise.all(closers.map((close) => close())).then(() => true);
-  const gaveUp = new Promise<false>((resolve) => setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS).unref());
+  const gaveUp = new Promise<false>((resolve) => setTimeout(() => resolve(false), drainMs).unref());
   if (await Promise.race([closed, gaveUp])) return 0;
-  console.error(`forge-ts worker: not closed cleanly within ${CLOSE_TIMEOUT_MS / 1000} s (Redis unreachable, or a job still running); exiting`);
+  console.error(`forge-ts worker: not closed cleanly within ${drainMs} ms (--drain-ms; Redis unreachable, or a job still running); exiting`);
   return 1;
 }
-
-const CLOSE_TIMEOUT_MS = 30_000;
 
 type Values = Record<string, string | string[] | boolean | undefined>;
 

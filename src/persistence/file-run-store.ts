@@ -15,8 +15,8 @@
  * with a lower fence than a line before it, so a write that landed after the marker never
  * counts. Expiry is on this host's clock: the directory belongs to one host.
  */
-import { constants } from "node:fs";
-import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { constants, readdirSync } from "node:fs";
+import { link, mkdir, open, readdir, readFile, rename, rm, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/messages.js";
@@ -48,8 +48,11 @@ export class FileRunStore extends SessionViews implements RunStore {
   readonly dir: string;
   readonly #leaseMs: number;
   readonly #autoRenew: boolean | undefined;
-  /** The last seq committed per run by this store object (a new holder reads it from the log). */
-  readonly #seqs = new Map<string, number>();
+  /**
+   * The log each run held here is appended to, kept open from its first commit until the lease
+   * ends: opened with O_DSYNC, so one write(2) is the whole durable commit.
+   */
+  readonly #appenders = new Map<string, Appender>();
 
   constructor(options: FileRunStoreOptions = {}) {
     super();
@@ -62,14 +65,49 @@ export class FileRunStore extends SessionViews implements RunStore {
 
   async commit(commit: Commit): Promise<void> {
     const { runId, fence, seq } = commit;
-    const dir = await this.#runDir(runId, true);
-    await this.#assertNoNewerLease(runId, dir, fence);
-    const last = this.#seqs.get(runId) ?? (await this.#tail(runId))?.seq ?? 0;
-    if (seq <= last) throw new StoreError(`commit ${seq} of run ${runId} is not newer than the stored commit ${last}; a run never goes back`, runId, path.join(dir, LOG));
-    await appendLine(runId, dir, JSON.stringify(recordOf(commit)));
+    const dir = await this.#runDir(runId, false);
+    assertNoNewerLease(runId, dir, fence);
+    const log = await this.#appender(runId, dir, fence);
+    if (seq <= log.seq) throw new StoreError(`commit ${seq} of run ${runId} is not newer than the stored commit ${log.seq}; a run never goes back`, runId, log.file);
+    const line = Buffer.from(JSON.stringify(recordOf(commit)) + "\n");
+    try {
+      const { bytesWritten } = await log.handle.write(line);
+      if (bytesWritten !== line.length) throw new Error(`short write (${bytesWritten} of ${line.length} bytes)`);
+    } catch (error) {
+      // The line may be torn: reopen next time, which cuts it off first.
+      await this.#closeAppender(runId);
+      throw new StoreError(`run store I/O failed for run ${runId} at ${log.file}: ${(error as Error).message}`, runId, log.file, { cause: error });
+    }
     // Checked after the write too: a takeover that came in meanwhile made it not count.
-    await this.#assertNoNewerLease(runId, dir, fence);
-    this.#seqs.set(runId, seq);
+    assertNoNewerLease(runId, dir, fence);
+    log.seq = seq;
+  }
+
+  /** The run's open log for commits under `fence`: opened (torn tail cut, new file's entry synced) on first use. */
+  async #appender(runId: string, dir: string, fence: number): Promise<Appender> {
+    const open_ = this.#appenders.get(runId);
+    if (open_?.fence === fence) return open_;
+    if (open_) await this.#closeAppender(runId);
+    const file = path.join(dir, LOG);
+    const seq = (await this.#tail(runId))?.seq ?? 0;
+    await io(runId, dir, () => mkdir(dir, { recursive: true }));
+    const handle = await io(runId, file, () => open(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_DSYNC));
+    try {
+      if ((await io(runId, file, () => dropTornTail(handle))) === 0) await syncDir(runId, dir);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    const appender = { fence, handle, seq, file };
+    this.#appenders.set(runId, appender);
+    return appender;
+  }
+
+  async #closeAppender(runId: string, fence?: number): Promise<void> {
+    const appender = this.#appenders.get(runId);
+    if (!appender || (fence !== undefined && appender.fence !== fence)) return;
+    this.#appenders.delete(runId);
+    await appender.handle.close().catch(() => undefined);
   }
 
   async latest(runId: string): Promise<Checkpoint | undefined> {
@@ -114,7 +152,7 @@ export class FileRunStore extends SessionViews implements RunStore {
       await syncDir(runId, dir);
       // The marker: lines a fenced-out writer appends after it never count.
       if (current) await appendLine(runId, dir, JSON.stringify({ fence, lease: holder }), { onlyIfExists: true });
-      this.#seqs.delete(runId);
+      await this.#closeAppender(runId);
       await removeOlderLeases(runId, dir, fence);
       return this.#lease(runId, dir, fence, holder, sentAt);
     }
@@ -125,49 +163,39 @@ export class FileRunStore extends SessionViews implements RunStore {
     const lease = await this.lock(runId);
     const dir = await this.#runDir(runId, false);
     // The lease file stays, so the next holder's fence is higher than any before.
+    await this.#closeAppender(runId);
     await io(runId, dir, () => rm(path.join(dir, LOG), { force: true }));
-    this.#seqs.delete(runId);
     await lease.release();
   }
 
   #lease(runId: string, dir: string, fence: number, holder: string, sentAt: number): RunLease {
     const file = path.join(dir, leaseFile(fence));
-    return new Lease(runId, fence, holder, {
+    const lease = new Lease(runId, fence, holder, {
       leaseMs: this.#leaseMs,
       location: file,
       sentAt,
       autoRenew: this.#autoRenew,
       ops: {
         renew: async () => {
-          await this.#assertNoNewerLease(runId, dir, fence);
+          assertNoNewerLease(runId, dir, fence);
           await writeAtomically(runId, file, JSON.stringify({ holder, expiresAt: Date.now() + this.#leaseMs }));
-          await this.#assertNoNewerLease(runId, dir, fence);
+          assertNoNewerLease(runId, dir, fence);
         },
         release: async () => {
+          await this.#closeAppender(runId, fence);
           if ((await this.#currentLease(runId, dir))?.fence !== fence) return;
           await writeAtomically(runId, file, JSON.stringify({ holder, expiresAt: 0 }));
         },
       },
     });
-  }
-
-  async #assertNoNewerLease(runId: string, dir: string, fence: number): Promise<void> {
-    const newer = path.join(dir, leaseFile(fence + 1));
-    try {
-      await stat(newer);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw new StoreError(`cannot check the lease of run ${runId} (${newer}): ${(error as Error).message}`, runId, newer, { cause: error });
-    }
-    throw new RunLockLostError(runId, newer, fence, "a newer holder took the lease over");
+    lease.onLost(() => void this.#closeAppender(runId, fence));
+    return lease;
   }
 
   /** The highest-numbered lease file's content; undefined when the run has never been leased. */
   async #currentLease(runId: string, dir: string): Promise<{ fence: number; holder: string; expiresAt: number } | undefined> {
-    const names = await io(runId, dir, () => readdir(dir));
-    const fences = names.map((n) => LEASE.exec(n)?.[1]).filter((n): n is string => n !== undefined).map(Number);
-    if (fences.length === 0) return undefined;
-    const fence = Math.max(...fences);
+    const fence = newestFence(runId, dir);
+    if (fence === 0) return undefined;
     const file = path.join(dir, leaseFile(fence));
     const text = await readIfExists(runId, file);
     // Gone meanwhile: a newer one replaced it, which the caller's next look finds.
@@ -271,6 +299,37 @@ async function createLease(runId: string, dir: string, fence: number, content: {
   } finally {
     await unlink(temp).catch(() => undefined);
   }
+}
+
+/**
+ * The highest lease number in the run's directory (0: never leased). Read synchronously: it is
+ * a few cached directory entries, and a trip through the thread pool would cost more than the
+ * read itself on every commit.
+ */
+function newestFence(runId: string, dir: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
+    throw new StoreError(`cannot read the leases of run ${runId} (${dir}): ${(error as Error).message}`, runId, dir, { cause: error });
+  }
+  return names.reduce((max, name) => Math.max(max, Number(LEASE.exec(name)?.[1] ?? 0)), 0);
+}
+
+/** RunLockLostError once a lease newer than `fence` exists: any higher number (a takeover removes the files below its own). */
+function assertNoNewerLease(runId: string, dir: string, fence: number): void {
+  const newest = newestFence(runId, dir);
+  if (newest > fence) throw new RunLockLostError(runId, path.join(dir, leaseFile(newest)), fence, `a newer holder (lease ${newest}) took the lease over`);
+  if (newest < fence) throw new RunLockLostError(runId, dir, fence, "the run has no such lease");
+}
+
+interface Appender {
+  fence: number;
+  handle: FileHandle;
+  /** The last seq in the log. */
+  seq: number;
+  file: string;
 }
 
 async function removeOlderLeases(runId: string, dir: string, fence: number): Promise<void> {

@@ -19,6 +19,9 @@ export type JsonDelta =
   | { o?: Record<string, JsonDelta>; d?: string[] };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+/** An own field only: "toString" or "__proto__" in a tool's arguments are data, not the prototype's. */
+const own = (o: Record<string, unknown>, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
+const put = (o: Record<string, unknown>, key: string, value: unknown) => Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
 
 /**
  * What turns `prev` into `next`; undefined when nothing changed.
@@ -41,12 +44,12 @@ export function diffJson(prev: unknown, next: unknown): JsonDelta | undefined {
     for (const key of Object.keys(next)) {
       const value = next[key];
       if (value === undefined) continue;
-      const before = prev[key];
+      const before = own(prev, key);
       const delta = before === undefined ? { v: value } : diffJson(before, value);
-      if (delta !== undefined) (changed ??= {})[key] = delta;
+      if (delta !== undefined) put((changed ??= {}), key, delta);
     }
     for (const key of Object.keys(prev)) {
-      if (prev[key] !== undefined && next[key] === undefined) (removed ??= []).push(key);
+      if (prev[key] !== undefined && own(next, key) === undefined) (removed ??= []).push(key);
     }
     if (changed === undefined && removed === undefined) return undefined;
     return { ...(changed ? { o: changed } : {}), ...(removed ? { d: removed } : {}) };
@@ -71,7 +74,7 @@ export function applyJson(base: unknown, delta: JsonDelta, options: { inPlace?: 
   for (const key of delta.d ?? []) delete out[key];
   for (const [key, inner] of Object.entries(delta.o ?? {})) {
     // A field added by `v` may be absent from the base; any other delta needs the old value.
-    out[key] = "v" in inner ? inner.v : applyJson(out[key], inner, options);
+    put(out, key, "v" in inner ? inner.v : applyJson(own(out, key), inner, options));
   }
   return out;
 }

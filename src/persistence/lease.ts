@@ -70,6 +70,19 @@ export class Lease implements RunLease {
     else this.#handlers.push(handler);
   }
 
+  /** Renew now (the background renewal does this every third of the lease). */
+  async renew(): Promise<void> {
+    this.assertHeld();
+    const sentAt = performance.now();
+    try {
+      await this.#ops.renew();
+    } catch (error) {
+      if (error instanceof RunLockLostError) this.#lose(error);
+      throw error;
+    }
+    this.#confirmedAt = Math.max(this.#confirmedAt, sentAt);
+  }
+
   async release(): Promise<void> {
     if (this.#released) return;
     this.#released = true;

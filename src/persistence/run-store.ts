@@ -34,7 +34,11 @@ export interface Checkpoint {
   snapshot: PersistedRun;
 }
 
-/** What the event log records, in order: enough to re-drive the statechart with no model and no tools. */
+/**
+ * What the event log records, in order: enough to re-drive the statechart with no model and no
+ * tools. The messages themselves are in the run's state (each commit's delta appends them), not
+ * repeated here.
+ */
 export type RunEvent =
   /** A new run's machine input (history seed, budgets): where a replay starts. */
   | { type: "start"; input: WorkflowInput }
@@ -47,7 +51,6 @@ export type RunEvent =
    * call whose outcome is recorded under its idempotency key is answered from here, never re-run.
    */
   | { type: "outcome"; key: string; output?: unknown; error?: { status: "error" | "resolution"; content: string } }
-  | { type: "message"; message: Message }
   | { type: "end"; state: string; error?: ErrorJSON };
 
 /** A run as listed: its latest checkpoint without the snapshot. */
@@ -93,6 +96,8 @@ export interface RunLease extends RunLock {
   readonly holder: string;
   /** Throws RunLockLostError unless the lease is still ours by this process's own clock. */
   assertHeld(): void;
+  /** Extend the lease now (it is also renewed in the background unless the store says otherwise). */
+  renew(): Promise<void>;
   /** Called once, when the lease is lost. */
   onLost(handler: (error: StoreError) => void): void;
 }

@@ -1,7 +1,9 @@
 /**
  * Redis connection options for BullMQ from a `redis://[user:password@]host[:port][/db]` URL
  * (`rediss://` for TLS). BullMQ's workers block on Redis, so commands never give up while the
- * server is away (`maxRetriesPerRequest: null`): a restarted Redis is reconnected to, not an error.
+ * server is away (`maxRetriesPerRequest: null`): a restarted Redis is reconnected to, not an
+ * error. A producer's calls must not wait forever: gated-client.ts bounds them. Also here: the
+ * outage reporting every client we create gets, and the errors for a Redis we cannot use.
  */
 import { Worker, type Processor, type RedisOptions } from "bullmq";
 import { Redis } from "ioredis";
@@ -47,32 +49,72 @@ export function lockOptions(lockDurationMs = 30_000): { lockDuration: number; st
   return { lockDuration: lockDurationMs, stalledInterval: Math.max(500, Math.floor(lockDurationMs / 2)), maxStalledCount: 10 };
 }
 
-/**
- * A BullMQ worker's connection errors (Redis restarting, unreachable) on stderr, once per
- * outage: the worker reconnects by itself; the next finished job ends the outage.
- */
-export function reportOutages(worker: { on(event: "error", f: (e: Error) => void): unknown; on(event: "completed", f: () => void): unknown }, label: string): void {
-  let down = false;
-  worker.on("error", (error) => {
-    if (down) return;
-    down = true;
-    console.error(`${label}: ${error.message} (reconnecting)`);
-  });
-  worker.on("completed", () => (down = false));
+/** Whatever reports errors: ioredis clients and BullMQ's Queue, QueueEvents and Worker. */
+export interface ErrorSource {
+  on(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /**
- * Fail fast when Redis does not answer at start (commands would otherwise wait for it forever):
- * a ServerError naming the URL. Outages after a good start are waited out.
+ * Connection errors of several clients (Redis restarting, unreachable) on stderr, once per
+ * outage: the clients reconnect by themselves. Every client we create gets a listener from
+ * `watch`, so no 'error' event goes unhandled (ioredis would print a stack trace for it, and an
+ * EventEmitter without a listener throws it). `recovered()` ends the outage: the next error is
+ * reported again. Other errors (BullMQ's "Missing lock for job ...": a job's lock lapsed) are
+ * printed as they come, not as an outage.
+ */
+export function outageReporter(label: string, print: (line: string) => void = console.error): { watch(source: ErrorSource): void; recovered(): void } {
+  let down = false;
+  const onError = (error: Error) => {
+    if (!isConnectionError(error)) return print(`${label}: ${error.message}`);
+    if (down) return;
+    down = true;
+    print(`${label}: ${error.message} (reconnecting)`);
+  };
+  return {
+    watch: (source) => void source.on("error", onError),
+    recovered: () => void (down = false),
+  };
+}
+
+/** ioredis' and Node's words for a connection that failed, was cut, or refused our credentials. */
+export function isConnectionError(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | undefined;
+  const text = `${typeof e?.code === "string" ? e.code : ""} ${typeof e?.message === "string" ? e.message : ""}`;
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|Stream isn't writeable|max retries per request/i.test(text) || isAuthError(error);
+}
+
+/** Redis refused our credentials (a wrong password or user), rather than not answering at all. */
+export function isAuthError(error: unknown): boolean {
+  return /\b(WRONGPASS|NOAUTH)\b|invalid password|invalid username-password/i.test((error as Error | undefined)?.message ?? "");
+}
+
+/**
+ * The typed error for a Redis we cannot use, telling a server that refused the credentials
+ * (fix the URL's password) from one that does not answer (start it, or fix host and port).
+ */
+export function redisUnavailable(url: string, error: unknown, hint = "check the URL"): ServerError {
+  const reason = (error as Error | undefined)?.message ?? String(error);
+  return isAuthError(error)
+    ? new ServerError(`Redis at ${redactedUrl(url)} refused the credentials (${reason}): check the user and password in the URL`, "", { cause: error })
+    : new ServerError(`Redis at ${redactedUrl(url)} does not answer (${reason}): start it, or ${hint}`, "", { cause: error });
+}
+
+/**
+ * Fail fast when Redis does not answer at start or refuses the credentials (commands would
+ * otherwise wait for it forever): a ServerError naming the URL. Outages after a good start are
+ * waited out.
  */
 export async function assertRedisReachable(url: string, timeoutMs = 3_000): Promise<void> {
   const client = new Redis({ ...redisOptions(url), maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs, lazyConnect: true });
-  client.on("error", () => undefined); // the failure is the rejected connect below
+  // The 'error' event carries the server's reply (WRONGPASS, NOAUTH); the rejected connect()
+  // often only says "Connection is closed".
+  let lastError: Error | undefined;
+  client.on("error", (error: Error) => (lastError ??= error));
   try {
     await client.connect();
     await client.ping();
   } catch (error) {
-    throw new ServerError(`Redis at ${redactedUrl(url)} does not answer (${(error as Error).message}): start it, or check --redis`);
+    throw redisUnavailable(url, lastError ?? error, "check --redis");
   } finally {
     client.disconnect();
   }
@@ -91,17 +133,21 @@ export function redactedUrl(url: string): string {
 
 /**
  * BullMQ workers on `queues`, one processor for all: the lock of lockOptions, connection
- * outages reported once each. Close them with `closeWorkers`.
+ * outages reported once each (through `outages`, when the caller's other clients share it).
+ * Close them with `closeWorkers`.
  */
 export function startWorkers<Data, Result>(
   queues: readonly string[],
   processor: Processor<Data, Result>,
-  options: { redis: string; concurrency?: number; lockDurationMs?: number },
+  options: { redis: string; concurrency?: number; lockDurationMs?: number; outages?: ReturnType<typeof outageReporter> },
 ): Worker<Data, Result>[] {
   const connection = redisOptions(options.redis);
   return queues.map((queue) => {
     const worker = new Worker<Data, Result>(queue, processor, { connection, concurrency: options.concurrency ?? 1, ...lockOptions(options.lockDurationMs) });
-    reportOutages(worker, `forge-ts worker ${queue}`);
+    // A finished job shows Redis is back: the next outage is reported again.
+    const outages = options.outages ?? outageReporter(`forge-ts worker ${queue}`);
+    outages.watch(worker);
+    worker.on("completed", outages.recovered);
     return worker;
   });
 }

@@ -1,19 +1,27 @@
 /**
  * The worker side of the run queue: each job is one WorkflowRunner run checkpointed in the
- * RunStore. A worker that dies mid-job (kill -9, a lost box) stops renewing the job's lock;
- * BullMQ's stalled-job check puts the job back, and the next worker resumes the run from its
- * last checkpoint: finished tools are not run again, an in-flight one runs again with the same
- * idempotency key.
+ * RunStore (run-job.ts). A worker that dies mid-job (kill -9, a lost box) stops renewing the
+ * job's lock; BullMQ's stalled-job check puts the job back, and the next worker resumes the run
+ * from its last checkpoint: finished tools are not run again, an in-flight one runs again with
+ * the same idempotency key.
+ *
+ * A session turn ends when BullMQ finishes its job in any way — completed, failed for good
+ * (attempts spent, cancelled, timed out, failed fast, or failed by BullMQ for stalling too
+ * often, which happens without our processor) — and the worker's 'completed' / 'failed' events
+ * release it: the session's next turn is let in and its parked job promoted.
  */
-import { DelayedError, type Job, type Worker } from "bullmq";
+import { Queue, type Job, type Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { InvalidArgumentError, reviveError, type ErrorJSON } from "../core/errors.js";
+import { InvalidArgumentError } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
 import type { RunStore } from "../persistence/run-store.js";
-import { WorkflowRunner } from "../runner.js";
 import type { WorkflowRunnerOptions } from "../runner/options.js";
-import { closeWorkers, redisOptions, startWorkers } from "./redis.js";
-import { runQueueName, sessionKeys, type RunJobData, type RunJobResult } from "./run-queue.js";
+import type { RunJobData } from "./enqueue-options.js";
+import { closeWorkers, outageReporter, redisOptions, startWorkers } from "./redis.js";
+import { CANCELLED, runJobProcessor, TurnEndError } from "./run-job.js";
+import { runQueueName, type RunJobResult } from "./run-queue.js";
+import { CANCEL_CHANNEL, isCancelled } from "./run-records.js";
+import { promoteParked, SessionTurns, type TurnEnd } from "./session-turns.js";
 
 export interface RunWorkerOptions {
   redis: string;
@@ -26,59 +34,103 @@ export interface RunWorkerOptions {
   concurrency?: number;
   /** How long a job stays claimed without its worker renewing it (default 30 s): how soon a dead worker's run moves on. */
   lockDurationMs?: number;
-  /** A session turn waiting for the turn before it is looked at again after this long (default 100 ms). */
-  sessionWaitMs?: number;
+  /**
+   * A session turn parked until the turn before it ends is woken by that turn's release; it
+   * also wakes after this long (default 60 s), which only matters when the releasing worker
+   * died in the hand-over.
+   */
+  sessionBackstopMs?: number;
+  /** At most one progress update per job this often (default 250 ms). */
+  progressIntervalMs?: number;
 }
 
 /** One BullMQ worker per workflow (see runQueueName); close them all to stop. */
 export function startRunWorker(options: RunWorkerOptions): { workers: Worker<RunJobData, RunJobResult>[]; close(): Promise<void> } {
   const workflows = new Map(options.workflows.map((w) => [w.name, w]));
   if (workflows.size === 0) throw new InvalidArgumentError("workflows", "a run worker needs at least one workflow");
-  const { store } = options;
-  const sessionWaitMs = options.sessionWaitMs ?? 100;
+  if ((options as { sessionWaitMs?: unknown }).sessionWaitMs !== undefined) {
+    throw new InvalidArgumentError("sessionWaitMs", "removed: a waiting session turn is woken when the turn before ends, not polled; sessionBackstopMs sets how long it sleeps at most");
+  }
+  for (const key of ["sessionBackstopMs", "progressIntervalMs"] as const) {
+    const value = options[key];
+    if (value !== undefined && !(Number.isInteger(value) && value > 0)) throw new InvalidArgumentError(key, `expected a positive integer of milliseconds, got ${JSON.stringify(value)}`);
+  }
 
-  const processor = async (job: Job<RunJobData, RunJobResult>, token?: string): Promise<RunJobResult> => {
-    const d = job.data;
-    const workflow = workflows.get(d.workflow);
-    if (!workflow) throw new InvalidArgumentError("workflow", `job ${job.id} names workflow "${d.workflow}", which this worker does not run`);
-    if (d.sessionId !== undefined && d.turn !== undefined && d.turn > 1) {
-      const done = Number((await redis.get(sessionKeys(d.sessionId).done)) ?? 0);
-      if (done < d.turn - 1) {
-        // The turn before is not finished: wait without holding a worker slot.
-        await job.moveToDelayed(Date.now() + sessionWaitMs, token);
-        throw new DelayedError();
-      }
+  // Every client we make reports its connection errors once per outage: none goes unhandled.
+  const outages = outageReporter("forge-ts worker");
+  const client = new Redis(redisOptions(options.redis));
+  const subscriber = client.duplicate();
+  for (const c of [client, subscriber]) {
+    outages.watch(c);
+    c.on("ready", outages.recovered);
+  }
+  const running = new Map<string, AbortController>();
+  subscriber.on("message", (_channel: string, runId: string) => running.get(runId)?.abort(CANCELLED));
+  // On every (re)connection: subscribed first (SUBSCRIBE resolves once the server confirms), then
+  // the cancel marks of the runs in flight read, so a cancel published while the connection was
+  // down is seen now rather than never (the mark is written before the message is published).
+  subscriber.on("ready", () => {
+    void (async () => {
+      await subscriber.subscribe(CANCEL_CHANNEL);
+      for (const [runId, controller] of running) if (await isCancelled(client, runId)) controller.abort(CANCELLED);
+    })().catch(() => undefined);
+  });
+
+  const queues = new Map<string, Queue>();
+  const queueFor = (workflow: string) => {
+    let queue = queues.get(workflow);
+    if (!queue) {
+      queues.set(workflow, (queue = new Queue(runQueueName(workflow), { connection: client })));
+      outages.watch(queue);
     }
-    try {
-      return { result: await runOrResume(store, new WorkflowRunner({ ...options.runner(), store }), workflow, d) };
-    } finally {
-      // The session moves on once this turn reached a final state, whichever it was.
-      const latest = d.sessionId !== undefined ? await store.latest(d.runId).catch(() => undefined) : undefined;
-      if (latest?.status === "done") await redis.set(sessionKeys(d.sessionId!).done, String(d.turn));
-    }
+    return queue;
   };
+  const turns = new SessionTurns(client);
+  const processor = runJobProcessor({
+    store: options.store,
+    workflows,
+    runner: options.runner,
+    client,
+    turns,
+    queueFor,
+    running,
+    backstopMs: options.sessionBackstopMs ?? 60_000,
+    progressIntervalMs: options.progressIntervalMs ?? 250,
+  });
+  const workers = startWorkers([...workflows.keys()].map(runQueueName), processor, { ...options, outages });
 
-  // Our own connection for the session markers (BullMQ keeps its clients to itself).
-  const redis = new Redis(redisOptions(options.redis));
-  const workers = startWorkers([...workflows.keys()].map(runQueueName), processor, options);
+  // Releases in flight, awaited by close() so that a turn finished during shutdown lets the next one in.
+  const releasing = new Set<Promise<void>>();
+  const endTurn = (d: RunJobData, end: TurnEnd) => {
+    const done = (async () => {
+      try {
+        const { parked } = await turns.release(d.sessionId!, { runId: d.runId, workflow: d.workflow }, end);
+        await promoteParked(queueFor, parked);
+      } catch {
+        // Redis away: the next turn's parked job releases this one when it wakes (releaseIfEnded).
+      }
+    })();
+    releasing.add(done);
+    void done.finally(() => releasing.delete(done));
+  };
+  for (const worker of workers) {
+    worker.on("completed", (job: Job<RunJobData, RunJobResult>) => {
+      if (job.data.sessionId !== undefined) endTurn(job.data, { kind: "done" });
+    });
+    worker.on("failed", (job: Job<RunJobData, RunJobResult> | undefined, error: Error) => {
+      // finishedOn: failed for good (a failure with attempts left goes back to wait for a retry).
+      if (!job || job.data.sessionId === undefined || !job.finishedOn) return;
+      endTurn(job.data, error instanceof TurnEndError ? error.end : { kind: "failed" });
+    });
+  }
   return {
     workers,
     async close() {
       await closeWorkers(workers);
-      redis.disconnect();
+      await Promise.all(releasing);
+      await Promise.all([...queues.values()].map((q) => q.close().catch(() => undefined)));
+      subscriber.disconnect();
+      client.disconnect();
     },
   };
-}
-
-/** A new run, or the one a dead worker left in the store: resumed, or answered if it had ended. */
-async function runOrResume(store: RunStore, runner: WorkflowRunner, workflow: Workflow, d: RunJobData): Promise<unknown> {
-  const checkpoint = await store.latest(d.runId);
-  if (!checkpoint) {
-    return runner.run(workflow, d.text, { runId: d.runId, ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}), ...(d.promptVars ? { promptVars: d.promptVars } : {}) });
-  }
-  if (checkpoint.status === "active") return runner.resume(d.runId, workflow);
-  // Finished before its worker could report it.
-  const context = checkpoint.snapshot.context as { terminal?: { result: unknown }; error?: ErrorJSON };
-  if (context.error) throw reviveError(context.error);
-  return context.terminal?.result;
 }

@@ -2,12 +2,22 @@
  * A job's outcome: BullMQ's completion events, and a look at the job itself every `pollMs`.
  * Events alone can be missed (a QueueEvents reader starts at the stream's end, so a job that
  * finishes while it is starting up is never announced to it); the look makes that a delay, not
- * a hang.
+ * a hang. `failed` and `gone` turn a failed job and a vanished one into the caller's errors
+ * (the run queue revives the worker's typed error, and tells a cancelled run from a lost one).
  */
 import { Job, type Queue, type QueueEvents } from "bullmq";
 
-export function waitForJob(queue: Queue, events: QueueEvents, jobId: string, options: { pollMs?: number; timeoutMs?: number } = {}): Promise<unknown> {
+export interface WaitOptions {
+  pollMs?: number;
+  timeoutMs?: number;
+  failed?: (failedReason: string) => Promise<Error>;
+  gone?: () => Promise<Error>;
+}
+
+export function waitForJob(queue: Queue, events: QueueEvents, jobId: string, options: WaitOptions = {}): Promise<unknown> {
   const pollMs = options.pollMs ?? 500;
+  const failed = options.failed ?? (async (reason: string) => new Error(reason));
+  const gone = options.gone ?? (async () => new Error(`job ${jobId} is gone from queue ${queue.name}`));
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (f: () => void) => {
@@ -20,19 +30,23 @@ export function waitForJob(queue: Queue, events: QueueEvents, jobId: string, opt
       f();
     };
     const onCompleted = ({ returnvalue }: { returnvalue: unknown }) => finish(() => resolve(typeof returnvalue === "string" ? parseMaybe(returnvalue) : returnvalue));
-    const onFailed = ({ failedReason }: { failedReason: string }) => finish(() => reject(new Error(failedReason)));
+    // Settled at once (a late event or look changes nothing), rejected once the error is built.
+    const rejectWith = (error: () => Promise<Error>) => {
+      if (!settled) finish(() => void error().then(reject, reject));
+    };
+    const onFailed = ({ failedReason }: { failedReason: string }) => rejectWith(() => failed(failedReason));
     events.on(`completed:${jobId}` as "completed", onCompleted as never);
     events.on(`failed:${jobId}` as "failed", onFailed as never);
     const look = async () => {
       // The state first, then the job: read the other way round, a job that finishes in between
       // would be "completed" with the return value it did not have yet.
       const state = await queue.getJobState(jobId);
-      if (state === "unknown") return finish(() => reject(new Error(`job ${jobId} is gone from queue ${queue.name}`)));
+      if (state === "unknown") return rejectWith(gone);
       if (state !== "completed" && state !== "failed") return;
       const job = await Job.fromId(queue, jobId);
-      if (!job) return finish(() => reject(new Error(`job ${jobId} is gone from queue ${queue.name}`)));
+      if (!job) return rejectWith(gone);
       if (state === "completed") finish(() => resolve(job.returnvalue));
-      else finish(() => reject(new Error(job.failedReason)));
+      else rejectWith(() => failed(job.failedReason));
     };
     const poll = setInterval(() => void look().catch(() => undefined), pollMs);
     const deadline = options.timeoutMs === undefined ? undefined : setTimeout(() => finish(() => reject(new Error(`job ${jobId} did not finish within ${options.timeoutMs} ms`))), options.timeoutMs);

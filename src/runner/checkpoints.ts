@@ -25,7 +25,12 @@ export interface RunRecord {
   recorded: Map<string, Extract<RunEvent, { type: "outcome" }>>;
 }
 
-/** Whole snapshots are written at least this far apart in bytes of deltas. */
+/**
+ * A whole snapshot is written once the deltas since the last one outweigh it DELTA_RATIO times
+ * (and at least MIN_DELTA_BYTES): bytes written per commit stay within 1 + 1/DELTA_RATIO of the
+ * deltas' whatever the run's length, and `latest()` reads at most 1 + DELTA_RATIO snapshots' worth.
+ */
+const DELTA_RATIO = 4;
 const MIN_DELTA_BYTES = 64 * 1024;
 
 /**
@@ -198,7 +203,7 @@ export class CheckpointWriter {
     const delta = this.#base === undefined ? undefined : diffJson(this.#base, queued.snapshot);
     if (this.#base !== undefined && delta === undefined) return commit;
     const deltaBytes = delta === undefined ? Infinity : JSON.stringify(delta).length;
-    if (this.#deltaBytes + deltaBytes <= Math.max(MIN_DELTA_BYTES, this.#wholeBytes)) {
+    if (this.#deltaBytes + deltaBytes <= Math.max(MIN_DELTA_BYTES, DELTA_RATIO * this.#wholeBytes)) {
       this.#deltaBytes += deltaBytes;
       return { ...commit, delta: delta! };
     }

@@ -99,7 +99,6 @@ export class RunSession {
       checkpoints?.onFailure(fail);
       if (settled) return; // the inspector already failed the run while the actor was created
       if (checkpoints) {
-        cleanup.push(actor.on("message", (e) => checkpoints.record({ type: "message", message: e.message })).unsubscribe);
         cleanup.push(
           actor.on("toolEnd", ({ type: _type, ...end }) => checkpoints.record({ type: "toolEnd", ...end })).unsubscribe,
         );

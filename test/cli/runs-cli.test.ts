@@ -47,6 +47,11 @@ describe("forge-ts run / runs", () => {
     expect(shown.stdout).toContain('result {"summary":"noted hello"}');
     expect(shown.stdout).toContain('"type":"toolEnd"');
     expect(JSON.parse((await cli(["runs", "list", "--json", "--store", store])).stdout)).toHaveLength(1);
+    expect((await cli(["runs", "list", "--status", "done", "--store", store])).stdout).toMatch(/r1 +notes/);
+    expect((await cli(["runs", "list", "--status", "failed", "--store", store])).stdout).toContain("no runs in");
+    const badStatus = await failure(["runs", "list", "--status", "broken", "--store", store]);
+    expect(badStatus.code).toBe(2);
+    expect(badStatus.stderr).toMatch(/--status.*active, done, failed, cancelled/);
 
     // A finished run resumes straight to its result.
     const resumed = await cli(["runs", "resume", "r1", "--workflow", MODULE, ...backend]);

@@ -17,6 +17,7 @@ describe("forge-ts worker (CLI)", () => {
     [["--redis", "redis://127.0.0.1:1"], "give --workflow"],
     [["--redis", "redis://127.0.0.1:1", "--eval", "nope"], "nope"],
     [["--redis", "redis://127.0.0.1:1", "--eval", "sim", "--concurrency", "0"], "--concurrency"],
+    [["--redis", "redis://127.0.0.1:1", "--eval", "sim", "--drain-ms", "soon"], "--drain-ms"],
     [["--redis", "redis://127.0.0.1:1", "--workflow", "test/fixtures/queue-workflow.ts"], "--backend"],
     [["--redis", "redis://127.0.0.1:1", "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--workflow", "test/fixtures/queue-workflow.ts"], "one workflow module"],
     [["--redis", "redis://127.0.0.1:1", "--frobnicate"], "frobnicate"],
@@ -40,6 +41,6 @@ describe("forge-ts worker (CLI)", () => {
 
   it("prints its help", async () => {
     const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
-    for (const flag of ["--redis", "--store", "--workflow", "--eval", "--concurrency", "--lock-ms", "--backend"]) expect(stdout).toContain(flag);
+    for (const flag of ["--redis", "--store", "--workflow", "--eval", "--concurrency", "--lock-ms", "--drain-ms", "--backend"]) expect(stdout).toContain(flag);
   });
 });

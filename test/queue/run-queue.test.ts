@@ -36,7 +36,6 @@ beforeAll(async () => {
         store,
         workflows: [workflow],
         runner: () => ({ client: new SimulatedClient({ oracle, workflow, profile: "clean", seed: 1 }), contextManager: new ContextManager({ budgetTokens: 8192 }) }),
-        sessionWaitMs: 20,
       }),
     );
   }

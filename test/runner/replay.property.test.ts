@@ -30,7 +30,10 @@ describe("replayRun", () => {
         } catch (error) {
           if (!ForgeError.isInstance(error)) throw error;
         }
-        const final = (await store.latest("gen"))!.snapshot.context;
+        const latest = (await store.latest("gen"))!;
+        // The state rebuilt from the commit log (a base and deltas) is the run's own final state.
+        expect(latest.snapshot).toEqual(JSON.parse(JSON.stringify(runner.snapshot())));
+        const final = latest.snapshot.context;
         const outcome = runner.lastRunStats!.outcome;
 
         const replay = await replayRun(store, "gen", workflow, { contextManager: runnerOptions(budget).contextManager });

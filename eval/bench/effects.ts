@@ -1,0 +1,318 @@
+/**
+ * The side-effect log the kill -9 and chaos harnesses read: one line per effect, `<pid> <kind>
+ * <key> ...`, appended and fsynced before the writer goes on, so that a line on disk is an effect
+ * that happened, whatever kill comes next. Every process of a harness appends to the same file
+ * with O_APPEND, so the file's line order is the order in which the effects happened.
+ *
+ * Kinds: `start` / `end` (a tool call, by idempotency key), `recorded` (the call's outcome is
+ * durable in the store), and with `recordingOutcomes(..., { leases: true })` also `lease` (the
+ * store gave this process the run's lease with a fencing token), `released` (it let it go),
+ * `lost` (the lease was lost) and `refused` (the store refused a commit with FORGE_LOCK_LOST).
+ */
+import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from "node:fs";
+import type { RunLease, RunStore } from "../../src/persistence/run-store.js";
+
+export type EffectWriter = (line: string) => void;
+
+/** A writer of `<pid> <line>` lines to `file`, each on disk before it returns. */
+export function effectWriter(file: string): EffectWriter {
+  return (line) => {
+    const fd = openSync(file, "a");
+    try {
+      writeSync(fd, `${process.pid} ${line}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  };
+}
+
+const codeOf = (error: unknown) => String((error as { code?: unknown } | undefined)?.code ?? "error");
+
+/**
+ * The store, noting in the side-effect log each outcome once its commit is durable: a later
+ * process that starts that call again re-ran a recorded tool (the harnesses count it). With
+ * `leases`, each lease taken (`lease <runId> <fence>`), released (`released <runId> <fence>`),
+ * lost (`lost <runId> <fence> <code>`) and each commit refused for a lost lease (`refused <runId>
+ * <fence>`) is noted too: the chaos
+ * harness tells from them which process held a run when a tool started. `stamp` adds a field
+ * at the end of every line (the chaos harness's clock).
+ */
+export function recordingOutcomes(inner: RunStore, effect: EffectWriter, options: { leases?: boolean; stamp?: () => string } = {}): RunStore {
+  const note = (line: string) => effect(options.stamp ? `${line} ${options.stamp()}` : line);
+  return new Proxy(inner, {
+    get(target, key, receiver) {
+      if (key === "commit") {
+        return async (commit: Parameters<RunStore["commit"]>[0]) => {
+          try {
+            await target.commit(commit);
+          } catch (error) {
+            if (options.leases && codeOf(error) === "FORGE_LOCK_LOST") note(`refused ${commit.runId} ${commit.fence}`);
+            throw error;
+          }
+          for (const event of commit.events) if (event.type === "outcome") note(`recorded ${event.key}`);
+        };
+      }
+      if (key === "lock" && options.leases) {
+        return async (runId: string) => {
+          const lease = await target.lock(runId);
+          note(`lease ${runId} ${lease.fence}`);
+          lease.onLost((error) => note(`lost ${runId} ${lease.fence} ${codeOf(error)}`));
+          return noteRelease(lease, () => note(`released ${runId} ${lease.fence}`));
+        };
+      }
+      const value = Reflect.get(target, key, receiver) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** The lease, noting its release once done (its methods bound to it: a Lease keeps private fields). */
+function noteRelease(lease: RunLease, released: () => void): RunLease {
+  return new Proxy(lease, {
+    get(target, key) {
+      if (key === "release") {
+        return async () => {
+          await target.release();
+          released();
+        };
+      }
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** One line of the effects file, `<pid> <kind> <key> [fields...] <wall clock ms>`, with its place in the file. */
+export interface EffectLine {
+  index: number;
+  pid: string;
+  kind: string;
+  key: string;
+  fields: string[];
+  at: number;
+}
+
+/** The effects file's lines (every one stamped with a clock, as the chaos harness writes them). */
+export function readEffects(file: string): EffectLine[] {
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((line, index) => {
+      const [pid = "", kind = "", key = "", ...rest] = line.split(" ");
+      return { index, pid, kind, key, fields: rest.slice(0, -1), at: Number(rest.at(-1)) };
+    });
+}
+
+/** The run a line is about: a call key `<runId>:<iteration>:<index>`, or a run id. */
+export const runOf = (key: string): string => key.split(":")[0]!;
+
+/**
+ * What the chaos harness's effects file shows. Every figure is counted from lines on disk, in
+ * file order (O_APPEND: the order the effects happened in):
+ * - recordedReruns: a `start` of a call key after a `recorded` line of that key (must be 0);
+ * - midCallReruns: a key started again without having been recorded (at-least-once, allowed);
+ * - staleStarts: a tool started by a process whose lease of the run was no longer the newest
+ *   (another process's `lease` line with a higher fence came before), or by a process with no
+ *   lease of the run at all: two processes drove the run;
+ * - runsTwice: runs with a stale start, or whose terminal tool completed (`end`) in two
+ *   processes with no kill, stop or lost lease of the first between its terminal start and the
+ *   second's (nothing explains why it ran again);
+ * - orderViolations: a session turn whose first tool started before the last tool start or
+ *   durable outcome of the turn before it, or that ran although the turn before it never did;
+ * - moveOnMs: per run a killed worker held, from the kill to its first tool start elsewhere;
+ * - stolenFromStopped / unnoticedSteals: runs another process leased while their holder was
+ *   SIGSTOPped, and of those, the ones whose old holder never reported FORGE_LOCK_LOST (lost or
+ *   refused) afterwards although it lived on.
+ */
+export interface EffectFindings {
+  recordedReruns: number;
+  midCallReruns: number;
+  staleStarts: number;
+  runsTwice: Set<string>;
+  orderViolations: number;
+  moveOnMs: number[];
+  stolenFromStopped: number;
+  unnoticedSteals: number;
+  /** One sentence per problem found, in file order (the first ones are the ones to read). */
+  problems: string[];
+}
+
+interface RunTrace {
+  starts: EffectLine[];
+  terminalStarts: EffectLine[];
+  terminalEnds: EffectLine[];
+  recorded: EffectLine[];
+  /** `lost` / `refused` lines: a holder learnt it lost the lease. */
+  lost: EffectLine[];
+}
+
+/** `sessions`: each session's run ids in turn order; `terminal`: the terminal tool's name. */
+export function analyzeEffects(lines: readonly EffectLine[], sessions: ReadonlyMap<string, readonly string[]>, terminal: string): EffectFindings {
+  const found: EffectFindings = { recordedReruns: 0, midCallReruns: 0, staleStarts: 0, runsTwice: new Set(), orderViolations: 0, moveOnMs: [], stolenFromStopped: 0, unnoticedSteals: 0, problems: [] };
+  const traces = new Map<string, RunTrace>();
+  const trace = (runId: string) => traces.get(runId) ?? traces.set(runId, { starts: [], terminalStarts: [], terminalEnds: [], recorded: [], lost: [] }).get(runId)!;
+  const faults = faultLines(lines);
+  scanCalls(lines, terminal, found, trace, faults);
+  for (const [runId, t] of traces) checkTerminal(runId, t, faults, found);
+  for (const [sessionId, runIds] of sessions) checkOrder(sessionId, runIds, traces, found);
+  return found;
+}
+
+/** Kill and stop lines by victim pid (the harness writes `killed <pid>` once the process is gone). */
+function faultLines(lines: readonly EffectLine[]): Map<string, EffectLine[]> {
+  const byPid = new Map<string, EffectLine[]>();
+  for (const l of lines) if (l.kind === "killed" || l.kind === "stopped") byPid.set(l.key, [...(byPid.get(l.key) ?? []), l]);
+  return byPid;
+}
+
+/**
+ * Re-runs and stale starts, move-on times after kills and takeovers during stops: one pass over
+ * the lines in file order, keeping who holds which lease.
+ */
+function scanCalls(lines: readonly EffectLine[], terminal: string, found: EffectFindings, trace: (runId: string) => RunTrace, faults: Map<string, EffectLine[]>): void {
+  const scan = new LeaseScan(found, trace);
+  for (const l of lines) {
+    if (l.kind === "lease") scan.lease(l);
+    else if (l.kind === "recorded") scan.recorded(l);
+    else if (l.kind === "lost" || l.kind === "refused") trace(l.key).lost.push(l);
+    else if (l.kind === "start") scan.start(l);
+    else if (l.kind === "released") scan.released(l);
+    else if (l.kind === "killed" || l.kind === "stopped") scan.fault(l);
+    else if (l.kind === "resumed") scan.stopped.delete(l.key);
+    if ((l.kind === "start" || l.kind === "end") && l.fields[0] === terminal) (l.kind === "start" ? trace(runOf(l.key)).terminalStarts : trace(runOf(l.key)).terminalEnds).push(l);
+  }
+  checkSteals(scan.steals, found, trace, faults);
+}
+
+class LeaseScan {
+  /** run -> its newest lease, and whether its holder released it */
+  readonly newest = new Map<string, { pid: string; fence: number; released: boolean }>();
+  /** `${pid} ${run}` -> that process's latest fence of the run */
+  readonly held = new Map<string, number>();
+  readonly started = new Set<string>();
+  readonly recordedKeys = new Set<string>();
+  /** Runs a killed process held, waiting for their first tool start elsewhere. */
+  readonly afterKill: { runId: string; victim: string; at: number }[] = [];
+  /** stopped pid -> the runs it held when stopped */
+  readonly stopped = new Map<string, Set<string>>();
+  readonly steals: { runId: string; victim: string; index: number }[] = [];
+
+  constructor(
+    readonly found: EffectFindings,
+    readonly trace: (runId: string) => RunTrace,
+  ) {}
+
+  lease(l: EffectLine): void {
+    const runId = l.key;
+    const fence = Number(l.fields[0]);
+    const before = this.newest.get(runId);
+    if (before && fence <= before.fence) {
+      this.found.runsTwice.add(runId);
+      this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} was given lease ${fence} of ${runId}, not newer than pid ${before.pid}'s ${before.fence}`);
+    } else this.newest.set(runId, { pid: l.pid, fence, released: false });
+    this.held.set(`${l.pid} ${runId}`, fence);
+    for (const [victim, runs] of this.stopped) if (victim !== l.pid && runs.delete(runId)) this.steals.push({ runId, victim, index: l.index });
+  }
+
+  released(l: EffectLine): void {
+    const top = this.newest.get(l.key);
+    if (top?.pid === l.pid && top.fence === Number(l.fields[0])) top.released = true;
+  }
+
+  recorded(l: EffectLine): void {
+    this.recordedKeys.add(l.key);
+    this.trace(runOf(l.key)).recorded.push(l);
+  }
+
+  start(l: EffectLine): void {
+    const runId = runOf(l.key);
+    this.trace(runId).starts.push(l);
+    if (this.recordedKeys.has(l.key)) {
+      this.found.recordedReruns++;
+      this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} started ${l.key} again after its outcome was recorded`);
+    } else if (this.started.has(l.key)) this.found.midCallReruns++;
+    this.started.add(l.key);
+    // The fencing check: the store had given the run to someone newer before this tool started.
+    const mine = this.held.get(`${l.pid} ${runId}`);
+    const top = this.newest.get(runId);
+    if (mine === undefined || !top || top.fence > mine) {
+      this.found.staleStarts++;
+      this.found.runsTwice.add(runId);
+      this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} started ${l.key} under ${mine === undefined ? "no lease" : `lease ${mine}`} while pid ${top?.pid} held lease ${top?.fence}`);
+    }
+    for (let i = this.afterKill.length - 1; i >= 0; i--) {
+      const k = this.afterKill[i]!;
+      if (k.runId !== runId || k.victim === l.pid) continue;
+      this.found.moveOnMs.push(l.at - k.at);
+      this.afterKill.splice(i, 1);
+    }
+  }
+
+  /** The runs whose newest lease the victim held (not released): a kill's wait for them to move on starts; a stop's watch for takeovers. */
+  fault(l: EffectLine): void {
+    const runs = [...this.newest].filter(([, lease]) => lease.pid === l.key && !lease.released).map(([runId]) => runId);
+    if (l.kind === "killed") this.afterKill.push(...runs.map((runId) => ({ runId, victim: l.key, at: l.at })));
+    else this.stopped.set(l.key, new Set(runs));
+  }
+}
+
+/** A run taken from a stopped process: that process must learn it lost the lease (unless killed first). */
+function checkSteals(steals: { runId: string; victim: string; index: number }[], found: EffectFindings, trace: (runId: string) => RunTrace, faults: Map<string, EffectLine[]>): void {
+  for (const s of steals) {
+    found.stolenFromStopped++;
+    const noticed = trace(s.runId).lost.some((l) => l.pid === s.victim);
+    const killedLater = (faults.get(s.victim) ?? []).some((f) => f.kind === "killed" && f.index > s.index);
+    if (!noticed && !killedLater) {
+      found.unnoticedSteals++;
+      found.problems.push(`line ${s.index + 1}: run ${s.runId} was taken from stopped pid ${s.victim}, which never reported FORGE_LOCK_LOST for it`);
+    }
+  }
+}
+
+/**
+ * The terminal tool completed in two processes: allowed only when the one that started it first
+ * was killed or stopped before the other started it, or lost its lease (an in-flight call run
+ * again, at-least-once). Paired by their starts: a stopped process's call ends after the other's.
+ */
+function checkTerminal(runId: string, t: RunTrace, faults: Map<string, EffectLine[]>, found: EffectFindings): void {
+  const calls = t.terminalEnds
+    .map((end) => ({ end, start: t.terminalStarts.filter((s) => s.pid === end.pid && s.index < end.index).at(-1) ?? end }))
+    .sort((a, b) => a.start.index - b.start.index);
+  for (let i = 1; i < calls.length; i++) {
+    const first = calls[i - 1]!;
+    const second = calls[i]!;
+    if (first.end.pid === second.end.pid) continue;
+    const pid = first.end.pid;
+    const faulted = (faults.get(pid) ?? []).some((f) => f.index > first.start.index && f.index < second.start.index);
+    const lost = t.lost.some((l) => l.pid === pid && l.index > first.start.index);
+    if (faulted || lost) continue;
+    found.runsTwice.add(runId);
+    found.problems.push(`line ${second.end.index + 1}: run ${runId}'s terminal tool completed in pid ${pid} (line ${first.end.index + 1}) and again in pid ${second.end.pid}, with no fault or lost lease of ${pid} in between`);
+  }
+}
+
+/** Turn n starts only after turn n-1's last tool start and last durable outcome. */
+function checkOrder(sessionId: string, runIds: readonly string[], traces: ReadonlyMap<string, RunTrace>, found: EffectFindings): void {
+  for (let i = 1; i < runIds.length; i++) {
+    const before = traces.get(runIds[i - 1]!);
+    const after = traces.get(runIds[i]!);
+    const firstStart = after?.starts[0];
+    if (!firstStart) continue;
+    const lastOfBefore = Math.max(-1, ...(before?.starts ?? []).map((l) => l.index), ...(before?.recorded ?? []).map((l) => l.index));
+    if (lastOfBefore < 0 || firstStart.index < lastOfBefore) {
+      found.orderViolations++;
+      found.problems.push(
+        lastOfBefore < 0
+          ? `session ${sessionId}: turn ${i + 1} (${runIds[i]}) ran a tool (line ${firstStart.index + 1}) although turn ${i} (${runIds[i - 1]}) never ran one`
+          : `session ${sessionId}: turn ${i + 1} (${runIds[i]}) started a tool at line ${firstStart.index + 1}, before turn ${i} (${runIds[i - 1]})'s last effect at line ${lastOfBefore + 1}`,
+      );
+    }
+  }
+}

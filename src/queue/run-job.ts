@@ -1,0 +1,141 @@
+/**
+ * One run job on a worker: a cancel mark is honoured before anything runs; a session turn is
+ * admitted (run now, fail fast after a failed turn, or park until its turn); then one
+ * WorkflowRunner run (or the resume of one a dead worker left in the store) under an
+ * AbortSignal that cancelRun and `timeoutMs` abort, publishing `{ state, iteration }` as the
+ * job's progress. A run whose lease another runner holds is tried again when that lease ends.
+ */
+import { DelayedError, UnrecoverableError, type Job, type Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { InvalidArgumentError, reviveError, SessionTurnFailedError, WorkflowCancelledError, type ErrorJSON } from "../core/errors.js";
+import type { Workflow } from "../core/workflow.js";
+import type { RunStore } from "../persistence/run-store.js";
+import { WorkflowRunner } from "../runner.js";
+import type { WorkflowRunnerOptions } from "../runner/options.js";
+import type { RunJobData } from "./enqueue-options.js";
+import { logJobError } from "./job-errors.js";
+import { throttledProgress } from "./progress.js";
+import { isCancelled } from "./run-records.js";
+import type { RunJobResult } from "./run-queue.js";
+import { releaseIfEnded, type SessionTurns, type TurnEnd } from "./session-turns.js";
+
+/** The abort reason of a run stopped by cancelRun (a timeout aborts with its own). */
+export const CANCELLED = "cancelled (cancelRun)";
+
+export interface RunJobContext {
+  store: RunStore;
+  workflows: ReadonlyMap<string, Workflow>;
+  runner: () => Omit<WorkflowRunnerOptions, "store">;
+  client: Redis;
+  turns: SessionTurns;
+  queueFor: (workflow: string) => Queue;
+  /** The runs this worker drives, by run id: a cancel message aborts one. */
+  running: Map<string, AbortController>;
+  /** How long a parked turn sleeps unless a release wakes it first. */
+  backstopMs: number;
+  progressIntervalMs: number;
+}
+
+/** A turn this worker ended for good (cancelled, timed out, failed fast): BullMQ does not retry it. */
+export class TurnEndError extends UnrecoverableError {
+  constructor(
+    readonly end: Exclude<TurnEnd, { kind: "done" }>,
+    readonly error: Error,
+  ) {
+    super(error.message);
+  }
+}
+
+export function runJobProcessor(ctx: RunJobContext): (job: Job<RunJobData, RunJobResult>, token?: string) => Promise<RunJobResult> {
+  return async (job, token) => {
+    const d = job.data;
+    const workflow = ctx.workflows.get(d.workflow);
+    if (!workflow) throw new InvalidArgumentError("workflow", `job ${job.id} names workflow "${d.workflow}", which this worker does not run`);
+    const controller = new AbortController();
+    ctx.running.set(d.runId, controller);
+    try {
+      // Registered first: a cancel published from now on reaches the controller, and one
+      // published before left its mark.
+      if (await isCancelled(ctx.client, d.runId)) controller.abort(CANCELLED);
+      if (!controller.signal.aborted && d.sessionId !== undefined) await admit(ctx, job, token, d.sessionId);
+      if (controller.signal.aborted) throw new TurnEndError({ kind: "cancelled" }, new WorkflowCancelledError([], [], 0, "cancelled before it started (cancelRun)"));
+      return { result: await drive(ctx, job, token, workflow, controller) };
+    } catch (error) {
+      if (error instanceof TurnEndError) await logJobError(job, error.error);
+      else if (!(error instanceof DelayedError) && (error as { code?: unknown })?.code !== "FORGE_LOCK_LOST") await logJobError(job, error);
+      throw error;
+    } finally {
+      if (ctx.running.get(d.runId) === controller) ctx.running.delete(d.runId);
+    }
+  };
+}
+
+/** Returns when the turn may run; otherwise throws (parked: DelayedError; failed fast: TurnEndError). */
+async function admit(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, token: string | undefined, sessionId: string): Promise<void> {
+  const run = { runId: job.data.runId, workflow: job.data.workflow };
+  const afterFailure = job.data.afterFailure ?? "fail";
+  let admission = await ctx.turns.admit(sessionId, run, afterFailure);
+  if (admission.verdict === "wait" && admission.blocker && (await releaseIfEnded(ctx.turns, ctx.queueFor, sessionId, admission.blocker))) {
+    admission = await ctx.turns.admit(sessionId, run, afterFailure);
+  }
+  if (admission.verdict === "run") return;
+  if (admission.verdict === "fail") {
+    const before = admission.because;
+    const error = new SessionTurnFailedError(sessionId, run.runId, admission.turn, before.runId, before.turn, before.kind);
+    throw new TurnEndError({ kind: before.kind, root: { runId: before.runId, turn: before.turn } }, error);
+  }
+  // Parked without holding a worker slot: the release of the turn before promotes the job. The
+  // backstop delay is no polling: it only matters when the worker releasing that turn died
+  // between its release and the promotion, or before releasing (then releaseIfEnded, above,
+  // releases for it when this job wakes).
+  await job.moveToDelayed(Date.now() + ctx.backstopMs, token);
+  // A release between the admission above and the move found the job not yet delayed and could
+  // not promote it: look once more, and promote ourselves if it let us in.
+  if (await ctx.turns.admitted(sessionId, admission.turn)) await job.promote().catch(() => undefined);
+  throw new DelayedError();
+}
+
+async function drive(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, token: string | undefined, workflow: Workflow, controller: AbortController): Promise<unknown> {
+  const d = job.data;
+  const progress = throttledProgress((p) => job.updateProgress(p), ctx.progressIntervalMs);
+  const timer = d.timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(`timed out after ${d.timeoutMs} ms (timeoutMs)`), d.timeoutMs);
+  const base = ctx.runner();
+  const runner = new WorkflowRunner({
+    ...base,
+    store: ctx.store,
+    onStateChange: (state, context) => {
+      progress.report({ state, iteration: context.iteration });
+      base.onStateChange?.(state, context);
+    },
+  });
+  try {
+    return await runOrResume(ctx.store, runner, workflow, d, controller.signal);
+  } catch (error) {
+    const failure = error as { code?: unknown; expiresInMs?: unknown };
+    if (failure?.code === "FORGE_RUN_LOCKED") {
+      // Another runner still holds the run (a worker BullMQ gave up on, still finishing): try
+      // again when its lease ends, without spending an attempt or holding a slot meanwhile.
+      const left = typeof failure.expiresInMs === "number" ? failure.expiresInMs : 1_000;
+      await job.moveToDelayed(Date.now() + Math.min(Math.max(left, 100), 30_000), token);
+      throw new DelayedError();
+    }
+    if (controller.signal.aborted) throw new TurnEndError({ kind: controller.signal.reason === CANCELLED ? "cancelled" : "failed" }, error as Error);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    await progress.close();
+  }
+}
+
+/** A new run, or the one a dead worker left in the store: resumed, or answered if it had ended. */
+async function runOrResume(store: RunStore, runner: WorkflowRunner, workflow: Workflow, d: RunJobData, signal: AbortSignal): Promise<unknown> {
+  const checkpoint = await store.latest(d.runId);
+  if (!checkpoint) {
+    return runner.run(workflow, d.text, { runId: d.runId, signal, ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}), ...(d.promptVars ? { promptVars: d.promptVars } : {}) });
+  }
+  if (checkpoint.status === "active") return runner.resume(d.runId, workflow, { signal });
+  // Finished before its worker could report it.
+  const context = checkpoint.snapshot.context as { terminal?: { result: unknown }; error?: ErrorJSON };
+  if (context.error) throw reviveError(context.error);
+  return context.terminal?.result;
+}

@@ -1,0 +1,72 @@
+/**
+ * The fault leases exist for: a holder paused (SIGSTOP, as a long GC or VM pause would) past its
+ * lease loses the run to another runner, which finishes it; continued (SIGCONT), the paused one's
+ * next write fails with FORGE_LOCK_LOST and it starts no tool after.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { FileRunStore } from "../../src/persistence/file-run-store.js";
+import { SqlRunStore } from "../../src/persistence/sql-run-store.js";
+
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "holder-child.ts");
+const LEASE_MS = 600;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function start(kind: string, dir: string, effects: string): { child: ChildProcess; output: Promise<string> } {
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD, kind, dir, "run-1", effects, String(LEASE_MS), "250"], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  return { child, output: new Promise((resolve) => child.on("close", () => resolve(out))) };
+}
+
+const lines = (file: string) => {
+  try {
+    return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => l.split(" ") as [string, string, string]);
+  } catch {
+    return [];
+  }
+};
+
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !check(); ) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await sleep(10);
+  }
+}
+
+describe("a paused holder", () => {
+  for (const kind of ["file", "sql"] as const) {
+    it(`${kind} store: loses its run to another runner past its lease, and after SIGCONT fails with FORGE_LOCK_LOST starting no tool`, async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), "forge-paused-"));
+      const effects = path.join(dir, "effects.log");
+      const paused = start(kind, path.join(dir, "store"), effects);
+      const pid = String(paused.child.pid);
+      // Stop it in the middle of its second tool call.
+      await until(() => lines(effects).filter(([p, kind]) => p === pid && kind === "start").length === 2);
+      paused.child.kill("SIGSTOP");
+      await sleep(LEASE_MS + 300);
+      const taker = start(kind, path.join(dir, "store"), effects);
+      expect(await taker.output).toMatch(/^result "finish done"/m);
+      const seenAtContinue = lines(effects).length;
+      paused.child.kill("SIGCONT");
+      const out = await paused.output;
+      expect(out).toMatch(/^error FORGE_LOCK_LOST /m);
+      // After SIGCONT the paused process at most finished the call it was in; it started nothing.
+      const after = lines(effects).slice(seenAtContinue).filter(([p]) => p === pid);
+      expect(after.filter(([, kind]) => kind === "start")).toEqual([]);
+      // The taker re-ran only the call that was cut off; the run is done once, in the taker's hands.
+      const starts = lines(effects).filter(([, kind]) => kind === "start").map(([, , key]) => key);
+      expect(new Set(starts).size).toBe(4);
+      expect(starts.length).toBe(5);
+      const store = kind === "file" ? new FileRunStore({ dir: path.join(dir, "store") }) : new SqlRunStore({ url: `file:${path.join(dir, "store", "runs.db")}` });
+      expect(await store.latest("run-1")).toMatchObject({ status: "done", state: "done" });
+      const ends = (await store.events("run-1")).filter((e) => e.type === "toolEnd");
+      expect(ends.map((e) => (e as { tool: string }).tool)).toEqual(["a", "b", "c", "finish"]);
+    }, 60_000);
+  }
+});

@@ -1,0 +1,143 @@
+/**
+ * Redis that cannot be used, against real servers: a producer fails fast (within its connect
+ * timeout) and tells a server that does not answer from one that refused the credentials; a
+ * worker and a producer ride out a stopped and restarted Redis without one unhandled 'error'
+ * event (ioredis would print "Unhandled error event" with a stack trace), and the worker
+ * reports the outage once.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
+import { assertRedisReachable } from "../../src/queue/redis.js";
+import { createRunQueue } from "../../src/queue/run-queue.js";
+import { redisServerPath, startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
+import { sleep, startTestWorker } from "../support/queue-harness.js";
+
+let locked: TestRedis; // one that wants a password
+let silent: net.Server; // accepts connections and never answers
+let silentPort: number;
+
+beforeAll(async () => {
+  locked = await startRedis();
+  const admin = new Redis(locked.url);
+  await admin.config("SET", "requirepass", "s3cret");
+  admin.disconnect();
+  silent = net.createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  silentPort = (silent.address() as net.AddressInfo).port;
+}, 30_000);
+
+afterAll(async () => {
+  await locked?.stop();
+  silent?.close();
+});
+
+/** How long `promise` takes to reject, and its message. */
+async function rejection(promise: Promise<unknown>): Promise<{ ms: number; message: string }> {
+  const started = Date.now();
+  const error = await promise.then(
+    () => expect.fail("should have been rejected"),
+    (e: Error) => e,
+  );
+  return { ms: Date.now() - started, message: error.message };
+}
+
+describe("Redis that cannot be used", { timeout: 30_000 }, () => {
+  it("enqueueRun fails fast: a Redis that does not answer, and one that refuses the credentials, told apart", async () => {
+    const cases = [
+      [`redis://127.0.0.1:1`, /Redis at redis:\/\/127\.0\.0\.1:1 does not answer \(.*ECONNREFUSED/],
+      [`redis://127.0.0.1:${silentPort}`, /does not answer \(not connected within 500 ms\)/],
+      [`redis://:wrong@127.0.0.1:${locked.port}`, /Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+ refused the credentials \(WRONGPASS/],
+      [`redis://127.0.0.1:${locked.port}`, /refused the credentials \(NOAUTH/],
+    ] as const;
+    for (const [url, message] of cases) {
+      const queue = createRunQueue({ redis: url, connectTimeoutMs: 500 });
+      try {
+        const failed = await rejection(queue.enqueueRun({ workflow: "notes", text: "x" }));
+        expect(failed.message).toMatch(message);
+        expect(failed.ms).toBeLessThan(1_000);
+        // And again, for a caller who retries.
+        expect((await rejection(queue.enqueueRun({ workflow: "notes", text: "x" }))).message).toMatch(message);
+      } finally {
+        await queue.close();
+      }
+    }
+    // The right password works.
+    const queue = createRunQueue({ redis: `redis://:s3cret@127.0.0.1:${locked.port}`, connectTimeoutMs: 500 });
+    expect(await queue.counts("notes")).toMatchObject({ waiting: 0 });
+    await queue.close();
+  });
+
+  it("assertRedisReachable tells the two apart as well", async () => {
+    await expect(assertRedisReachable("redis://127.0.0.1:1", 500)).rejects.toThrow(/does not answer/);
+    await expect(assertRedisReachable(`redis://:wrong@127.0.0.1:${locked.port}`, 500)).rejects.toThrow(/refused the credentials \(WRONGPASS/);
+    await expect(assertRedisReachable(`redis://:s3cret@127.0.0.1:${locked.port}`, 500)).resolves.toBeUndefined();
+  });
+
+  it("a Redis stopped and started again: no unhandled error event, one outage report, work goes on", async () => {
+    const server = await stoppableRedis();
+    const printed = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const store = new MemoryRunStore();
+    const worker = startTestWorker(server.url, store);
+    const queue = createRunQueue({ redis: server.url, connectTimeoutMs: 300 });
+    try {
+      expect(await (await queue.enqueueRun({ workflow: "notes", text: "Remember a." })).result(5_000)).toBe("I remember 1 fact(s).");
+      await server.down();
+      await sleep(500); // the clients try to reconnect meanwhile, and fail
+      expect((await rejection(queue.enqueueRun({ workflow: "notes", text: "Remember b." }))).message).toMatch(/does not answer/);
+      await server.up();
+      expect(await (await queue.enqueueRun({ workflow: "notes", text: "Remember c." })).result(10_000)).toBe("I remember 1 fact(s).");
+      const lines = printed.mock.calls.map((args) => args.map(String).join(" "));
+      expect(lines.filter((l) => l.includes("Unhandled error event"))).toEqual([]);
+      expect(lines.filter((l) => l.includes("(reconnecting)"))).toHaveLength(1);
+    } finally {
+      printed.mockRestore();
+      await worker.close();
+      await queue.close();
+      await server.stop();
+    }
+  });
+});
+
+/** A redis-server that can be stopped for a while and started again on the same port. */
+async function stoppableRedis(): Promise<{ url: string; down(): Promise<void>; up(): Promise<void>; stop(): Promise<void> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), "forge-redis-outage-"));
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  let child: ChildProcess | undefined;
+  const up = () =>
+    new Promise<void>((resolve, reject) => {
+      const c = spawn(redisServerPath(), ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
+      child = c;
+      let out = "";
+      c.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("Ready to accept connections")) resolve();
+      });
+      c.once("exit", (code) => reject(new Error(`redis-server exited ${code}: ${out}`)));
+    });
+  const down = async () => {
+    const c = child;
+    if (!c || c.exitCode !== null) return;
+    const exited = new Promise((resolve) => c.once("exit", resolve));
+    c.kill("SIGKILL");
+    await exited;
+  };
+  await up();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    down,
+    up,
+    stop: async () => {
+      await down();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
