@@ -17,7 +17,7 @@ import type { PersistedRun } from "./persistence/snapshot.js";
 import { createServices, type WorkflowServices } from "./services.js";
 import { CallbackGuard } from "./runner/callback-guard.js";
 import { CheckpointWriter, sessionSeed, type RunRecord } from "./runner/checkpoints.js";
-import type { RunEvent, RunStore } from "./persistence/run-store.js";
+import type { Checkpoint, RunEvent, RunStore } from "./persistence/run-store.js";
 import {
   assertResumeOptions,
   assertRunnerOptions,
@@ -111,6 +111,21 @@ export class WorkflowRunner {
     return this.#drive(workflow, actor, options.signal, callbacks, record);
   }
 
+  /**
+   * Run a failed or cancelled run again from its store, from its last state before it ended (the
+   * commit before its final one): a backend that was down, a budget raised since. The run keeps
+   * its id and its log grows; the failure stays in the log's history.
+   */
+  async retry(runId: string, workflow: Workflow, options: ResumeOptions = {}): Promise<unknown> {
+    assertWorkflow(workflow);
+    assertResumeOptions(options);
+    if (typeof runId !== "string") throw new InvalidArgumentError("runId", "expected the id of a run in the runner's store");
+    const { restorable, record } = await this.#prepare(() => this.#restore(runId, workflow, { retry: true }));
+    const callbacks = new CallbackGuard();
+    const actor: WorkflowActor = createActor(machineFor(workflow), { snapshot: restorable.persisted, input: restorable.input, ...this.#inspectOption(callbacks) });
+    return this.#drive(workflow, actor, options.signal, callbacks, record);
+  }
+
   /** A new run's input with its store record: the session's history as seed, the run leased and new. */
   async #storedStart(workflow: Workflow, userMessage: string, options: RunOptions): Promise<{ input: WorkflowInput; record: RunRecord | undefined }> {
     const store = this.options.store;
@@ -135,7 +150,7 @@ export class WorkflowRunner {
   }
 
   /** The snapshot to resume (from the store when given a run id), checked, with the run's store record. */
-  async #restore(from: PersistedRun | string, workflow: Workflow): Promise<{ restorable: ReturnType<typeof restorableRun>; record: RunRecord | undefined }> {
+  async #restore(from: PersistedRun | string, workflow: Workflow, how: { retry?: boolean } = {}): Promise<{ restorable: ReturnType<typeof restorableRun>; record: RunRecord | undefined }> {
     const store = this.options.store;
     let snapshot: PersistedRun;
     let record: RunRecord | undefined;
@@ -143,10 +158,12 @@ export class WorkflowRunner {
       if (!store) throw new InvalidArgumentError("runId", "resuming a run by id needs a runner with a store (new WorkflowRunner({ ..., store }))");
       const lease = await store.lock(from);
       try {
-        const checkpoint = await store.latest(from);
-        if (!checkpoint) throw new StoreError(`the store has no run ${from}`, from, "store");
+        const last = await store.latest(from);
+        if (!last) throw new StoreError(`the store has no run ${from}`, from, "store");
+        const checkpoint = how.retry ? await beforeTheEnd(store, last) : last;
         snapshot = checkpoint.snapshot;
-        const { workflow: name, sessionId, createdAt, seq, state, status } = checkpoint;
+        const { workflow: name, sessionId, createdAt, state, status } = checkpoint;
+        const seq = last.seq;
         record = {
           lease,
           writer: new CheckpointWriter(store, lease, { runId: from, workflow: name, sessionId, createdAt, seq, state, status }, () => this.#now()),
@@ -280,6 +297,17 @@ export class WorkflowRunner {
 export { MACHINE_VERSION };
 
 type OutcomeEvent = Extract<RunEvent, { type: "outcome" }>;
+
+/** A failed or cancelled run's checkpoint just before its end, or an error saying why there is none to retry. */
+async function beforeTheEnd(store: RunStore, last: Checkpoint): Promise<Checkpoint> {
+  const { runId, state } = last;
+  if (state !== "failed" && state !== "cancelled") {
+    throw new InvalidArgumentError("runId", `run ${runId} is ${last.status === "active" ? `still active (${state}): resume it` : state}; only a failed or cancelled run can be retried`);
+  }
+  const before = last.seq > 1 ? await store.latest(runId, { seq: last.seq - 1 }) : undefined;
+  if (!before || before.status !== "active") throw new InvalidArgumentError("runId", `run ${runId} ended in its first commit: there is no earlier state to retry from`);
+  return before;
+}
 
 /** The outcomes written ahead in a run's log, by idempotency key (the latest for a key wins). */
 async function recordedOutcomes(store: RunStore, runId: string): Promise<Map<string, OutcomeEvent>> {

@@ -101,6 +101,10 @@ export function readEffects(file: string): EffectLine[] {
   } catch {
     return [];
   }
+  return parseEffects(text);
+}
+
+export function parseEffects(text: string): EffectLine[] {
   return text
     .split("\n")
     .filter(Boolean)
@@ -119,8 +123,8 @@ export const runOf = (key: string): string => key.split(":")[0]!;
  * - recordedReruns: a `start` of a call key after a `recorded` line of that key (must be 0);
  * - midCallReruns: a key started again without having been recorded (at-least-once, allowed);
  * - staleStarts: a tool started by a process whose lease of the run was no longer the newest
- *   (another process's `lease` line with a higher fence came before), or by a process with no
- *   lease of the run at all: two processes drove the run;
+ *   (another process's `lease` line with a higher fence came before) or was released, or by a
+ *   process with no lease of the run at all: two processes drove the run;
  * - runsTwice: runs with a stale start, or whose terminal tool completed (`end`) in two
  *   processes with no kill, stop or lost lease of the first between its terminal start and the
  *   second's (nothing explains why it ran again);
@@ -242,10 +246,10 @@ class LeaseScan {
     // The fencing check: the store had given the run to someone newer before this tool started.
     const mine = this.held.get(`${l.pid} ${runId}`);
     const top = this.newest.get(runId);
-    if (mine === undefined || !top || top.fence > mine) {
+    if (mine === undefined || !top || top.fence > mine || top.released) {
       this.found.staleStarts++;
       this.found.runsTwice.add(runId);
-      this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} started ${l.key} under ${mine === undefined ? "no lease" : `lease ${mine}`} while pid ${top?.pid} held lease ${top?.fence}`);
+      this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} started ${l.key} under ${mine === undefined ? "no lease" : `lease ${mine}`} while pid ${top?.pid} held lease ${top?.fence}${top?.released ? " (released)" : ""}`);
     }
     for (let i = this.afterKill.length - 1; i >= 0; i--) {
       const k = this.afterKill[i]!;

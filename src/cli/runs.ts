@@ -48,7 +48,7 @@ ${BACKEND_FLAGS}
 Prints the run id first, then the result as JSON. Exit codes: 0 done, 1 the run failed or the
 backend is unreachable, 2 bad flags.`;
 
-export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|replay|delete> [options]
+export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|retry|replay|delete> [options]
 
   forge-ts runs list [--session <id>] [--status <s>] [--json]
                                                        runs in the store, oldest first; --status
@@ -56,6 +56,9 @@ export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|replay|delete> 
   forge-ts runs show <runId> [--events] [--json]       a run's latest checkpoint (and its event log)
   forge-ts runs resume <runId> --workflow <module> --backend <name> --model <name>
                                                        continue a run from its latest checkpoint
+  forge-ts runs retry <runId> --workflow <module> --backend <name> --model <name>
+                                                       run a failed or cancelled run again from its
+                                                       last state before it ended
   forge-ts runs replay <runId> --workflow <module>      re-drive the statechart from the run's event log
                                                        (no model, no tools): its states and result
   forge-ts runs delete <runId>                         remove a run (refused while it is locked)
@@ -197,8 +200,8 @@ export async function runsMain(args: readonly string[]): Promise<number> {
     console.log(values.json ? JSON.stringify(runs, null, 2) : runs.length > 0 ? table(runs) : `no runs in ${label}`);
     return 0;
   }
-  if (sub !== "show" && sub !== "resume" && sub !== "replay" && sub !== "delete") {
-    throw new InvalidArgumentError("runs", `unknown subcommand "${sub}"; use list, show, resume, replay or delete`);
+  if (sub !== "show" && sub !== "resume" && sub !== "retry" && sub !== "replay" && sub !== "delete") {
+    throw new InvalidArgumentError("runs", `unknown subcommand "${sub}"; use list, show, resume, retry, replay or delete`);
   }
   if (!runId) throw new InvalidArgumentError("runId", `forge-ts runs ${sub} needs a run id (see forge-ts runs list)`);
   const checkpoint = await store.latest(runId);
@@ -233,7 +236,7 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   }
   const runner = await runnerFor(values);
   if (typeof runner === "string") return console.error(runner), 1;
-  const result = await runner.resume(runId, workflow);
+  const result = sub === "retry" ? await runner.retry(runId, workflow) : await runner.resume(runId, workflow);
   console.log(JSON.stringify(result, null, 2));
   return 0;
 }

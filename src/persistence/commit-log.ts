@@ -2,7 +2,7 @@
  * Reading a run's commit log back, the same way in every store: which records count, the
  * checkpoint they add up to (the last base with the deltas after it applied), and the events.
  */
-import { StoreError } from "../core/errors.js";
+import { InvalidArgumentError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/messages.js";
 import { applyJson } from "./json-delta.js";
 import { checkedRunInfo, type Checkpoint, type CommitRecord, type RunEvent } from "./run-store.js";
@@ -84,4 +84,12 @@ export function parseRecord(text: string, runId: string, location: string): Comm
 export function recordOf(commit: CommitRecord & { runId?: string }): CommitRecord {
   const { runId: _runId, ...record } = commit;
   return record;
+}
+
+/** The highest seq `latest(runId, { seq })` reads (all of them without one), checked. */
+export function seqBound(at: { seq?: number } | undefined): number {
+  const seq = at?.seq;
+  if (seq === undefined) return Number.MAX_SAFE_INTEGER;
+  if (!Number.isSafeInteger(seq) || seq < 1) throw new InvalidArgumentError("seq", `${JSON.stringify(seq)} is not a positive integer`);
+  return seq;
 }

@@ -20,7 +20,7 @@ import { link, mkdir, open, readdir, readFile, rename, rm, unlink, writeFile, ty
 import path from "node:path";
 import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/messages.js";
-import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, validRecords } from "./commit-log.js";
+import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, seqBound, validRecords } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
 import { assertRunId, byStart, checkedRunInfo, isRunId, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
@@ -110,8 +110,9 @@ export class FileRunStore extends SessionViews implements RunStore {
     await appender.handle.close().catch(() => undefined);
   }
 
-  async latest(runId: string): Promise<Checkpoint | undefined> {
-    const records = await this.#records(runId);
+  async latest(runId: string, at: { seq?: number } = {}): Promise<Checkpoint | undefined> {
+    const upTo = seqBound(at);
+    const records = (await this.#records(runId)).filter((r) => r.seq <= upTo);
     return rebuildCheckpoint(runId, records.slice(Math.max(0, lastBase(records))), this.#logPath(runId));
   }
 

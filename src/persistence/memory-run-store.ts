@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/messages.js";
-import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf } from "./commit-log.js";
+import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, seqBound } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
 import { assertRunId, byStart, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
@@ -52,9 +52,10 @@ export class MemoryRunStore extends SessionViews implements RunStore {
     this.data.logs.set(runId, log);
   }
 
-  async latest(runId: string): Promise<Checkpoint | undefined> {
+  async latest(runId: string, at: { seq?: number } = {}): Promise<Checkpoint | undefined> {
+    const upTo = seqBound(at);
     const lines = this.#log(runId);
-    const records = lines.map((line) => parseRecord(line, runId, LOCATION));
+    const records = lines.map((line) => parseRecord(line, runId, LOCATION)).filter((r) => r.seq <= upTo);
     return rebuildCheckpoint(runId, records.slice(Math.max(0, lastBase(records))), LOCATION);
   }
 

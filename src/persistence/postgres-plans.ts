@@ -23,7 +23,7 @@ export interface PostgresPlans {
   commit: string;
   /** $1 run → { fence, seq }: why a commit wrote nothing. */
   head: string;
-  /** $1 run → { seq, body } from the last base on, in order. */
+  /** $1 run, $2 up to this seq → { seq, body } from the last base on, in order. */
   latest: string;
   /** $1 run → { seq, events } in order. */
   events: string;
@@ -110,7 +110,8 @@ export function postgresPlans(schema: string): PostgresPlans {
 
     latest: `
       SELECT seq, body FROM ${log}
-      WHERE run_id = $1 AND seq >= coalesce((SELECT max(seq) FROM ${log} WHERE run_id = $1 AND base), 0)
+      WHERE run_id = $1 AND seq <= $2
+        AND seq >= coalesce((SELECT max(seq) FROM ${log} WHERE run_id = $1 AND base AND seq <= $2), 0)
       ORDER BY seq`,
 
     events: `SELECT seq, events FROM ${log} WHERE run_id = $1 ORDER BY seq`,

@@ -14,6 +14,7 @@ import { isPlainObject } from "../core/messages.js";
 import { parseRecord, rebuildCheckpoint, recordOf } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
 import { postgresPlans, SCHEMA_NAME, type PostgresPlans } from "./postgres-plans.js";
+import { seqBound } from "./commit-log.js";
 import { assertRunId, byStart, checkedRunInfo, leaseMsOption, SessionViews, type Checkpoint, type Commit, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
 export interface PostgresRunStoreOptions {
@@ -111,10 +112,11 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     });
   }
 
-  async latest(runId: string): Promise<Checkpoint | undefined> {
+  async latest(runId: string, at: { seq?: number } = {}): Promise<Checkpoint | undefined> {
     assertRunId(runId);
+    const upTo = seqBound(at);
     return this.#use(runId, "forge_log", async (pool, location) => {
-      const { rows } = await pool.query<{ body: string }>(this.#plans.latest, [runId]);
+      const { rows } = await pool.query<{ body: string }>(this.#plans.latest, [runId, upTo]);
       return rebuildCheckpoint(runId, rows.map((row) => parseRecord(row.body, runId, location)), location);
     });
   }

@@ -109,8 +109,12 @@ export interface RunStore {
    * StoreError when `commit.seq` is not newer than the stored one.
    */
   commit(commit: Commit): Promise<void>;
-  /** The run's latest checkpoint (rebuilt from its last base and the deltas after it); undefined when the store has no such run. */
-  latest(runId: string): Promise<Checkpoint | undefined>;
+  /**
+   * The run's latest checkpoint (rebuilt from its last base and the deltas after it); undefined
+   * when the store has no such run. `{ seq }`: the checkpoint as of that commit instead (what
+   * a retry goes back to).
+   */
+  latest(runId: string, at?: { seq?: number }): Promise<Checkpoint | undefined>;
   /** The run's event log, oldest first. */
   events(runId: string): Promise<RunEvent[]>;
   /** Every run, or a session's, oldest first. */

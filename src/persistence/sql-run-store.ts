@@ -18,7 +18,7 @@
 import { createClient, type Client, type InStatement, type Row } from "@libsql/client";
 import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/messages.js";
-import { parseRecord, rebuildCheckpoint, recordOf } from "./commit-log.js";
+import { parseRecord, rebuildCheckpoint, recordOf, seqBound } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
 import { assertRunId, byStart, checkedRunInfo, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
@@ -55,8 +55,8 @@ const RENEW = `UPDATE forge_leases SET expires_at = ${NOW} + ? WHERE run_id = ? 
 const RELEASE = "UPDATE forge_leases SET expires_at = 0 WHERE run_id = ? AND fence = ?";
 const HOLDER = `SELECT fence, holder, expires_at - ${NOW} AS left_ms FROM forge_leases WHERE run_id = ?`;
 /** The rows a checkpoint is rebuilt from: the last base and everything after it. */
-const FROM_BASE = `SELECT seq, fence, body FROM forge_log WHERE run_id = ?
-  AND seq >= (SELECT COALESCE(MAX(seq), 0) FROM forge_log WHERE run_id = ? AND base = 1) ORDER BY seq`;
+const FROM_BASE = `SELECT seq, fence, body FROM forge_log WHERE run_id = ? AND seq <= ?
+  AND seq >= (SELECT COALESCE(MAX(seq), 0) FROM forge_log WHERE run_id = ? AND base = 1 AND seq <= ?) ORDER BY seq`;
 
 /** How long a write waits for another process's transaction on the same file (ms). */
 const BUSY_TIMEOUT = 5_000;
@@ -127,10 +127,11 @@ export class SqlRunStore extends SessionViews implements RunStore {
     });
   }
 
-  async latest(runId: string): Promise<Checkpoint | undefined> {
+  async latest(runId: string, at: { seq?: number } = {}): Promise<Checkpoint | undefined> {
     assertRunId(runId);
+    const upTo = seqBound(at);
     return this.#use(runId, "forge_log", async (db, location) => {
-      const { rows } = await db.execute({ sql: FROM_BASE, args: [runId, runId] });
+      const { rows } = await db.execute({ sql: FROM_BASE, args: [runId, upTo, runId, upTo] });
       const records = rows.map((row) => ({ ...parseRecord(String(row.body), runId, `${location}@${String(row.seq)}`), events: [] }) as CommitRecord);
       return rebuildCheckpoint(runId, records, location);
     });

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { InvalidArgumentError, RunLockedError, StoreError } from "../../src/core/errors.js";
+import { BackendError, InvalidArgumentError, RunLockedError, StoreError } from "../../src/core/errors.js";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import type { Checkpoint, Commit, CommitRecord, RunStore } from "../../src/persistence/run-store.js";
 import { WorkflowRunner } from "../../src/runner.js";
@@ -177,5 +177,26 @@ describe("runs with a store", () => {
     expect(log.length).toBeLessThanOrEqual(2);
     // and the run resumes from what was kept
     await expect(runner(new FileRunStore({ dir })).resume("full", workflow)).resolves.toEqual({ done: "all done" });
+  });
+
+  it("retries a failed run from its last state before the failure, without re-running a finished tool; refuses runs that did not fail", async () => {
+    const store = freshStore();
+    const { workflow, log } = loopWorkflow();
+    // The backend goes down after two answers: the run fails in its third inference.
+    let calls = 0;
+    const down: Policy = (messages) => {
+      if (++calls > 2) throw new BackendError(503, "model unloaded");
+      return correctNext(messages);
+    };
+    const failed = await runner(store, down).run(workflow, "go", { ...vars, runId: "flaky" }).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: "FORGE_BACKEND" });
+    expect(await store.latest("flaky")).toMatchObject({ state: "failed", status: "done" });
+    const ranBefore = log.map((e) => e.key);
+    await expect(runner(store).retry("flaky", workflow)).resolves.toEqual({ done: "all done" });
+    expect(await store.latest("flaky")).toMatchObject({ state: "done", status: "done" });
+    // Only new calls ran: nothing that had finished before the failure.
+    expect(log.slice(ranBefore.length).map((e) => e.key).filter((k) => ranBefore.includes(k))).toEqual([]);
+    await expect(runner(store).retry("flaky", workflow)).rejects.toThrow(/is done; only a failed or cancelled run can be retried/);
+    await expect(runner(store).retry("nope", workflow)).rejects.toBeInstanceOf(StoreError);
   });
 });

@@ -79,10 +79,14 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
       await store.commit(commitOf(lease, 4, { delta: diffJson(s2, s3)!, state: "compacting", sessionId: "s1" }));
       const latest = await store.latest("r1");
       expect(latest).toEqual({ runId: "r1", seq: 4, workflow: "wf", sessionId: "s1", state: "compacting", status: "active", createdAt: 1_000, savedAt: 2_004, snapshot: JSON.parse(JSON.stringify(s3)) });
+      // As of an earlier commit: what a retry goes back to.
+      expect(await store.latest("r1", { seq: 2 })).toMatchObject({ seq: 2, state: "executingTools.running", snapshot: JSON.parse(JSON.stringify(s2)) });
+      expect(await store.latest("r1", { seq: 1 })).toMatchObject({ seq: 1, snapshot: JSON.parse(JSON.stringify(s1)) });
       // A new base replaces everything before it.
       const s5 = snapshotOf([m2], { iteration: 9 });
       await store.commit(commitOf(lease, 5, { snapshot: s5 }));
       expect((await store.latest("r1"))?.snapshot).toEqual(s5);
+      expect((await store.latest("r1", { seq: 4 }))?.snapshot).toEqual(JSON.parse(JSON.stringify(s3)));
       await lease.release();
       await seed(store, "r2");
       expect((await store.latest("r2"))?.seq).toBe(1);
