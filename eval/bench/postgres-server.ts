@@ -13,9 +13,9 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { freePort } from "./free-port.js";
 
 /** The bin directory of the highest installed PostgreSQL (env FORGE_PG_BIN overrides). */
 export function postgresBinDir(): string {
@@ -34,14 +34,6 @@ export function postgresBinDir(): string {
     throw new Error("PostgreSQL tests need a server: install Debian's postgresql package (apt-get install postgresql; .ci/run installs it); no /usr/lib/postgresql/*/bin/initdb found");
   }
   return path.join(root, versions[0]!, "bin");
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export interface TestPostgres {

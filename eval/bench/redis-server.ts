@@ -4,9 +4,9 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { freePort } from "./free-port.js";
 
 export function redisServerPath(): string {
   try {
@@ -14,14 +14,6 @@ export function redisServerPath(): string {
   } catch {
     throw new Error("queue tests need Debian's redis-server: apt-get install redis-server (.ci/run installs it)");
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export interface TestRedis {
