@@ -50,9 +50,11 @@ backend is unreachable, 2 bad flags.`;
 
 export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|retry|replay|delete> [options]
 
-  forge-ts runs list [--session <id>] [--status <s>] [--json]
+  forge-ts runs list [--session <id>] [--status <s>] [--redis <url>] [--json]
                                                        runs in the store, oldest first; --status
-                                                       active | done | failed | cancelled
+                                                       active | done | failed | cancelled;
+                                                       --redis <url>: each run's queue job and its
+                                                       progress (state, iteration)
   forge-ts runs show <runId> [--events] [--json]       a run's latest checkpoint (and its event log)
   forge-ts runs resume <runId> --workflow <module> --backend <name> --model <name>
                                                        continue a run from its latest checkpoint
@@ -73,6 +75,7 @@ const OPTIONS = {
   store: { type: "string" },
   session: { type: "string" },
   status: { type: "string" },
+  redis: { type: "string" },
   "run-id": { type: "string" },
   workflow: { type: "string" },
   events: { type: "boolean", default: false },
@@ -172,14 +175,33 @@ export async function runMain(args: readonly string[]): Promise<number> {
   return 0;
 }
 
-function table(runs: readonly RunInfo[]): string {
-  const rows = runs.map((r) => [r.runId, r.workflow, r.sessionId ?? "-", r.state, r.status, String(r.seq), new Date(r.savedAt).toISOString()]);
-  const head = ["run", "workflow", "session", "state", "status", "seq", "saved"];
+function table(runs: readonly (RunInfo & { job?: string })[]): string {
+  const withJobs = runs.some((r) => r.job !== undefined);
+  const rows = runs.map((r) => [r.runId, r.workflow, r.sessionId ?? "-", r.state, r.status, String(r.seq), new Date(r.savedAt).toISOString(), ...(withJobs ? [r.job ?? "-"] : [])]);
+  const head = ["run", "workflow", "session", "state", "status", "seq", "saved", ...(withJobs ? ["job"] : [])];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
 }
 
 const RUN_STATUSES = ["active", "done", "failed", "cancelled"];
+
+/** Each run with its queue job, when it has one: BullMQ's state and the progress its worker published. */
+async function withJobs(redis: string, runs: RunInfo[]): Promise<(RunInfo & { job?: string })[]> {
+  const { createRunQueue } = await import("../queue/run-queue.js");
+  const queue = createRunQueue({ redis });
+  try {
+    const out: (RunInfo & { job?: string })[] = [];
+    for (const run of runs) {
+      const job = await queue.job(run.workflow, run.runId);
+      const p = job?.progress as { state?: unknown; iteration?: unknown } | undefined;
+      const progress = p && typeof p.state === "string" ? ` (${p.state}, iteration ${String(p.iteration)})` : "";
+      out.push(job ? { ...run, job: `${job.state}${progress}` } : run);
+    }
+    return out;
+  } finally {
+    await queue.close();
+  }
+}
 
 /** `forge-ts runs`. Resolves to the exit code. */
 export async function runsMain(args: readonly string[]): Promise<number> {
@@ -197,7 +219,8 @@ export async function runsMain(args: readonly string[]): Promise<number> {
     const runs = (await store.listRuns(values.session ? { sessionId: values.session } : {})).filter(
       (r) => status === undefined || (status === "active" ? r.status === "active" : r.state === status),
     );
-    console.log(values.json ? JSON.stringify(runs, null, 2) : runs.length > 0 ? table(runs) : `no runs in ${label}`);
+    const listed = values.redis ? await withJobs(values.redis, runs) : runs;
+    console.log(values.json ? JSON.stringify(listed, null, 2) : listed.length > 0 ? table(listed) : `no runs in ${label}`);
     return 0;
   }
   if (sub !== "show" && sub !== "resume" && sub !== "retry" && sub !== "replay" && sub !== "delete") {

@@ -13,7 +13,12 @@ export interface QueueCount {
   delayed: number;
   completed: number;
   failed: number;
+  /** The jobs running now (at most RUNNING_SHOWN), with the progress their workers published ({ state, iteration } for runs). */
+  running: { id: string; progress: unknown }[];
 }
+
+/** Running jobs listed per queue: a panel line each, not a census. */
+const RUNNING_SHOWN = 20;
 
 export interface QueueCounter {
   counts(): Promise<QueueCount[]>;
@@ -48,7 +53,8 @@ export function queueCounter(redisUrl: string): QueueCounter {
           queue.on("error", onError);
         }
         const c = await queue.getJobCounts("waiting", "active", "delayed", "completed", "failed");
-        out.push({ queue: name, waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0, completed: c.completed ?? 0, failed: c.failed ?? 0 });
+        const running = (await queue.getActive(0, RUNNING_SHOWN - 1)).filter((job) => job?.id !== undefined).map((job) => ({ id: job.id!, progress: job.progress ?? null }));
+        out.push({ queue: name, waiting: c.waiting ?? 0, active: c.active ?? 0, delayed: c.delayed ?? 0, completed: c.completed ?? 0, failed: c.failed ?? 0, running });
       }
       lastError = undefined;
       return out;

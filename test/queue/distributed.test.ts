@@ -5,7 +5,8 @@
  * mid-run leaves its run to another worker, which resumes it without re-running a finished
  * tool; a Redis restart mid-batch is reconnected to and the batch completes.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { promisify } from "node:util";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,6 +16,8 @@ import { runQueuedBatch, type QueueCounts } from "../../eval/queue.js";
 import { readRecords, type RunRecord } from "../../eval/run-record.js";
 import { selectScenarios } from "../../eval/scenarios/index.js";
 import { queueCounter } from "../../src/queue/counts.js";
+
+const execFileP = promisify(execFile);
 import { createRunQueue } from "../../src/queue/run-queue.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { launchChromium, screenshot } from "../support/browser.js";
@@ -115,6 +118,9 @@ describe("distributed eval and session workers", () => {
       expect(new Set(ends.map((e) => e.key)).size).toBe(ends.length);
       expect(log.filter((e) => e.tool === "remember" && e.event === "start")).toHaveLength(1);
       expect(ends.find((e) => e.tool === "reply")!.pid).not.toBe(victim);
+      // `forge-ts runs list --redis` shows the run's job beside its state in the store.
+      const listed = await execFileP(process.execPath, ["--import", "tsx", "src/cli/main.ts", "runs", "list", "--store", `file:${path.join(dir, "runs.db")}`, "--redis", redis.url, "--status", "done"]);
+      expect(listed.stdout).toMatch(/killed-1 +notes +- +done +done +\d+ +\S+ +completed \(done, iteration \d+\)/);
     } finally {
       await queue.close();
     }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionTurnFailedError } from "../../src/core/errors.js";
 import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
 import { createRunQueue, type RunQueue } from "../../src/queue/run-queue.js";
+import { queueCounter } from "../../src/queue/counts.js";
 import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
 import { jobTimes, notesNamed, sleep, startTestWorker, until } from "../support/queue-harness.js";
 
@@ -36,6 +37,14 @@ describe("run control", { timeout: 30_000 }, () => {
     // Running: its progress shows the model call in flight.
     const progress = await until(async () => (await queue.job("notes", run.runId))?.progress);
     expect(progress).toMatchObject({ state: expect.any(String), iteration: expect.any(Number) });
+    // The visualizer's queue panel lists it with that progress.
+    const counter = queueCounter(redis.url);
+    try {
+      const notes = (await counter.counts()).find((c) => c.queue === "forge-runs-notes");
+      expect(notes?.running).toContainEqual({ id: run.runId, progress: expect.objectContaining({ state: expect.any(String) }) });
+    } finally {
+      await counter.close();
+    }
     const cancelledAt = Date.now();
     expect(await queue.cancelRun(run.runId)).toBe("signalled");
     await expect(run.result(5_000)).rejects.toThrow(/cancelled/i);

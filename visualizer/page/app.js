@@ -108,10 +108,24 @@ function renderQueues(body) {
       name.textContent = String(c.queue).replace(/^forge-/, "");
       name.title = c.queue;
       tr.append(name, cell("waiting", (c.waiting ?? 0) + (c.delayed ?? 0)), cell("active", c.active ?? 0), cell("completed", c.completed ?? 0), cell("failed", c.failed ?? 0));
-      return tr;
-    }),
+      return [tr, ...(Array.isArray(c.running) ? c.running : []).map(runningRow)];
+    }).flat(),
   );
   box.querySelector(".queues-error").textContent = body?.error ? `Redis: ${body.error}` : "";
+}
+
+/** A running job under its queue: its id and the progress its worker published (state, iteration). */
+function runningRow(job) {
+  const tr = document.createElement("tr");
+  tr.className = "running";
+  tr.dataset.job = String(job?.id ?? "");
+  const td = document.createElement("td");
+  td.colSpan = 5;
+  const p = job?.progress;
+  const where = p && typeof p === "object" && typeof p.state === "string" ? ` · ${p.state} · iteration ${Number(p.iteration) || 0}` : "";
+  td.textContent = `↳ ${job?.id ?? "?"}${where}`;
+  tr.append(td);
+  return tr;
 }
 
 function onRuns(runs) {
