@@ -15,18 +15,17 @@
  * with a lower fence than a line before it, so a write that landed after the marker never
  * counts. Expiry is on this host's clock: the directory belongs to one host.
  */
-import { constants, readdirSync } from "node:fs";
-import { link, mkdir, open, readdir, readFile, rename, rm, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { constants } from "node:fs";
+import { mkdir, open, readdir, rm, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
+import { InvalidArgumentError, RunLockedError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/messages.js";
 import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, seqBound, validRecords } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
+import { assertNoNewerLease, createLease, leaseFile, newestFence, removeOlderLeases, writeAtomically } from "./file-lease.js";
+import { appendLine, dropTornTail, io, LOG, readIfExists, readTail, syncDir } from "./file-log.js";
 import { assertRunId, byStart, checkedRunInfo, isRunId, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
-const LOG = "log.jsonl";
-const LEASE = /^lease\.(\d+)\.json$/;
-const leaseFile = (fence: number) => `lease.${fence}.json`;
 /** A line of the log: a commit, or a lease marker (a fence, no seq). */
 type LogLine = CommitRecord | { fence: number; lease: string; seq?: undefined };
 
@@ -259,72 +258,6 @@ function parseLines(runId: string, text: string, file: string): LogLine[] {
   return lines.map((line) => parseRecord(line, runId, file) as LogLine);
 }
 
-/**
- * Complete lines from the end of the log: at least one commit line when the log has one (a
- * commit can be large, so the window doubles until it holds one).
- */
-async function readTail(runId: string, file: string): Promise<string[]> {
-  let handle: FileHandle;
-  try {
-    handle = await open(file, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw new StoreError(`cannot read ${file} of run ${runId}: ${(error as Error).message}`, runId, file, { cause: error });
-  }
-  try {
-    const { size } = await handle.stat();
-    for (let window = 64 * 1024; ; window *= 2) {
-      const start = Math.max(0, size - window);
-      const buffer = Buffer.alloc(size - start);
-      await handle.read(buffer, 0, buffer.length, start);
-      const lines = buffer.toString("utf8").split("\n");
-      lines.pop(); // "" after the last newline, or a torn line
-      if (start > 0) lines.shift(); // cut mid-line
-      if (lines.some((line) => line.includes('"seq"')) || start === 0) return lines;
-    }
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Create lease file `fence` whole, or report that another taker created it first. */
-async function createLease(runId: string, dir: string, fence: number, content: { holder: string; expiresAt: number }): Promise<boolean> {
-  const temp = path.join(dir, `${leaseFile(fence)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  await io(runId, temp, () => writeFile(temp, JSON.stringify(content)));
-  try {
-    await link(temp, path.join(dir, leaseFile(fence)));
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw new StoreError(`cannot take the lease of run ${runId} (${dir}): ${(error as Error).message}`, runId, dir, { cause: error });
-  } finally {
-    await unlink(temp).catch(() => undefined);
-  }
-}
-
-/**
- * The highest lease number in the run's directory (0: never leased). Read synchronously: it is
- * a few cached directory entries, and a trip through the thread pool would cost more than the
- * read itself on every commit.
- */
-function newestFence(runId: string, dir: string): number {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0;
-    throw new StoreError(`cannot read the leases of run ${runId} (${dir}): ${(error as Error).message}`, runId, dir, { cause: error });
-  }
-  return names.reduce((max, name) => Math.max(max, Number(LEASE.exec(name)?.[1] ?? 0)), 0);
-}
-
-/** RunLockLostError once a lease newer than `fence` exists: any higher number (a takeover removes the files below its own). */
-function assertNoNewerLease(runId: string, dir: string, fence: number): void {
-  const newest = newestFence(runId, dir);
-  if (newest > fence) throw new RunLockLostError(runId, path.join(dir, leaseFile(newest)), fence, `a newer holder (lease ${newest}) took the lease over`);
-  if (newest < fence) throw new RunLockLostError(runId, dir, fence, "the run has no such lease");
-}
-
 interface Appender {
   fence: number;
   handle: FileHandle;
@@ -333,96 +266,3 @@ interface Appender {
   file: string;
 }
 
-async function removeOlderLeases(runId: string, dir: string, fence: number): Promise<void> {
-  const names = await io(runId, dir, () => readdir(dir));
-  for (const name of names) {
-    const n = Number(LEASE.exec(name)?.[1]);
-    if (n < fence) await unlink(path.join(dir, name)).catch(() => undefined);
-  }
-}
-
-async function writeAtomically(runId: string, file: string, text: string): Promise<void> {
-  const temp = `${file}.${process.pid}.tmp`;
-  await io(runId, temp, () => writeFile(temp, text));
-  await io(runId, file, () => rename(temp, file));
-}
-
-/** Append one line and fsync; a new log's directory entry is fsynced too. */
-async function appendLine(runId: string, dir: string, line: string, options: { onlyIfExists?: boolean } = {}): Promise<void> {
-  const file = path.join(dir, LOG);
-  let created = false;
-  await io(runId, file, async () => {
-    let handle: FileHandle;
-    try {
-      handle = await open(file, constants.O_RDWR | constants.O_APPEND | (options.onlyIfExists ? 0 : constants.O_CREAT));
-    } catch (error) {
-      if (options.onlyIfExists && (error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw error;
-    }
-    try {
-      created = (await dropTornTail(handle)) === 0;
-      await handle.writeFile(line + "\n");
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  });
-  if (created) await syncDir(runId, dir);
-}
-
-/**
- * A log that does not end in a newline ends in a line torn by a crash: an append that never
- * completed (so never acknowledged). Cut it off before appending, or the next entry would be
- * glued to it and the log would read as corrupt. Returns the size left.
- */
-async function dropTornTail(handle: FileHandle): Promise<number> {
-  const { size } = await handle.stat();
-  if (size === 0) return 0;
-  const last = Buffer.alloc(1);
-  await handle.read(last, 0, 1, size - 1);
-  if (last[0] === 0x0a) return size;
-  // Find the last newline, reading backwards a block at a time.
-  const block = Buffer.alloc(64 * 1024);
-  for (let end = size; end > 0; ) {
-    const start = Math.max(0, end - block.length);
-    const { bytesRead } = await handle.read(block, 0, end - start, start);
-    const at = block.subarray(0, bytesRead).lastIndexOf(0x0a);
-    if (at >= 0) {
-      await handle.truncate(start + at + 1);
-      return start + at + 1;
-    }
-    end = start;
-  }
-  await handle.truncate(0);
-  return 0;
-}
-
-async function syncDir(runId: string, dir: string): Promise<void> {
-  await io(runId, dir, async () => {
-    const handle = await open(dir, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  });
-}
-
-async function readIfExists(runId: string, file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new StoreError(`cannot read ${file} of run ${runId}: ${(error as Error).message}`, runId, file, { cause: error });
-  }
-}
-
-/** A file operation whose failure (permission, disk full, ...) becomes a StoreError naming the run and the file. */
-async function io<T>(runId: string, file: string, op: () => Promise<T>): Promise<T> {
-  try {
-    return await op();
-  } catch (error) {
-    if (error instanceof StoreError) throw error;
-    throw new StoreError(`run store I/O failed for run ${runId} at ${file}: ${(error as Error).message}`, runId, file, { cause: error });
-  }
-}
