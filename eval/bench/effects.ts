@@ -185,9 +185,8 @@ function scanCalls(lines: readonly EffectLine[], terminal: string, found: Effect
   for (const l of lines) {
     if (l.kind === "lease") scan.lease(l);
     else if (l.kind === "recorded") scan.recorded(l);
-    else if (l.kind === "lost" || l.kind === "refused") trace(l.key).lost.push(l);
     else if (l.kind === "start") scan.start(l);
-    else if (l.kind === "released") scan.released(l);
+    else if (l.kind === "released" || l.kind === "lost" || l.kind === "refused") scan.released(l);
     else if (l.kind === "killed" || l.kind === "stopped") scan.fault(l);
     else if (l.kind === "resumed") scan.stopped.delete(l.key);
     if ((l.kind === "start" || l.kind === "end") && l.fields[0] === terminal) (l.kind === "start" ? trace(runOf(l.key)).terminalStarts : trace(runOf(l.key)).terminalEnds).push(l);
@@ -217,15 +216,21 @@ class LeaseScan {
     const runId = l.key;
     const fence = Number(l.fields[0]);
     const before = this.newest.get(runId);
-    if (before && fence <= before.fence) {
+    // A lower fence than the newest is an old grant noted late (its holder was stopped between
+    // the grant and the line); the same fence given to two processes is a fencing failure.
+    if (before && fence === before.fence && before.pid !== l.pid) {
       this.found.runsTwice.add(runId);
-      this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} was given lease ${fence} of ${runId}, not newer than pid ${before.pid}'s ${before.fence}`);
-    } else this.newest.set(runId, { pid: l.pid, fence, released: false });
+      this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} was given lease ${fence} of ${runId}, which pid ${before.pid} was given too`);
+    } else if (!before || fence > before.fence) {
+      this.newest.set(runId, { pid: l.pid, fence, released: false });
+      for (const [victim, runs] of this.stopped) if (victim !== l.pid && runs.delete(runId)) this.steals.push({ runId, victim, index: l.index });
+    }
     this.held.set(`${l.pid} ${runId}`, fence);
-    for (const [victim, runs] of this.stopped) if (victim !== l.pid && runs.delete(runId)) this.steals.push({ runId, victim, index: l.index });
   }
 
+  /** Released, lost or refused: the process no longer drives the run under that lease. */
   released(l: EffectLine): void {
+    if (l.kind !== "released") this.trace(l.key).lost.push(l);
     const top = this.newest.get(l.key);
     if (top?.pid === l.pid && top.fence === Number(l.fields[0])) top.released = true;
   }
@@ -319,4 +324,15 @@ function checkOrder(sessionId: string, runIds: readonly string[], traces: Readon
       );
     }
   }
+}
+
+/** The processes holding a run's newest lease, not released: the ones driving runs right now (as far as the lines say). */
+export function leaseHolders(lines: readonly EffectLine[]): Set<string> {
+  const newest = new Map<string, { pid: string; fence: number; released: boolean }>();
+  for (const l of lines) {
+    const top = newest.get(l.key);
+    if (l.kind === "lease" && (!top || Number(l.fields[0]) > top.fence)) newest.set(l.key, { pid: l.pid, fence: Number(l.fields[0]), released: false });
+    if ((l.kind === "released" || l.kind === "lost") && top?.pid === l.pid && top.fence === Number(l.fields[0])) top.released = true;
+  }
+  return new Set([...newest.values()].filter((lease) => !lease.released).map((lease) => lease.pid));
 }

@@ -17,7 +17,7 @@ import { logJobError } from "./job-errors.js";
 import { throttledProgress } from "./progress.js";
 import { isCancelled } from "./run-records.js";
 import type { RunJobResult } from "./run-queue.js";
-import { releaseIfEnded, type SessionTurns, type TurnEnd } from "./session-turns.js";
+import { promoteParked, releaseIfEnded, type SessionTurns, type TurnEnd } from "./session-turns.js";
 
 /** The abort reason of a run stopped by cancelRun (a timeout aborts with its own). */
 export const CANCELLED = "cancelled (cancelRun)";
@@ -80,9 +80,21 @@ async function admit(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, tok
   }
   if (admission.verdict === "run") return;
   if (admission.verdict === "fail") {
+    // Its end is already recorded (naming the turn that failed first): let the next turn decide.
+    await promoteParked(ctx.queueFor, admission.parked);
     const before = admission.because;
     const error = new SessionTurnFailedError(sessionId, run.runId, admission.turn, before.runId, before.turn, before.kind);
     throw new TurnEndError({ kind: before.kind, root: { runId: before.runId, turn: before.turn } }, error);
+  }
+  if (admission.verdict === "past") {
+    // Finished in the store: runOrResume answers from it. Otherwise the turn ended without
+    // finishing (failed fast, cancelled, given up) and the turns after it went on: running it
+    // now would break the session's order.
+    if ((await ctx.store.latest(run.runId))?.status === "done") return;
+    const o = admission.outcome;
+    const root = o === undefined || o === "done" ? { kind: "failed" as const, runId: run.runId, turn: admission.turn } : o;
+    const error = new SessionTurnFailedError(sessionId, run.runId, admission.turn, root.runId, root.turn, root.kind);
+    throw new TurnEndError({ kind: root.kind, root: { runId: root.runId, turn: root.turn } }, error);
   }
   // Parked without holding a worker slot: the release of the turn before promotes the job. The
   // backstop delay is no polling: it only matters when the worker releasing that turn died
@@ -112,12 +124,18 @@ async function drive(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, tok
     return await runOrResume(ctx.store, runner, workflow, d, controller.signal);
   } catch (error) {
     const failure = error as { code?: unknown; expiresInMs?: unknown };
-    if (failure?.code === "FORGE_RUN_LOCKED") {
-      // Another runner still holds the run (a worker BullMQ gave up on, still finishing): try
-      // again when its lease ends, without spending an attempt or holding a slot meanwhile.
-      const left = typeof failure.expiresInMs === "number" ? failure.expiresInMs : 1_000;
-      await job.moveToDelayed(Date.now() + Math.min(Math.max(left, 100), 30_000), token);
-      throw new DelayedError();
+    if (failure?.code === "FORGE_RUN_LOCKED" || failure?.code === "FORGE_LOCK_LOST") {
+      // Another runner holds the run (a worker BullMQ gave up on, still finishing), or took it
+      // from this one (its lease ran out while it was paused or slow): try again when that
+      // lease ends (then resume, or answer from the store), without spending an attempt or
+      // holding a slot meanwhile. If BullMQ gave this job to another worker, the move fails and
+      // the job is that worker's.
+      const left = typeof failure.expiresInMs === "number" ? failure.expiresInMs : 500;
+      const moved = await job.moveToDelayed(Date.now() + Math.min(Math.max(left, 100), 30_000), token).then(
+        () => true,
+        () => false,
+      );
+      if (moved) throw new DelayedError();
     }
     if (controller.signal.aborted) throw new TurnEndError({ kind: controller.signal.reason === CANCELLED ? "cancelled" : "failed" }, error as Error);
     throw error;
@@ -131,7 +149,14 @@ async function drive(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, tok
 async function runOrResume(store: RunStore, runner: WorkflowRunner, workflow: Workflow, d: RunJobData, signal: AbortSignal): Promise<unknown> {
   const checkpoint = await store.latest(d.runId);
   if (!checkpoint) {
-    return runner.run(workflow, d.text, { runId: d.runId, signal, ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}), ...(d.promptVars ? { promptVars: d.promptVars } : {}) });
+    try {
+      return await runner.run(workflow, d.text, { runId: d.runId, signal, ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}), ...(d.promptVars ? { promptVars: d.promptVars } : {}) });
+    } catch (error) {
+      // Another worker started the run between the look above and this one's lease (it was
+      // paused with the job): go on from what it stored, as for any run found in the store.
+      if (!(error instanceof InvalidArgumentError) || error.argument !== "runId" || !(await store.latest(d.runId))) throw error;
+      return runOrResume(store, runner, workflow, d, signal);
+    }
   }
   if (checkpoint.status === "active") return runner.resume(d.runId, workflow, { signal });
   // Finished before its worker could report it.

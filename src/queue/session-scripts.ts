@@ -38,6 +38,29 @@ local function nextTurn()
   return tonumber(redis.call("HGET", stateKey, "next") or "1")
 end
 
+-- Record how a turn ended (the first record wins: ending twice is harmless) and move next past
+-- every ended turn. Returns the new next and the job parked for it ("" if none), unparked: the
+-- caller promotes it.
+local function finish(turn, outcome)
+  local from = nextTurn()
+  if turn >= from and redis.call("HEXISTS", endedKey, turn) == 0 then
+    redis.call("HSET", endedKey, turn, outcome)
+    -- A turn may end before its time (cancelled while waiting): its job is gone, not parked.
+    if turn > from then redis.call("HDEL", parkedKey, turn) end
+  end
+  local nxt = from
+  while redis.call("HEXISTS", endedKey, nxt) == 1 do nxt = nxt + 1 end
+  if nxt ~= from then
+    redis.call("HSET", stateKey, "next", nxt)
+    -- Turn nxt - 1's outcome stays: turn nxt's admission reads it.
+    for t = math.max(from - 1, 1), nxt - 2 do redis.call("HDEL", endedKey, t) end
+    for t = from, nxt - 1 do redis.call("HDEL", orderKey, t) end
+  end
+  local parked = redis.call("HGET", parkedKey, nxt)
+  if parked then redis.call("HDEL", parkedKey, nxt) end
+  return nxt, parked or ""
+end
+
 -- Extend, never shorten: a producer's long delay may have asked for more.
 local function keepAlive(ttl)
   for i = 1, #KEYS do
@@ -56,23 +79,31 @@ return turn
 
 /**
  * ARGV: runId, workflow, afterFailure ("fail" | "continue"), ttl.
- * Returns {"run", turn}; {"fail", turn, outcome of the turn before}; or {"wait", turn, next,
- * "runId|workflow" of turn next}, having recorded the job as parked for its turn (the caller
- * delays the job, then asks `admitted` once, since a release may have come in between).
+ * Returns {"run", turn}; {"fail", turn, outcome of the turn before, "runId|workflow" of the job
+ * parked for the turn after, to promote} (this turn's end recorded); {"past", turn, its recorded
+ * outcome or ""}; or {"wait", turn, next, "runId|workflow" of turn next}, having recorded the
+ * job as parked for its turn (the caller delays the job, then asks `admitted` once, since a
+ * release may have come in between).
  */
 const admit = `${PRELUDE}
 local runId, workflow = ARGV[1], ARGV[2]
 local function decide()
   local turn = register(runId, workflow)
   local nxt = nextTurn()
-  -- Already past this turn: a job run again after its end (a stalled duplicate); the run store
-  -- answers it, so it may go on.
-  if turn < nxt then return {"run", turn} end
+  -- Already past this turn: a job taken again after its turn ended (a paused worker's, or a
+  -- stalled duplicate). It must not run now, after the turns that followed: the caller answers
+  -- from the run store if the run finished there, and fails it otherwise.
+  if turn < nxt then return {"past", turn, redis.call("HGET", endedKey, turn) or ""} end
   if turn == nxt then
     redis.call("HDEL", parkedKey, turn)
     if turn > 1 and ARGV[3] == "fail" then
       local before = redis.call("HGET", endedKey, turn - 1)
-      if before and before ~= "done" then return {"fail", turn, before} end
+      -- Failed fast: its end is recorded here, naming the turn that failed first, so whoever
+      -- releases it later cannot name another.
+      if before and before ~= "done" then
+        local _, parked = finish(turn, before)
+        return {"fail", turn, before, parked}
+      end
     end
     return {"run", turn}
   end
@@ -101,30 +132,15 @@ return 1
 const release = `${PRELUDE}
 local runId, workflow, kind = ARGV[1], ARGV[2], ARGV[3]
 local turn = register(runId, workflow)
-local from = nextTurn()
-if turn >= from and redis.call("HEXISTS", endedKey, turn) == 0 then
-  local outcome = kind
-  if kind ~= "done" then
-    local rootRun, rootTurn = ARGV[4], ARGV[5]
-    if rootRun == "" then rootRun, rootTurn = runId, tostring(turn) end
-    outcome = kind .. "|" .. rootRun .. "|" .. rootTurn
-  end
-  redis.call("HSET", endedKey, turn, outcome)
-  -- A turn may end before its time (cancelled while waiting): its job is gone, not parked.
-  if turn > from then redis.call("HDEL", parkedKey, turn) end
+local outcome = kind
+if kind ~= "done" then
+  local rootRun, rootTurn = ARGV[4], ARGV[5]
+  if rootRun == "" then rootRun, rootTurn = runId, tostring(turn) end
+  outcome = kind .. "|" .. rootRun .. "|" .. rootTurn
 end
-local nxt = from
-while redis.call("HEXISTS", endedKey, nxt) == 1 do nxt = nxt + 1 end
-if nxt ~= from then
-  redis.call("HSET", stateKey, "next", nxt)
-  -- Turn nxt - 1's outcome stays: turn nxt's admission reads it.
-  for t = math.max(from - 1, 1), nxt - 2 do redis.call("HDEL", endedKey, t) end
-  for t = from, nxt - 1 do redis.call("HDEL", orderKey, t) end
-end
+local nxt, parked = finish(turn, outcome)
 keepAlive(tonumber(ARGV[6]))
-local parked = redis.call("HGET", parkedKey, nxt)
-if parked then redis.call("HDEL", parkedKey, nxt) end
-return {turn, nxt, parked or ""}
+return {turn, nxt, parked}
 `;
 
 /** Script name -> Lua source; every script takes the five session keys. */

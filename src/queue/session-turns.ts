@@ -20,7 +20,9 @@ export interface TurnRun {
 
 export type Admission =
   | { verdict: "run"; turn: number }
-  | { verdict: "fail"; turn: number; because: { kind: "failed" | "cancelled"; runId: string; turn: number } }
+  | { verdict: "fail"; turn: number; because: { kind: "failed" | "cancelled"; runId: string; turn: number }; parked: TurnRun | undefined }
+  /** The turn had already ended (`outcome` as recorded, when still known) when this job got to it. */
+  | { verdict: "past"; turn: number; outcome: { kind: "failed" | "cancelled"; runId: string; turn: number } | "done" | undefined }
   | { verdict: "wait"; turn: number; next: number; blocker: TurnRun | undefined };
 
 type Script = (...args: (string | number)[]) => Promise<unknown>;
@@ -47,7 +49,11 @@ export class SessionTurns {
   async admit(sessionId: string, run: TurnRun, afterFailure: "fail" | "continue"): Promise<Admission> {
     const [verdict, turn, a, b] = (await this.#scripts.forgeAdmitTurn(...sessionKeys(sessionId), run.runId, run.workflow, afterFailure, SESSION_TTL_MS)) as [string, number, unknown, unknown];
     if (verdict === "run") return { verdict, turn: Number(turn) };
-    if (verdict === "fail") return { verdict, turn: Number(turn), because: parseFailure(String(a)) };
+    if (verdict === "fail") return { verdict, turn: Number(turn), because: parseFailure(String(a)), parked: parseRun(String(b ?? "")) };
+    if (verdict === "past") {
+      const outcome = String(a ?? "");
+      return { verdict, turn: Number(turn), outcome: outcome === "" ? undefined : outcome === "done" ? "done" : parseFailure(outcome) };
+    }
     return { verdict: "wait", turn: Number(turn), next: Number(a), blocker: parseRun(String(b)) };
   }
 

@@ -64,12 +64,11 @@ describe("session scripts", () => {
     for (const id of ["a", "b", "c", "d"]) await t.register(s, run(id));
     await t.release(s, run("a"), { kind: "failed" });
     const b = await t.admit(s, run("b"), "fail");
-    expect(b).toEqual({ verdict: "fail", turn: 2, because: { kind: "failed", runId: "a", turn: 1 } });
+    expect(b).toEqual({ verdict: "fail", turn: 2, because: { kind: "failed", runId: "a", turn: 1 }, parked: undefined });
     await t.release(s, run("b"), { kind: "failed", root: { runId: "a", turn: 1 } });
-    expect(await t.admit(s, run("c"), "fail")).toEqual({ verdict: "fail", turn: 3, because: { kind: "failed", runId: "a", turn: 1 } });
-    expect(await t.admit(s, run("c"), "continue")).toEqual({ verdict: "run", turn: 3 });
-    await t.release(s, run("c"), { kind: "done" });
-    expect(await t.admit(s, run("d"), "fail")).toEqual({ verdict: "run", turn: 4 });
+    expect(await t.admit(s, run("c"), "fail")).toEqual({ verdict: "fail", turn: 3, because: { kind: "failed", runId: "a", turn: 1 }, parked: undefined });
+    // A turn enqueued with afterFailure "continue" runs all the same.
+    expect(await t.admit(s, run("d"), "continue")).toEqual({ verdict: "run", turn: 4 });
   });
 
   it("a turn ended before its time (cancelled while waiting) is skipped when the session gets there", async () => {
@@ -81,8 +80,7 @@ describe("session scripts", () => {
     expect(await t.admit(s, run("c"), "continue")).toMatchObject({ verdict: "wait", next: 1 });
     // Turn 1 ends: the session moves past the cancelled turn 2, and turn 3's parked job comes back.
     expect(await t.release(s, run("a"), { kind: "done" })).toEqual({ turn: 1, next: 3, parked: run("c") });
-    expect(await t.admit(s, run("c"), "fail")).toEqual({ verdict: "fail", turn: 3, because: { kind: "cancelled", runId: "b", turn: 2 } });
-    expect(await t.admit(s, run("c"), "continue")).toEqual({ verdict: "run", turn: 3 });
+    expect(await t.admit(s, run("c"), "fail")).toEqual({ verdict: "fail", turn: 3, because: { kind: "cancelled", runId: "b", turn: 2 }, parked: undefined });
   });
 
   it("a session's keys expire when left alone, and keep only what the next turn needs", async () => {
@@ -99,5 +97,23 @@ describe("session scripts", () => {
     expect(await clients[0]!.exists(parked)).toBe(0);
     expect(await clients[0]!.hlen(runs)).toBe(3); // a run enqueued again keeps its number
     expect(await clients[0]!.pttl(state)).toBeGreaterThan(6 * 86_400_000);
+  });
+
+  it("a turn failed fast has its end recorded at once, naming the turn that failed first; taken again later it is past, never run", async () => {
+    const s = fresh();
+    const [t] = turns;
+    for (const r of ["a", "b", "c"]) await t!.register(s, run(r));
+    expect(await t!.admit(s, run("a"), "fail")).toEqual({ verdict: "run", turn: 1 });
+    // c comes early and is parked.
+    expect(await t!.admit(s, run("c"), "fail")).toMatchObject({ verdict: "wait", turn: 3, next: 1 });
+    await t!.release(s, run("a"), { kind: "failed" });
+    // b fails fast: its end is recorded by the admission itself, and c, parked, is handed back to wake.
+    expect(await t!.admit(s, run("b"), "fail")).toEqual({ verdict: "fail", turn: 2, because: { kind: "failed", runId: "a", turn: 1 }, parked: run("c") });
+    // A later release of b (its worker, or a look at its failed job) cannot rename the root.
+    await t!.release(s, run("b"), { kind: "failed" });
+    expect(await t!.admit(s, run("c"), "fail")).toEqual({ verdict: "fail", turn: 3, because: { kind: "failed", runId: "a", turn: 1 }, parked: undefined });
+    // b's job taken again by a worker that was paused with it: past, with how it ended.
+    expect(await t!.admit(s, run("b"), "fail")).toEqual({ verdict: "past", turn: 2, outcome: undefined });
+    expect(await t!.admit(s, run("c"), "fail")).toEqual({ verdict: "past", turn: 3, outcome: { kind: "failed", runId: "a", turn: 1 } });
   });
 });

@@ -1,0 +1,449 @@
+/**
+ * The chaos harness: worker processes (chaos-worker.ts) on a real redis-server and a shared run
+ * store (a directory, a libSQL file database or a PostgreSQL server) take a batch of runs and
+ * session turns from two producers while the harness kills workers with kill -9 (and starts
+ * replacements), SIGSTOPs them for longer than their lease, and restarts Redis. Then it checks,
+ * from the producers' outcomes, the store and the effects file (effects.ts), that every run
+ * ended as it must, exactly once where it matters, in session order.
+ *
+ * Nothing the harness cannot verify counts as a success: a run is correct only when its outcome
+ * and the store both say what the workload expects (chaos-workflow.ts); everything else is
+ * wrong or lost, with the first problems written out for diagnosis.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createPrng, type Prng } from "../../src/clients/prng.js";
+import type { RunStore } from "../../src/persistence/run-store.js";
+import { createRunQueue, type EnqueuedRun, type RunQueue } from "../../src/queue/run-queue.js";
+import { CHAOS_TIMING, CHAOS_WORKFLOW, expectations, judge, openChaosStore, planWorkload, type ChaosStoreKind, type Expectation, type Outcome, type RunError, type PlannedRun, type PlannedUnit, type StoredRun } from "./chaos-workflow.js";
+import { analyzeEffects, effectWriter, leaseHolders, readEffects, runOf, type EffectLine, type EffectWriter } from "./effects.js";
+import { startPostgres } from "./postgres-server.js";
+import { startRedis, type TestRedis } from "./redis-server.js";
+
+const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), "chaos-worker.ts");
+
+export interface ChaosOptions {
+  store: ChaosStoreKind;
+  runs: number;
+  kills: number;
+  stops: number;
+  redisRestarts: number;
+  /** Worker processes (default 3). */
+  workers?: number;
+  seed?: number;
+  /** Enqueues and faults are spread over this long (ms). */
+  spreadMs: number;
+  /** How long the runs may take to finish after the last enqueue. */
+  settleMs: number;
+  /** Progress lines (default: none). */
+  log?: (line: string) => void;
+  /** Keep the run's directory (effects file, workers' stderr, store) even when every check passed. */
+  keep?: boolean;
+}
+
+export interface ChaosReport {
+  store: ChaosStoreKind;
+  planned: number;
+  enqueued: number;
+  correct: number;
+  wrong: number;
+  lost: number;
+  /** Enqueued runs expected to fail: turns whose tool throws, and the later turns of their sessions (to fail fast). */
+  failingTurns: number;
+  failedFast: number;
+  runsTwice: number;
+  staleStarts: number;
+  recordedReruns: number;
+  midCallReruns: number;
+  orderViolations: number;
+  sessions: number;
+  jammedSessions: number;
+  faults: { kill: number; stop: number; redisRestart: number };
+  /** Runs leased by another worker while their holder was stopped; those whose holder never saw FORGE_LOCK_LOST. */
+  stolenFromStopped: number;
+  unnoticedSteals: number;
+  /** From a kill to the first tool start of the killed worker's run elsewhere. */
+  moveOnMs: { median: number; max: number; count: number };
+  /** Worker processes that exited without being killed by the harness. */
+  workerCrashes: number;
+  seconds: number;
+  /** The first problems found, each with its evidence; the first is the one to read. */
+  problems: string[];
+  /** The run's directory (effects file, workers' stderr), kept when something failed. */
+  keptDir?: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** redis-server (append-only, so a restart keeps the queues) and the store's location (a PostgreSQL server for "postgres"). */
+async function startServers(kind: ChaosStoreKind, dir: string): Promise<{ redis: TestRedis; location: string; stop(): Promise<void> }> {
+  const redis = await startRedis();
+  if (kind !== "postgres") return { redis, location: path.join(dir, "store"), stop: () => redis.stop() };
+  const pg = await startPostgres().catch(async (error: unknown) => {
+    await redis.stop();
+    throw error;
+  });
+  return { redis, location: pg.url, stop: async () => void (await Promise.all([redis.stop(), pg.stop()])) };
+}
+
+interface WorkerProcess {
+  child: ChildProcess;
+  pid: number;
+  ready: boolean;
+  stopped: boolean;
+  exited: boolean;
+  /** Killed by the harness (a fault, or the end): its exit is no crash. */
+  ended: boolean;
+}
+
+/** The worker processes: started, killed, stopped; one that dies by itself is a crash (and is replaced). */
+class Fleet {
+  readonly members = new Set<WorkerProcess>();
+  readonly crashes: string[] = [];
+  #closing = false;
+
+  constructor(
+    readonly args: string[],
+    readonly stderrFile: string,
+  ) {}
+
+  spawn(): WorkerProcess {
+    const child = spawn(process.execPath, ["--import", "tsx", WORKER, ...this.args], { stdio: ["ignore", "pipe", "pipe"] });
+    const w: WorkerProcess = { child, pid: child.pid!, ready: false, stopped: false, exited: false, ended: false };
+    let tail = "";
+    child.stdout!.on("data", (d: Buffer) => void (d.toString().includes("ready") && (w.ready = true)));
+    child.stderr!.on("data", (d: Buffer) => {
+      tail = (tail + d.toString()).slice(-2_000);
+      appendFileSync(this.stderrFile, d.toString().replace(/^(?=.)/gm, `[${w.pid}] `));
+    });
+    child.once("exit", (code, signal) => {
+      w.exited = true;
+      this.members.delete(w);
+      if (w.ended || this.#closing) return;
+      this.crashes.push(`worker pid ${w.pid} exited by itself (${code ?? signal}): ${tail.trim().split("\n").slice(-3).join(" | ")}`);
+      this.spawn();
+    });
+    this.members.add(w);
+    return w;
+  }
+
+  /** Ready, running, not stopped. */
+  serving(): WorkerProcess[] {
+    return [...this.members].filter((w) => w.ready && !w.stopped && !w.exited);
+  }
+
+  async waitServing(count: number, timeoutMs: number): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    while (this.serving().length < count) {
+      if (Date.now() > until) return false;
+      await sleep(20);
+    }
+    return true;
+  }
+
+  /** SIGKILL; resolves once the process is gone, with the moment the signal was sent. */
+  async kill(w: WorkerProcess): Promise<number> {
+    w.ended = true;
+    const exited = w.exited ? Promise.resolve() : new Promise((resolve) => w.child.once("exit", resolve));
+    const at = Date.now();
+    w.child.kill("SIGKILL");
+    await exited;
+    return at;
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    const left = [...this.members];
+    for (const w of left) if (w.stopped) w.child.kill("SIGCONT");
+    await Promise.all(
+      left.map(async (w) => {
+        w.ended = true;
+        const exited = w.exited ? Promise.resolve() : new Promise((resolve) => w.child.once("exit", resolve));
+        w.child.kill("SIGTERM");
+        const timer = setTimeout(() => w.child.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+  }
+}
+
+type FaultKind = "kill" | "stop" | "redis";
+
+/**
+ * Each kind's faults at random moments of the spread, one in each of as many equal slots (so
+ * that kills do not come in bursts that leave no worker standing); Redis restarts in the middle
+ * of theirs.
+ */
+function faultSchedule(o: ChaosOptions, rng: Prng): { at: number; kind: FaultKind }[] {
+  const spaced = (kind: FaultKind, count: number, jitter: () => number) =>
+    Array.from({ length: count }, (_, i) => ({ kind, at: (0.03 + (0.94 * (i + jitter())) / count) * o.spreadMs }));
+  const random = () => rng.next();
+  return [...spaced("kill", o.kills, random), ...spaced("stop", o.stops, random), ...spaced("redis", o.redisRestarts, () => 0.5)].sort((a, b) => a.at - b.at);
+}
+
+interface FaultContext {
+  fleet: Fleet;
+  effectsFile: string;
+  redis: TestRedis;
+  effect: EffectWriter;
+  rng: Prng;
+  counts: ChaosReport["faults"];
+  log: (line: string) => void;
+}
+
+/**
+ * Each fault at its moment, on a random serving worker (never a stopped one), one that holds a
+ * run's lease when any does. A kill starts the victim's replacement; a stop keeps at least one
+ * other worker serving, and lasts from just over the store lease to past the job lock plus a
+ * stalled check, so that some stopped workers lose their runs to others and some wake before
+ * anyone took them. A fault with no worker to take within 10 s is skipped (and not counted).
+ */
+async function injectFaults(schedule: { at: number; kind: FaultKind }[], ctx: FaultContext, startedAt: number): Promise<void> {
+  const stops: Promise<void>[] = [];
+  for (const fault of schedule) {
+    await sleep(startedAt + fault.at - Date.now());
+    if (fault.kind === "redis") {
+      await ctx.redis.restart();
+      ctx.effect(`redis-restart redis ${Date.now()}`);
+      ctx.counts.redisRestart++;
+      continue;
+    }
+    if (!(await ctx.fleet.waitServing(fault.kind === "stop" ? 2 : 1, 10_000))) {
+      ctx.log(`chaos: no worker to ${fault.kind} at ${Math.round(fault.at)} ms; skipped`);
+      continue;
+    }
+    // A worker driving a run when there is one: a fault on an idle worker tests little.
+    const serving = ctx.fleet.serving();
+    const busy = leaseHolders(readEffects(ctx.effectsFile));
+    const candidates = serving.some((w) => busy.has(String(w.pid))) ? serving.filter((w) => busy.has(String(w.pid))) : serving;
+    const victim = candidates[ctx.rng.int(candidates.length)]!;
+    if (fault.kind === "kill") {
+      const at = await ctx.fleet.kill(victim);
+      // Written once the process is gone: none of its lines can follow this one.
+      ctx.effect(`killed ${victim.pid} ${at}`);
+      ctx.counts.kill++;
+      ctx.fleet.spawn();
+    } else {
+      const ms = CHAOS_TIMING.leaseMs + 200 + ctx.rng.int(2_300);
+      stops.push(stopFor(victim, ms, ctx.effect));
+      ctx.counts.stop++;
+    }
+  }
+  await Promise.all(stops);
+}
+
+async function stopFor(w: WorkerProcess, ms: number, effect: EffectWriter): Promise<void> {
+  w.stopped = true;
+  w.child.kill("SIGSTOP");
+  effect(`stopped ${w.pid} ${Date.now()}`);
+  await sleep(ms);
+  // Written before SIGCONT: every line the worker writes from now on follows it.
+  effect(`resumed ${w.pid} ${Date.now()}`);
+  if (!w.exited) w.child.kill("SIGCONT");
+  w.stopped = false;
+}
+
+/** Enqueue with retries (Redis may be restarting): the run id makes a retry safe. */
+async function enqueue(queue: RunQueue, run: PlannedRun, deadline: number, failures: string[]): Promise<EnqueuedRun | undefined> {
+  for (;;) {
+    try {
+      return await queue.enqueueRun({ workflow: CHAOS_WORKFLOW, runId: run.runId, text: run.text, ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }) });
+    } catch (error) {
+      if (Date.now() > deadline) {
+        failures.push(`run ${run.runId} could not be enqueued by the deadline: ${(error as Error).message}`);
+        return undefined;
+      }
+      await sleep(200);
+    }
+  }
+}
+
+/**
+ * The units at an even pace over the spread. A session's turns go in order from their
+ * producer; a racing session's two producers enqueue their turns at the same time.
+ */
+async function produce(units: PlannedUnit[], queues: [RunQueue, RunQueue], o: ChaosOptions, startedAt: number, failures: string[]): Promise<Map<string, EnqueuedRun>> {
+  const handles = new Map<string, EnqueuedRun>();
+  const deadline = startedAt + o.spreadMs + o.settleMs;
+  const sequence = async (runs: PlannedRun[], queue: RunQueue) => {
+    for (const run of runs) {
+      const handle = await enqueue(queue, run, deadline, failures);
+      if (handle) handles.set(run.runId, handle);
+    }
+  };
+  await Promise.all(
+    units.map(async (unit, i) => {
+      await sleep(startedAt + (i * o.spreadMs) / units.length - Date.now());
+      // Not racing: the whole unit on one of the two queues, in turn.
+      if (!unit.racing) return sequence(unit.runs, queues[i % 2]!);
+      await Promise.all([0, 1].map((p) => sequence(unit.runs.filter((r) => r.producer === p), queues[p]!)));
+    }),
+  );
+  return handles;
+}
+
+/** Each run's outcome once its job reached a final state, looked at until the deadline. */
+async function settle(handles: ReadonlyMap<string, EnqueuedRun>, queue: RunQueue, deadline: number, log: (line: string) => void): Promise<Map<string, Outcome>> {
+  const outcomes = new Map<string, Outcome>();
+  let reported = Date.now();
+  const look = async (runId: string) => {
+    const info = await queue.job(CHAOS_WORKFLOW, runId).catch(() => undefined);
+    if (info?.state !== "completed" && info?.state !== "failed") return;
+    const outcome: Outcome = await handles.get(runId)!.result(5_000).then(
+      (value) => ({ value }),
+      (error: RunError) => ({ error }),
+    );
+    // result() itself timing out (Redis away a moment) is no outcome: look again.
+    if ("error" in outcome && /did not finish within/.test(outcome.error.message)) return;
+    outcomes.set(runId, outcome);
+  };
+  while (outcomes.size < handles.size && Date.now() < deadline) {
+    const pending = [...handles.keys()].filter((id) => !outcomes.has(id));
+    for (let i = 0; i < pending.length; i += 25) await Promise.all(pending.slice(i, i + 25).map(look));
+    if (Date.now() - reported > 5_000) {
+      reported = Date.now();
+      log(`chaos: ${outcomes.size} of ${handles.size} runs finished`);
+    }
+    await sleep(250);
+  }
+  return outcomes;
+}
+
+/** The run as the store has it. */
+async function storedRun(store: RunStore, runId: string): Promise<StoredRun> {
+  const checkpoint = await store.latest(runId);
+  if (!checkpoint) return undefined;
+  const context = checkpoint.snapshot.context as { terminal?: { result: unknown }; error?: { code?: string } };
+  return { status: checkpoint.status, ...(context.terminal ? { result: context.terminal.result } : {}), ...(context.error?.code ? { errorCode: context.error.code } : {}) };
+}
+
+/** A run's lines in the effects file and the faults while it ran, for a problem's evidence. */
+function evidence(runId: string, lines: readonly EffectLine[]): string {
+  const own = lines.filter((l) => l.kind !== "killed" && l.kind !== "stopped" && l.kind !== "resumed" && l.kind !== "redis-restart" && runOf(l.key) === runId);
+  if (own.length === 0) return "no effects";
+  const from = own[0]!.index;
+  const until = own.at(-1)!.index;
+  const faults = lines.filter((l) => l.index >= from && l.index <= until && (l.kind === "killed" || l.kind === "stopped" || l.kind === "resumed" || l.kind === "redis-restart"));
+  const show = (l: EffectLine) => `#${l.index + 1} ${l.pid} ${l.kind} ${l.key}${l.fields.length ? " " + l.fields.join(" ") : ""}`;
+  return [...own, ...faults].sort((a, b) => a.index - b.index).map(show).join("; ");
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
+};
+
+interface Batch {
+  units: PlannedUnit[];
+  handles: ReadonlyMap<string, EnqueuedRun>;
+  outcomes: ReadonlyMap<string, Outcome>;
+}
+
+/** Every planned run judged against its expectation, its outcome and the store. */
+async function judgeRuns(batch: Batch, store: RunStore, lines: readonly EffectLine[]) {
+  const turns = new Map([...batch.handles].filter(([, h]) => h.turn !== undefined).map(([id, h]) => [id, h.turn!]));
+  const tally = { correct: 0, wrong: 0, lost: 0, jammedSessions: 0, failingTurns: 0, failedFast: 0, problems: [] as string[] };
+  const sessions = new Map<string, string[]>();
+  for (const unit of batch.units) {
+    const expected: Map<string, Expectation> = expectations(unit, turns);
+    for (const run of unit.runs) {
+      if (!batch.handles.has(run.runId)) continue; // not enqueued: reported by the producer
+      if (expected.get(run.runId)!.kind === "tool-failure") tally.failingTurns++;
+      if (expected.get(run.runId)!.kind === "failed-fast") tally.failedFast++;
+      const stored = await storedRun(store, run.runId).then(
+        (s) => ({ s }),
+        (error: Error) => ({ error }),
+      );
+      const verdict = "error" in stored ? { kind: "wrong" as const, why: `the store cannot read it: ${stored.error.message}` } : judge(expected.get(run.runId)!, batch.outcomes.get(run.runId), stored.s);
+      tally[verdict.kind]++;
+      if (verdict.kind !== "correct") tally.problems.push(`run ${run.runId} ${verdict.kind}: ${verdict.why}; effects: ${evidence(run.runId, lines)}`);
+    }
+    if (unit.sessionId === undefined) continue;
+    sessions.set(unit.sessionId, [...unit.runs].sort((a, b) => (turns.get(a.runId) ?? Infinity) - (turns.get(b.runId) ?? Infinity)).map((r) => r.runId));
+    if (unit.runs.some((r) => !batch.outcomes.has(r.runId))) tally.jammedSessions++;
+  }
+  return { ...tally, sessions };
+}
+
+/** The report: runs judged, the effects file analysed, problems in order (crashes, enqueue failures, runs, effects). */
+async function measure(o: ChaosOptions, batch: Batch, store: RunStore, effectsFile: string, extra: { crashes: string[]; enqueueFailures: string[]; faults: ChaosReport["faults"]; seconds: number }): Promise<ChaosReport> {
+  const lines = readEffects(effectsFile);
+  const runs = await judgeRuns(batch, store, lines);
+  const found = analyzeEffects(lines, runs.sessions, "finish");
+  const problems = [...extra.crashes, ...extra.enqueueFailures, ...runs.problems, ...found.problems];
+  return {
+    store: o.store,
+    planned: batch.units.reduce((n, u) => n + u.runs.length, 0),
+    enqueued: batch.handles.size,
+    correct: runs.correct,
+    wrong: runs.wrong,
+    lost: runs.lost,
+    failingTurns: runs.failingTurns,
+    failedFast: runs.failedFast,
+    runsTwice: found.runsTwice.size,
+    staleStarts: found.staleStarts,
+    recordedReruns: found.recordedReruns,
+    midCallReruns: found.midCallReruns,
+    orderViolations: found.orderViolations,
+    sessions: runs.sessions.size,
+    jammedSessions: runs.jammedSessions,
+    faults: extra.faults,
+    stolenFromStopped: found.stolenFromStopped,
+    unnoticedSteals: found.unnoticedSteals,
+    moveOnMs: { median: median(found.moveOnMs), max: found.moveOnMs.length ? Math.max(...found.moveOnMs) : NaN, count: found.moveOnMs.length },
+    workerCrashes: extra.crashes.length,
+    seconds: extra.seconds,
+    problems: problems.slice(0, 20),
+  };
+}
+
+/** Whether the report meets every target (the counts that must be 0, and every enqueued run correct). */
+export function chaosClean(r: ChaosReport): boolean {
+  return r.enqueued === r.planned && r.correct === r.enqueued && r.lost === 0 && r.runsTwice === 0 && r.recordedReruns === 0 && r.orderViolations === 0 && r.jammedSessions === 0 && r.unnoticedSteals === 0 && r.workerCrashes === 0;
+}
+
+/** One store's chaos run, start to end; its servers and processes are gone when it returns. */
+export async function chaosHarness(o: ChaosOptions): Promise<ChaosReport> {
+  const log = o.log ?? (() => undefined);
+  const rng = createPrng(o.seed ?? 42);
+  const workers = o.workers ?? 3;
+  const dir = mkdtempSync(path.join(tmpdir(), `forge-chaos-${o.store}-`));
+  const effectsFile = path.join(dir, "effects.log");
+  const effect = effectWriter(effectsFile);
+  const servers = await startServers(o.store, dir);
+  const store = openChaosStore(o.store, servers.location);
+  const fleet = new Fleet([servers.redis.url, o.store, servers.location, effectsFile], path.join(dir, "workers.log"));
+  const queues: [RunQueue, RunQueue] = [createRunQueue({ redis: servers.redis.url, connectTimeoutMs: 2_000 }), createRunQueue({ redis: servers.redis.url, connectTimeoutMs: 2_000 })];
+  const faults = { kill: 0, stop: 0, redisRestart: 0 };
+  const enqueueFailures: string[] = [];
+  let report: ChaosReport;
+  try {
+    await store.listRuns(); // creates the store's tables before the workers race to
+    for (let i = 0; i < workers; i++) fleet.spawn();
+    if (!(await fleet.waitServing(workers, 60_000))) throw new Error(`chaos: ${workers} workers did not start within 60 s: ${fleet.crashes.join("; ")}`);
+    const units = planWorkload(o.runs, rng);
+    const startedAt = Date.now();
+    log(`chaos ${o.store}: ${o.runs} runs over ${o.spreadMs} ms; ${o.kills} kills, ${o.stops} stops, ${o.redisRestarts} Redis restarts`);
+    const injecting = injectFaults(faultSchedule(o, rng), { fleet, effectsFile, redis: servers.redis, effect, rng, counts: faults, log }, startedAt);
+    const handles = await produce(units, queues, o, startedAt, enqueueFailures);
+    const outcomes = await settle(handles, queues[0], startedAt + o.spreadMs + o.settleMs, log);
+    await injecting;
+    const seconds = (Date.now() - startedAt) / 1000;
+    // Every worker gone before the effects file is read: a worker woken by the last SIGCONT
+    // writes its lost leases after the fault is over.
+    await fleet.close();
+    report = await measure(o, { units, handles, outcomes }, store, effectsFile, { crashes: fleet.crashes, enqueueFailures, faults, seconds });
+  } finally {
+    await fleet.close();
+    await Promise.all(queues.map((q) => q.close()));
+    await (store as { close?: () => Promise<void> }).close?.();
+    await servers.stop();
+  }
+  if (chaosClean(report) && !o.keep) rmSync(dir, { recursive: true, force: true });
+  else report.keptDir = dir;
+  return report;
+}

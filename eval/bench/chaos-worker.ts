@@ -1,0 +1,37 @@
+/**
+ * One worker process of the chaos harness: a run worker for the chaos workflow on a shared store
+ * with a short lease, noting every tool call, durable outcome and lease in the effects file.
+ * Prints "ready" once its BullMQ workers are connected; SIGTERM closes it.
+ *
+ * Usage: chaos-worker.ts <redisUrl> <file|sql|postgres> <storeLocation> <effectsFile>
+ */
+import { startRunWorker } from "../../src/queue/run-worker.js";
+import { CHAOS_TIMING, chaosRunnerOptions, createChaosWorkflow, openChaosStore, type ChaosStoreKind } from "./chaos-workflow.js";
+import { effectWriter, recordingOutcomes } from "./effects.js";
+
+const [redis, kind, location, effectsFile] = process.argv.slice(2);
+if (!redis || !location || !effectsFile || (kind !== "file" && kind !== "sql" && kind !== "postgres")) {
+  console.error("usage: chaos-worker.ts <redisUrl> <file|sql|postgres> <storeLocation> <effectsFile>");
+  process.exit(2);
+}
+
+const effect = effectWriter(effectsFile);
+// Every line ends with this process's wall clock: the harness measures how soon runs move on.
+const note = (line: string) => effect(`${line} ${Date.now()}`);
+const store = recordingOutcomes(openChaosStore(kind as ChaosStoreKind, location, CHAOS_TIMING.leaseMs), effect, { leases: true, stamp: () => String(Date.now()) });
+
+const worker = startRunWorker({
+  redis,
+  store,
+  workflows: [createChaosWorkflow(note)],
+  runner: chaosRunnerOptions,
+  concurrency: CHAOS_TIMING.concurrency,
+  lockDurationMs: CHAOS_TIMING.lockDurationMs,
+  sessionBackstopMs: CHAOS_TIMING.sessionBackstopMs,
+});
+await Promise.all(worker.workers.map((w) => w.waitUntilReady()));
+console.log("ready");
+
+process.once("SIGTERM", () => {
+  void worker.close().finally(() => process.exit(0));
+});
