@@ -12,7 +12,7 @@ import { ForgeError, InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient, StreamChunk } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import { splitReasoning } from "../parsing/index.js";
-import { FileRunStore } from "../persistence/file-run-store.js";
+import { openStore } from "./store.js";
 import { WorkflowRunner } from "../runner.js";
 import type { InspectionSink } from "../runner/options.js";
 import type { InspectionEvent } from "xstate";
@@ -38,7 +38,8 @@ get_supplier_history, submit_quote) through forge-ts and prints what happens.
   --timeout <ms>       per backend request: headers wait and idle gap (default 300000)     [FORGE_TIMEOUT]
   --stream             stream tokens as they arrive (reasoning, text and call arguments on their own lines)
   --latency <ms>       sim: delay per model answer (default 0; 600 with --visualize)        [FORGE_LATENCY]
-  --store <dir>        record the run in a run store (then replayable in the visualizer)   [FORGE_STORE]
+  --store <dir|url>    record the run in a run store (then replayable in the visualizer): a
+                       directory, a libSQL URL or a postgres:// URL                          [FORGE_STORE]
   --visualize          stream the run to the visualizer (start it first: forge-ts visualize)
   --visualizer-url <url>
                        default http://127.0.0.1:4848                                         [FORGE_VISUALIZER_URL]
@@ -145,7 +146,8 @@ export async function demoMain(args: readonly string[], command = "npm start --"
       : buildClient(backendOptions);
   // Fail before the run, not after it: a visualizer that is not there would show nothing.
   const visualizer = values.visualize ? await connectVisualizer(values["visualizer-url"]) : undefined;
-  const store = values.store !== undefined ? new FileRunStore({ dir: values.store }) : undefined;
+  const opened = values.store !== undefined ? await openStore(values.store) : undefined;
+  const store = opened?.store;
   const problem = await unreachable(client, backendLabel(backendOptions));
   if (problem) {
     console.error(`${red("failed")}: ${problem} (start it, or pick another with --backend / FORGE_BACKEND)`);
@@ -207,7 +209,7 @@ export async function demoMain(args: readonly string[], command = "npm start --"
   try {
     const runId = `demo-${Date.now().toString(36)}`;
     const result = await runner.run(demo.workflow, demo.userInput, { promptVars: demo.promptVars, runId });
-    if (store) say(`${dim("stored ")} run ${runId} in ${store.dir}`);
+    if (opened) say(`${dim("stored ")} run ${runId} in ${opened.label}`);
     const stats = runner.lastRunStats!;
     say(
       `${green("done")} in ${stats.iterations} model calls: ${stats.rescues} rescue(s), ${stats.retryNudges} retry nudge(s), ` +
