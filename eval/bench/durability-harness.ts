@@ -95,6 +95,13 @@ function runChild(kind: StoreKind, storeDir: string, runId: string, effects: str
   });
 }
 
+/** What a failed child printed that says why: its error line(s) (Node prints them above the stack), or its last lines. */
+function errorLines(stderr: string): string {
+  const lines = stderr.trim().split("\n");
+  const errors = lines.filter((l) => /^\w*Error\b|\bcode: /.test(l.trim()));
+  return (errors.length > 0 ? errors : lines.slice(-3)).join(" | ");
+}
+
 /** Each line of the side-effect log: pid, start|end, idempotency key. */
 function effectsOf(file: string): { pid: string; kind: string; key: string }[] {
   let text = "";
@@ -157,10 +164,10 @@ export async function killHarness(kills: number, options: { seed?: number; maxKi
         if (JSON.stringify(outcome.result) === JSON.stringify(EXPECTED_RESULT)) report.completed++;
         else {
           report.wrongResults++;
-          report.firstFailure ??= `run ${k}: ${outcome.stderr.trim().split("\n").slice(-3).join(" | ") || JSON.stringify(outcome.result)}`;
+          report.firstFailure ??= `run ${k}: ${errorLines(outcome.stderr) || JSON.stringify(outcome.result)}`;
         }
       } else if (outcome?.hung) {
-        report.firstFailure ??= `run ${k}: hung; ${outcome.stderr.trim().split("\n").slice(-3).join(" | ")}`;
+        report.firstFailure ??= `run ${k}: hung; ${errorLines(outcome.stderr)}`;
       }
       // Re-executions, process by process: a key started again by a later process is allowed only
       // when it was the last call started before the kill (in flight).
