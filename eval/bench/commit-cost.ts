@@ -5,6 +5,7 @@
  * is called. Also what one lease renewal costs. Used by `npm run bench -- durability`.
  */
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
@@ -35,6 +36,26 @@ export function appendFsyncFloor(dir: string, samples = 300): number {
     }
   } finally {
     closeSync(fd);
+    rmSync(file, { force: true });
+  }
+  return median(times);
+}
+
+/** The same append + fsync through fs.promises (the thread pool), as an async store must do it: median (ms). */
+export async function asyncAppendFloor(dir: string, samples = 300): Promise<number> {
+  const file = path.join(dir, "floor-async.log");
+  const line = Buffer.from("x".repeat(1023) + "\n");
+  const handle = await open(file, "a");
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < samples + 20; i++) {
+      const t0 = performance.now();
+      await handle.write(line);
+      await handle.datasync();
+      if (i >= 20) times.push(performance.now() - t0);
+    }
+  } finally {
+    await handle.close();
     rmSync(file, { force: true });
   }
   return median(times);

@@ -10,7 +10,7 @@
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import type { RunStore } from "../../src/persistence/run-store.js";
 import { SqlRunStore } from "../../src/persistence/sql-run-store.js";
-import { appendFsyncFloor, commitCost, renewalCost, scratchDir, withoutStore } from "./commit-cost.js";
+import { appendFsyncFloor, asyncAppendFloor, commitCost, renewalCost, scratchDir, withoutStore } from "./commit-cost.js";
 import { killHarness, type StoreKind } from "./durability-harness.js";
 import { fig, mdRow, row, type BenchRow, type BenchSuite } from "./harness.js";
 import { startPostgres } from "./postgres-server.js";
@@ -26,6 +26,7 @@ async function costRows(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const add = (name: string, value: number, unit: string, note = "") => rows.push({ suite: "durability", case: name, value, unit, note });
   add("floor: one 1 KB append + fsync", appendFsyncFloor(dir), "ms", "median of 300, same disk");
+  add("floor: the same through fs.promises", await asyncAppendFloor(dir), "ms", "write + datasync on the thread pool, as an async store does");
   for (const n of SIZES) add(`no store, per iteration, N = ${n}`, await withoutStore(n), "ms");
   const pg = await startPostgres();
   try {
@@ -82,13 +83,14 @@ export const suite: BenchSuite = {
   readme(rows) {
     const v = (name: string) => fig(row(rows, name).value);
     const floor = row(rows, "floor: one 1 KB append + fsync").value;
+    const asyncFloor = row(rows, "floor: the same through fs.promises").value;
     const cost = COST_STORES.map((label) => {
       const means = SIZES.map((n) => row(rows, `${label}: commit, mean / median, N = ${n}`));
       const medians = means.map((r) => r.note?.match(/median ([\d.]+)/)?.[1] ?? "?");
       const bytes = SIZES.map((n) => fig(Number(row(rows, `${label}: bytes per commit, N = ${n}`).note?.match(/(\d+) B/)?.[1])));
       return mdRow(
         "durability",
-        `${label}: one committed step (fenced commit), N = 10 / 100 / 1,000 iterations; floor ${fig(floor)} ms (1 KB append + fsync)`,
+        `${label}: one committed step (fenced commit), N = 10 / 100 / 1,000 iterations; floor ${fig(floor)} ms (1 KB append + fsync; ${fig(asyncFloor)} ms through fs.promises)`,
         `mean ${means.map((r) => fig(r.value)).join(" / ")} ms, median ${medians.join(" / ")} ms (${(means[2]!.value / floor).toFixed(1)}× the floor at 1,000); delta bytes ${bytes.join(" / ")}; lease renewal ${v(`${label}: lease renewal`)} ms`,
         "≤ 2× floor, flat",
       );

@@ -129,7 +129,8 @@ export const runOf = (key: string): string => key.split(":")[0]!;
  *   processes with no kill, stop or lost lease of the first between its terminal start and the
  *   second's (nothing explains why it ran again);
  * - orderViolations: a session turn whose first tool started before the last tool start or
- *   durable outcome of the turn before it, or that ran although the turn before it never did;
+ *   durable outcome of the turn before it (noted by its current holder), or that ran although
+ *   the turn before it never did;
  * - moveOnMs: per run a killed worker held, from the kill to its first tool start elsewhere;
  * - stolenFromStopped / unnoticedSteals: runs another process leased while their holder was
  *   SIGSTOPped, and of those, the ones whose old holder never reported FORGE_LOCK_LOST (lost or
@@ -237,7 +238,11 @@ class LeaseScan {
 
   recorded(l: EffectLine): void {
     this.recordedKeys.add(l.key);
-    this.trace(runOf(l.key)).recorded.push(l);
+    // A holder superseded by now wrote this line late (stopped between its commit and the line):
+    // the commit came before the takeover, so the line does not mark where its turn ended.
+    const runId = runOf(l.key);
+    const top = this.newest.get(runId);
+    if (!top || (top.pid === l.pid && top.fence === this.held.get(`${l.pid} ${runId}`))) this.trace(runId).recorded.push(l);
   }
 
   start(l: EffectLine): void {
@@ -307,7 +312,10 @@ function checkTerminal(runId: string, t: RunTrace, faults: Map<string, EffectLin
   }
 }
 
-/** Turn n starts only after turn n-1's last tool start and last durable outcome. */
+/**
+ * Turn n starts only after turn n-1's last tool start and last outcome recorded by the run's
+ * current holder (a superseded holder's `recorded` line is a late note of an earlier commit).
+ */
 function checkOrder(sessionId: string, runIds: readonly string[], traces: ReadonlyMap<string, RunTrace>, found: EffectFindings): void {
   for (let i = 1; i < runIds.length; i++) {
     const before = traces.get(runIds[i - 1]!);

@@ -52,8 +52,12 @@ local function finish(turn, outcome)
   while redis.call("HEXISTS", endedKey, nxt) == 1 do nxt = nxt + 1 end
   if nxt ~= from then
     redis.call("HSET", stateKey, "next", nxt)
-    -- Turn nxt - 1's outcome stays: turn nxt's admission reads it.
-    for t = math.max(from - 1, 1), nxt - 2 do redis.call("HDEL", endedKey, t) end
+    -- Turn nxt - 1's outcome stays: turn nxt's admission reads it. So do failures: a job taken
+    -- again long after its turn failed (a worker paused with it) must still name the turn that
+    -- failed first. A "done" one is answered by the run store and can go.
+    for t = math.max(from - 1, 1), nxt - 2 do
+      if redis.call("HGET", endedKey, t) == "done" then redis.call("HDEL", endedKey, t) end
+    end
     for t = from, nxt - 1 do redis.call("HDEL", orderKey, t) end
   end
   local parked = redis.call("HGET", parkedKey, nxt)

@@ -134,6 +134,22 @@ describe("chaos harness checks (effects file analysis)", () => {
       2 start b:1:0 step 13`, { s: ["a", "b"] });
     expect(skipped.orderViolations).toBe(1);
     expect(analyze(`${CLEAN_RUN}\n2 lease b 1 20\n2 start b:1:0 step 21`, { s: ["r", "b"] }).orderViolations).toBe(0);
+    // A holder stopped between its commit and its "recorded" line writes it late, after the
+    // next turn began; the takeover read that commit, so the order held.
+    const late = analyze(`
+      1 lease a 1 10
+      1 start a:1:0 step 11
+      1 end a:1:0 step 12
+      2 lease a 2 20
+      2 start a:2:0 finish 21
+      2 end a:2:0 finish 22
+      2 recorded a:2:0 23
+      2 released a 2 24
+      2 lease b 1 25
+      2 start b:1:0 step 26
+      1 recorded a:1:0 30
+      1 refused a 1 31`, { s: ["a", "b"] });
+    expect(late).toMatchObject({ orderViolations: 0, staleStarts: 0 });
   });
 });
 

@@ -83,7 +83,7 @@ describe("session scripts", () => {
     expect(await t.admit(s, run("c"), "fail")).toEqual({ verdict: "fail", turn: 3, because: { kind: "cancelled", runId: "b", turn: 2 }, parked: undefined });
   });
 
-  it("a session's keys expire when left alone, and keep only what the next turn needs", async () => {
+  it("a session's keys expire when left alone, and keep only what a later turn needs (the last outcome, and failures)", async () => {
     const [t] = turns as [SessionTurns];
     const s = fresh();
     for (const id of ["a", "b", "c"]) {
@@ -113,7 +113,7 @@ describe("session scripts", () => {
     await t!.release(s, run("b"), { kind: "failed" });
     expect(await t!.admit(s, run("c"), "fail")).toEqual({ verdict: "fail", turn: 3, because: { kind: "failed", runId: "a", turn: 1 }, parked: undefined });
     // b's job taken again by a worker that was paused with it: past, with how it ended.
-    expect(await t!.admit(s, run("b"), "fail")).toEqual({ verdict: "past", turn: 2, outcome: undefined });
+    expect(await t!.admit(s, run("b"), "fail")).toEqual({ verdict: "past", turn: 2, outcome: { kind: "failed", runId: "a", turn: 1 } });
     expect(await t!.admit(s, run("c"), "fail")).toEqual({ verdict: "past", turn: 3, outcome: { kind: "failed", runId: "a", turn: 1 } });
   });
 });
