@@ -11,26 +11,12 @@ import type { WireMessage } from "../../src/core/messages.js";
 import { defineTool } from "../../src/core/tool.js";
 import { Workflow } from "../../src/core/workflow.js";
 import { openStore } from "./durability-harness.js";
-import { effectWriter, recordingOutcomes } from "./effects.js";
+import { effectWriter, leaseFree, recordingOutcomes } from "./effects.js";
 import { WorkflowRunner } from "../../src/runner.js";
-import { RunLockedError } from "../../src/core/errors.js";
-import type { RunStore } from "../../src/persistence/run-store.js";
 
 /** A killed process's lease ends this soon: the next process waits that long at most. */
 export const LEASE_MS = 300;
 
-/** Wait until the run's lease is free (a killed process's lease runs out). */
-async function leaseFree(store: RunStore, id: string): Promise<void> {
-  for (;;) {
-    try {
-      await (await store.lock(id)).release();
-      return;
-    } catch (error) {
-      if (!(error instanceof RunLockedError)) throw error;
-      await sleep(error.expiresInMs + 5);
-    }
-  }
-}
 
 const [storeDir, runId, effectsFile, kind = "file"] = process.argv.slice(2);
 if (!storeDir || !runId || !effectsFile || (kind !== "file" && kind !== "sql")) {

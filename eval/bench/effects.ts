@@ -10,9 +10,23 @@
  * `lost` (the lease was lost) and `refused` (the store refused a commit with FORGE_LOCK_LOST).
  */
 import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from "node:fs";
+import { RunLockedError } from "../../src/core/errors.js";
 import type { RunLease, RunStore } from "../../src/persistence/run-store.js";
 
 export type EffectWriter = (line: string) => void;
+
+/** Wait until the run's lease is free: a killed or stopped holder's lease runs out, as a worker would wait for it. */
+export async function leaseFree(store: RunStore, runId: string): Promise<void> {
+  for (;;) {
+    try {
+      await (await store.lock(runId)).release();
+      return;
+    } catch (error) {
+      if (!(error instanceof RunLockedError)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, error.expiresInMs + 5));
+    }
+  }
+}
 
 /** A writer of `<pid> <line>` lines to `file`, each on disk before it returns. */
 export function effectWriter(file: string): EffectWriter {

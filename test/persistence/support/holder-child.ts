@@ -9,7 +9,7 @@ import path from "node:path";
 import { z } from "zod";
 import { ContextManager } from "../../../src/context/context-manager.js";
 import { NoCompact } from "../../../src/context/no-compact.js";
-import { ForgeError, RunLockedError } from "../../../src/core/errors.js";
+import { ForgeError } from "../../../src/core/errors.js";
 import type { LLMClient, LLMResponse } from "../../../src/core/llm.js";
 import type { WireMessage } from "../../../src/core/messages.js";
 import { defineTool } from "../../../src/core/tool.js";
@@ -17,6 +17,7 @@ import { Workflow } from "../../../src/core/workflow.js";
 import { FileRunStore } from "../../../src/persistence/file-run-store.js";
 import { SqlRunStore } from "../../../src/persistence/sql-run-store.js";
 import { WorkflowRunner } from "../../../src/runner.js";
+import { leaseFree } from "../../../eval/bench/effects.js";
 
 const [kind, dir, runId, effects, leaseMs, toolMs] = process.argv.slice(2) as [string, string, string, string, string, string];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -57,15 +58,7 @@ mkdirSync(dir, { recursive: true });
 const options = { leaseMs: Number(leaseMs) };
 const store = kind === "file" ? new FileRunStore({ dir, ...options }) : new SqlRunStore({ url: `file:${path.join(dir, "runs.db")}`, ...options });
 // A holder that was stopped keeps its lease until it runs out: wait for that, as a worker would.
-for (;;) {
-  try {
-    await (await store.lock(runId)).release();
-    break;
-  } catch (error) {
-    if (!(error instanceof RunLockedError)) throw error;
-    await sleep(error.expiresInMs + 10);
-  }
-}
+await leaseFree(store, runId);
 const runner = new WorkflowRunner({ client, contextManager: new ContextManager({ budgetTokens: 100_000, strategy: new NoCompact() }), store, maxIterations: 10 });
 try {
   const existing = await store.latest(runId);
