@@ -62,16 +62,21 @@ export function assembleResponse(message: RawAssistantMessage, options: Assemble
     return call;
   });
   let rescued = false;
+  let beside = nonEmpty(split.content);
   if (toolCalls.length === 0 && options.availableTools.length > 0) {
     const extracted = extractToolCalls(split.content, options.availableTools, options.schemas);
     toolCalls = extracted.toolCalls;
     rescued = toolCalls.length > 0;
+    beside = nonEmpty(extracted.content);
     reasoning ??= nonEmpty(extracted.reasoning);
   }
   const extra: { reasoning?: string; usage?: Usage } = {};
   if (options.think !== false && reasoning !== undefined) extra.reasoning = reasoning;
   if (options.usage !== undefined) extra.usage = options.usage;
-  if (toolCalls.length > 0) return rescued ? { type: "tool_calls", toolCalls, ...extra, rescued: true } : { type: "tool_calls", toolCalls, ...extra };
+  if (toolCalls.length > 0) {
+    const calls: LLMResponse = { type: "tool_calls", toolCalls, ...(beside === undefined ? {} : { content: beside }), ...extra };
+    return rescued ? { ...calls, rescued: true } : calls;
+  }
   return { type: "text", content: split.content, ...extra };
 }
 

@@ -20,7 +20,16 @@ export interface Usage {
 }
 
 export type LLMResponse =
-  | { type: "tool_calls"; toolCalls: ToolCall[]; reasoning?: string; usage?: Usage; /** The calls were recovered from text by the client. */ rescued?: true }
+  | {
+      type: "tool_calls";
+      toolCalls: ToolCall[];
+      /** Prose the model wrote beside the calls ("Let me check."), markup cut out. */
+      content?: string;
+      reasoning?: string;
+      usage?: Usage;
+      /** The calls were recovered from text by the client. */
+      rescued?: true;
+    }
   | { type: "text"; content: string; reasoning?: string; usage?: Usage };
 
 export const ChunkType = {
@@ -84,6 +93,20 @@ export interface LLMClient {
   getContextLength(): Promise<number | undefined>;
   /** The models the backend serves, when it can say. */
   listModels?(options?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
+  /**
+   * Input tokens these messages and tools take in the model's context, by the backend's own
+   * tokenizer (chat template included). Only clients whose backend has a tokenizer endpoint
+   * implement it; callers fall back to an estimate when it is absent or fails.
+   */
+  countTokens?(messages: WireMessage[], tools?: ToolSpec[], options?: CountTokensOptions): Promise<number>;
+}
+
+export interface CountTokensOptions {
+  signal?: AbortSignal;
+  /** Count for this model instead of the client's own (multi-model servers). */
+  model?: string;
+  /** The caller's own backend credential (proxy `forwardAuth`). */
+  apiKey?: string;
 }
 
 export function textResponse(content: string, extra: { reasoning?: string; usage?: Usage } = {}): LLMResponse {

@@ -9,7 +9,7 @@ import { InvalidArgumentError } from "../core/errors.js";
 import { isPlainObject } from "../core/messages.js";
 import type { LLMResponse, ToolCall } from "../core/llm.js";
 import type { AnyToolDef } from "../core/tool.js";
-import { rescueToolCall } from "../parsing/index.js";
+import { extractToolCalls } from "../parsing/index.js";
 import { batchSkippedMessage, invalidArgsMessage, nonObjectArgsMessage, retryNudge, unknownToolMessage, type Nudge } from "./nudges.js";
 
 /** A call that passed validation: `args` is the schema's parsed value (defaults applied). */
@@ -22,10 +22,14 @@ export type CallRejection = {
   message: string;
 };
 
+/**
+ * `text` is the prose the model wrote beside its calls (markup cut out), when there was any:
+ * a caller that shows the model's words must not lose "Let me check." to a rescue.
+ */
 export type ValidationResult =
-  | { kind: "calls"; calls: ValidatedCall[]; rescued: boolean }
+  | { kind: "calls"; calls: ValidatedCall[]; rescued: boolean; text?: string }
   | { kind: "retry"; nudge: Nudge; raw: string }
-  | { kind: "rejected"; calls: ToolCall[]; rejections: CallRejection[]; rescued: boolean };
+  | { kind: "rejected"; calls: ToolCall[]; rejections: CallRejection[]; rescued: boolean; text?: string };
 
 /** Tool definitions (schema-checked) or bare names (only the object shape is checked). */
 export type ValidatorTools = Readonly<Record<string, AnyToolDef>> | readonly string[];
@@ -123,23 +127,30 @@ export function validateResponse(response: LLMResponse, options: ValidateOptions
   const names = toolNamesOf(tools);
   let calls: ToolCall[];
   let rescued = false;
+  let text: string | undefined;
   if (response.type === "text") {
-    calls = rescueEnabled ? rescueToolCall(response.content, names, schemasOf(tools)) : [];
+    // Calls to unknown tools count as attempted calls: they get the same unknown-tool answer
+    // as a native call to one, whatever format the model wrote them in.
+    const extracted = rescueEnabled ? extractToolCalls(response.content, names, schemasOf(tools), { attempted: true }) : undefined;
+    calls = extracted?.toolCalls ?? [];
     if (calls.length === 0) return { kind: "retry", nudge: retryNudge(response.content, names), raw: response.content };
     rescued = true;
+    text = extracted?.content;
   } else {
     calls = response.toolCalls;
     // A client that recovered the calls from text itself says so; it is still a rescue.
     rescued = response.rescued === true;
+    text = response.content;
     if (calls.length === 0) return { kind: "retry", nudge: retryNudge("", names), raw: "" };
   }
+  const beside = text !== undefined && text.trim() !== "" ? { text } : {};
   if (response.reasoning !== undefined) {
     calls = calls.map((c) => (c.reasoning === undefined ? { ...c, reasoning: response.reasoning } : c));
   }
 
   const verdicts = calls.map((call) => validateCall(call, tools, names));
   if (verdicts.every((v) => v.ok)) {
-    return { kind: "calls", calls: verdicts.map((v) => (v as Extract<CallVerdict, { ok: true }>).call), rescued };
+    return { kind: "calls", calls: verdicts.map((v) => (v as Extract<CallVerdict, { ok: true }>).call), rescued, ...beside };
   }
   const rejections = verdicts.map((v, index): CallRejection => {
     const tool = (calls[index] as ToolCall).tool;
@@ -147,7 +158,7 @@ export function validateResponse(response: LLMResponse, options: ValidateOptions
       ? { index, tool, kind: "batch_skipped", message: batchSkippedMessage(tool) }
       : { index, tool, kind: v.kind, message: v.message };
   });
-  return { kind: "rejected", calls, rejections, rescued };
+  return { kind: "rejected", calls, rejections, rescued, ...beside };
 }
 
 /**

@@ -68,16 +68,20 @@ export function rescueToolCall(text: string, availableTools: readonly string[], 
 /**
  * Turn raw model text into calls + visible content + reasoning. Regions that yielded an
  * available call are cut from `content`; markup naming only unknown tools stays visible so the
- * caller (and the model's retry nudge) can see what was attempted.
+ * caller can see what was attempted — unless `attempted` is set: then calls to unknown tools
+ * are returned too (and cut), for a validator that answers them with the unknown-tool nudge.
  *
  * @example
  * extractToolCalls("<think>need weather</think>Checking.\n[get_weather(city=\"Oslo\")]", ["get_weather"]);
  * // → { toolCalls: [{ tool: "get_weather", args: { city: "Oslo" } }], content: "Checking.", reasoning: "need weather" }
+ * extractToolCalls('{"name": "get_wether", "arguments": {}}', ["get_weather"], undefined, { attempted: true }).toolCalls;
+ * // → [{ tool: "get_wether", args: {} }]
  */
 export function extractToolCalls(
   text: string,
   availableTools: readonly string[],
   schemas?: ToolSchemas,
+  options: { attempted?: boolean } = {},
 ): { toolCalls: ToolCall[]; content: string; reasoning?: string } {
   const tools = checkInputs(text, availableTools);
   const { content: visible, reasoning } = splitReasoning(text);
@@ -85,7 +89,7 @@ export function extractToolCalls(
   let content = "";
   let pos = 0;
   for (const span of findCallSpans(visible, tools)) {
-    const calls = span.calls.filter((c) => tools.has(c.tool));
+    const calls = options.attempted === true ? span.calls : span.calls.filter((c) => tools.has(c.tool));
     if (calls.length === 0) continue;
     toolCalls.push(...calls.map((c) => typeTextArgs(c, schemas)));
     content += visible.slice(pos, span.start);

@@ -120,7 +120,7 @@ function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult
   const step = ctx.attempts;
   if (v.kind === "calls") {
     const calls = v.calls.map((c, i) => ({ id: callId(ctx, response, i), name: c.tool, args: c.args }));
-    return { kind: "answer", answer: withoutRespond(calls, response), rescued: v.rescued };
+    return { kind: "answer", answer: withoutRespond(calls, response, v.text), rescued: v.rescued };
   }
   if (v.kind === "retry") {
     // A retry verdict on calls is a limit (too many calls, arguments nested too deep); on text, no call was found.
@@ -137,7 +137,7 @@ function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult
   }
   const ids = v.calls.map((_, i) => callId(ctx, response, i));
   const appended: Message[] = [
-    createMessage("assistant", "", MessageType.TOOL_CALL, {
+    createMessage("assistant", v.text ?? "", MessageType.TOOL_CALL, {
       stepIndex: step,
       toolCalls: v.calls.map((c, i) => ({ name: c.tool, args: c.args, callId: ids[i]! })),
     }),
@@ -157,23 +157,28 @@ function textAnswer(content: string, reasoning: string | undefined): ProxyAnswer
   return reasoning === undefined ? { type: "text", content } : { type: "text", content, reasoning };
 }
 
-/** A `respond` call is the model's plain answer; beside real calls it is dropped. */
-function withoutRespond(calls: AnswerCall[], response: LLMResponse): ProxyAnswer {
+/** A `respond` call is the model's plain answer; beside real calls it is dropped. Prose beside the calls is kept. */
+function withoutRespond(calls: AnswerCall[], response: LLMResponse, text: string | undefined): ProxyAnswer {
   const real = calls.filter((c) => c.name !== RESPOND_TOOL_NAME);
   const reasoning = response.reasoning;
   if (real.length === 0 && calls.length > 0) {
-    const text = calls.map((c) => String((c.args as { message?: unknown }).message ?? "")).join("\n\n");
-    return textAnswer(text, reasoning);
+    const said = calls.map((c) => String((c.args as { message?: unknown }).message ?? "")).join("\n\n");
+    return textAnswer(said, reasoning);
   }
-  const kept = real.length > 0 ? real : calls;
-  return reasoning === undefined ? { type: "tool_calls", calls: kept } : { type: "tool_calls", calls: kept, reasoning };
+  const answer: ProxyAnswer = { type: "tool_calls", calls: real.length > 0 ? real : calls };
+  if (text !== undefined) answer.content = text;
+  if (reasoning !== undefined) answer.reasoning = reasoning;
+  return answer;
 }
 
 /** The backend's answer as it came, for unguarded requests and exhausted retries. */
 export function passThroughAnswer(response: LLMResponse, ctx: ProxyContext): ProxyAnswer {
   if (response.type === "text") return textAnswer(response.content, response.reasoning);
   const calls = response.toolCalls.map((c, i) => ({ id: callId(ctx, response, i), name: c.tool, args: c.args }));
-  return response.reasoning === undefined ? { type: "tool_calls", calls } : { type: "tool_calls", calls, reasoning: response.reasoning };
+  const answer: ProxyAnswer = { type: "tool_calls", calls };
+  if (response.content !== undefined) answer.content = response.content;
+  if (response.reasoning !== undefined) answer.reasoning = response.reasoning;
+  return answer;
 }
 
 /** One more failure on the verdict's budget would exceed it. */

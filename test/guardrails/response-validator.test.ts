@@ -25,7 +25,38 @@ describe("validateResponse", () => {
 
   it("rescues a fenced JSON call from text", () => {
     const r = validateResponse({ type: "text", content: fenced("get_weather", { city: "Rome" }) }, { tools });
-    expect(r).toEqual({ kind: "calls", rescued: true, calls: [{ tool: "get_weather", args: { city: "Rome", unit: "C" } }] });
+    expect(r).toEqual({ kind: "calls", rescued: true, text: "Sure, calling it now.", calls: [{ tool: "get_weather", args: { city: "Rome", unit: "C" } }] });
+  });
+
+  it("keeps the prose beside a call, rescued or native, and omits it when there is none", () => {
+    const tagged = validateResponse({ type: "text", content: 'Let me check. <tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>' }, { tools });
+    expect(tagged).toMatchObject({ kind: "calls", text: "Let me check." });
+    const native = validateResponse({ ...calls({ tool: "get_weather", args: { city: "Oslo" } }), content: "Checking." }, { tools });
+    expect(native).toMatchObject({ kind: "calls", text: "Checking." });
+    const bare = validateResponse({ type: "text", content: '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>' }, { tools });
+    expect(bare.kind === "calls" && "text" in bare).toBe(false);
+  });
+
+  // One answer per situation whatever the format: a call to an unknown tool written as bare
+  // JSON, in tags or natively is rejected with the same [UnknownTool] message.
+  it.each([
+    ["bare JSON", '{"name": "get_wether", "arguments": {"city": "Oslo"}}'],
+    ["fenced JSON", 'Here:\n```json\n{"name": "get_wether", "arguments": {"city": "Oslo"}}\n```'],
+    ["Hermes tags", '<tool_call>{"name": "get_wether", "arguments": {"city": "Oslo"}}</tool_call>'],
+    ["Mistral", '[TOOL_CALLS][{"name": "get_wether", "arguments": {"city": "Oslo"}}]'],
+  ])("a call to an unknown tool written as %s is an attempted call, answered like a native one", (_, content) => {
+    const rescued = validateResponse({ type: "text", content }, { tools });
+    const native = validateResponse(calls({ tool: "get_wether", args: { city: "Oslo" } }), { tools });
+    if (rescued.kind !== "rejected" || native.kind !== "rejected") throw new Error(`expected rejected, got ${rescued.kind}`);
+    expect(rescued.rescued).toBe(true);
+    expect(rescued.rejections).toEqual(native.rejections);
+    expect(rescued.rejections[0]?.message).toMatch(/^\[UnknownTool\] There is no tool named "get_wether"\. Available tools: "get_weather"/);
+  });
+
+  it("JSON that is data (no name + arguments object) stays text", () => {
+    for (const content of ['{"name": "Alice", "age": 3}', '{"city": "Oslo", "arguments": {"a": 1}}', '[{"name": "x"}]']) {
+      expect(validateResponse({ type: "text", content }, { tools }).kind).toBe("retry");
+    }
   });
 
   it("retries bare text, empty tool_calls, and text when rescue is disabled", () => {

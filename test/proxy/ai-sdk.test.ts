@@ -14,7 +14,8 @@ import { hermes, proxyRig } from "./support/harness.js";
 
 /** First a text-format call (with a wrong tool name on the first try), then the answer once a tool result is in. */
 function smallModel(n: number, req: RecordedRequest): ModelReply {
-  const sawResult = (req.body.messages as { role: string }[]).some((m) => m.role === "tool");
+  // The proxy's unknown-tool nudge is a tool message too: only a real result counts.
+  const sawResult = (req.body.messages as { role: string; content: string }[]).some((m) => m.role === "tool" && m.content.includes("tempC"));
   if (sawResult) return { content: "It is 21 °C in Oslo." };
   return { content: n === 0 ? hermes("weather", { city: "Oslo" }) : hermes("get_weather", { city: "Oslo" }) };
 }
