@@ -1,23 +1,30 @@
 /**
  * One proxy request as a statechart: the front half of the agentic loop, with no tool
- * execution, no step enforcement and no state beyond the request.
+ * execution and no state beyond the request.
  *
- *   inferring → validating → responding
- *        ↑          │ ├────→ exhausted   (a budget ran out: the last answer, marked)
- *        └ retrying ┘ └─→ (failed: the backend failed; cancelled: the caller left)
+ *   inferring → validating ─┬──────────────────────────────→ responding
+ *        ↑           │      ├→ enforcingPolicy (calls) ─────→ responding
+ *        │           │      └→ checkingFormat (text) ───────→ responding
+ *        │           └─── any judge says retry ─→ rejecting ─→ exhausted (budget spent: the last answer, marked)
+ *        └──────────────────────────────────────────┘       └→ failed    (a policy budget spent, or the backend failed)
+ *                                                               cancelled (the caller left)
  *
  * Wiring only: guards and actions are pure functions from src/proxy/request-context.ts; the
  * `infer` service is supplied once per proxy by src/proxy/request-run.ts via `provide`.
  */
-import { assign, fromPromise, setup } from "xstate";
+import { and, assign, fromPromise, setup } from "xstate";
 import type { LLMResponse } from "../src/core/llm.js";
 import type { ToolSpec } from "../src/core/tool.js";
 import {
   assess,
+  checkFormat,
   createProxyContext,
+  enforcePolicy,
   isBudgetSpent,
+  isPolicyBlock,
   recordAnswer,
   recordExhausted,
+  recordPolicyFailure,
   recordResponse,
   recordRetry,
   type ProxyContext,
@@ -47,15 +54,21 @@ export const proxyRequestMachine = setup({
     }),
   },
   guards: {
-    isAnswer: ({ context }) => context.verdict?.kind === "answer",
+    isRetry: ({ context }) => context.verdict?.kind === "retry",
+    hasPolicyOnCalls: ({ context }) => context.options.policy !== undefined && context.verdict?.kind === "answer" && context.verdict.answer.type === "tool_calls",
+    hasFormatOnText: ({ context }) => context.request.format !== undefined && context.verdict?.kind === "answer" && context.verdict.answer.type === "text",
     isBudgetSpent: ({ context }) => isBudgetSpent(context),
+    isPolicyBlock: ({ context }) => isPolicyBlock(context),
   },
   actions: {
     recordResponse: assign(({ context }, params: { response: LLMResponse }) => recordResponse(context, params.response)),
     assess: assign(({ context }) => ({ verdict: assess(context) })),
+    enforcePolicy: assign(({ context }) => ({ verdict: enforcePolicy(context) })),
+    checkFormat: assign(({ context }) => ({ verdict: checkFormat(context) })),
     recordAnswer: assign(({ context }) => recordAnswer(context)),
     recordRetry: assign(({ context }) => recordRetry(context)),
     recordExhausted: assign(({ context }) => recordExhausted(context)),
+    recordPolicyFailure: assign(({ context }) => recordPolicyFailure(context)),
     recordFailure: assign((_, params: { error: unknown }) => ({ error: errorRecord(params.error) })),
     recordCancel: assign((_, params: { reason: string }) => ({ cancelReason: params.reason })),
   },
@@ -79,13 +92,26 @@ export const proxyRequestMachine = setup({
     validating: {
       entry: "assess",
       always: [
-        { guard: "isAnswer", target: "responding", actions: "recordAnswer" },
-        { guard: "isBudgetSpent", target: "exhausted", actions: "recordExhausted" },
-        { target: "retrying", actions: "recordRetry" },
+        { guard: "isRetry", target: "rejecting" },
+        { guard: "hasPolicyOnCalls", target: "enforcingPolicy" },
+        { guard: "hasFormatOnText", target: "checkingFormat" },
+        { target: "responding", actions: "recordAnswer" },
       ],
     },
-    retrying: {
-      always: "inferring",
+    enforcingPolicy: {
+      entry: "enforcePolicy",
+      always: [{ guard: "isRetry", target: "rejecting" }, { target: "responding", actions: "recordAnswer" }],
+    },
+    checkingFormat: {
+      entry: "checkFormat",
+      always: [{ guard: "isRetry", target: "rejecting" }, { target: "responding", actions: "recordAnswer" }],
+    },
+    rejecting: {
+      always: [
+        { guard: and(["isBudgetSpent", "isPolicyBlock"]), target: "failed", actions: "recordPolicyFailure" },
+        { guard: "isBudgetSpent", target: "exhausted", actions: "recordExhausted" },
+        { target: "inferring", actions: "recordRetry" },
+      ],
     },
     responding: { type: "final" },
     exhausted: { type: "final" },

@@ -1,17 +1,27 @@
 /**
- * `forge-ts proxy`: serve the OpenAI- and Anthropic-compatible proxy in front of one backend.
- * Every flag also reads a FORGE_* environment variable; flags win.
+ * `forge-ts proxy`: serve the OpenAI- and Anthropic-compatible proxy in front of one backend,
+ * or of a fleet described by a config file (`--config`). Every flag also reads a FORGE_*
+ * environment variable; flags win.
  */
 import { parseArgs } from "node:util";
-import { InvalidArgumentError } from "../core/errors.js";
-import { createProxy } from "../proxy/create-proxy.js";
+import { InvalidArgumentError, ProxyConfigError } from "../core/errors.js";
+import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
+import { loadProxyConfig, type ResolvedProxyConfig } from "../proxy/fleet/proxy-config.js";
 import { assertBackend, buildClient, DEFAULT_BASE_URLS } from "./backends.js";
+import { errorLine } from "./run-cli.js";
 
 export const PROXY_HELP = `Usage: forge-ts proxy --backend <name> --model <name> [options]
+       forge-ts proxy --config <file> [options]
 
 Serves POST /v1/chat/completions (OpenAI) and POST /v1/messages (Anthropic) with forge's
 guardrails (rescue of text-format tool calls, retries on unknown tools and bad arguments),
 plus GET /v1/models, GET /health and GET /forge/stats. Point your harness's base URL at it.
+
+Fleet (several backends behind one endpoint; see the README's proxy section for the schema):
+  --config <file>           JSON file: backends (per-backend maxConcurrent), model names and
+                            aliases routed to them, the wait queue (429 + Retry-After past it),
+                            health probes. Least-busy routing, failover before the first byte.
+                            Replaces every Backend flag below (combining them exits 2).
 
 Backend:
   --backend <name>          ollama | llamaserver | llamafile | openai | anthropic       [FORGE_BACKEND]
@@ -55,9 +65,11 @@ function int(name: string, raw: string | undefined, min: number): number | undef
 export async function proxyMain(args: readonly string[], signals: NodeJS.EventEmitter = process): Promise<number> {
   const env = process.env;
   const str = (name: string) => (env[name] !== undefined && env[name] !== "" ? { default: env[name] } : {});
-  const { values } = parseArgs({
+  const { values, tokens } = parseArgs({
     args: [...args],
+    tokens: true,
     options: {
+      config: { type: "string" },
       backend: { type: "string", ...str("FORGE_BACKEND") },
       model: { type: "string", ...str("FORGE_MODEL") },
       "base-url": { type: "string", ...str("FORGE_BASE_URL") },
@@ -84,17 +96,49 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     console.log(PROXY_HELP);
     return 0;
   }
-  if (values.backend === undefined) throw new InvalidArgumentError("--backend", "is required (or FORGE_BACKEND)");
-  const backend = values.backend;
-  assertBackend(backend);
-  if (backend === "sim") throw new InvalidArgumentError("--backend", "the proxy needs a real backend: ollama, llamaserver, llamafile, openai or anthropic");
-  if (values.model === undefined) throw new InvalidArgumentError("--model", "is required (or FORGE_MODEL)");
-  if (values.think !== undefined && !["true", "false"].includes(values.think)) throw new InvalidArgumentError("--think", `use true or false, not "${values.think}"`);
+  if (values.config !== undefined) {
+    // Flags only: a FORGE_BACKEND left in the environment does not make a config file unusable.
+    const given = new Set(tokens.flatMap((t) => (t.kind === "option" ? [t.name] : [])));
+    const clash = BACKEND_FLAGS.filter((flag) => given.has(flag));
+    if (clash.length > 0) throw new InvalidArgumentError("--config", `cannot be combined with --${clash.join(", --")}: the config file defines the backends`);
+  }
   if (values["forward-auth"] && values["api-key"]) {
     throw new InvalidArgumentError("--forward-auth", "cannot be combined with --api-key: both read the caller's Authorization / x-api-key header");
   }
   const port = int("port", values.port, 0)!;
   if (port > 65_535) throw new InvalidArgumentError("--port", `expected 0..65535, got ${port}`);
+  const maxRetries = int("max-retries", values["max-retries"], 0);
+  const maxToolErrors = int("max-tool-errors", values["max-tool-errors"], 0);
+  const bodyLimitBytes = int("body-limit", values["body-limit"], 1);
+  const keepAliveMs = int("keep-alive-ms", values["keep-alive-ms"], 1);
+  const serving = {
+    forwardAuth: values["forward-auth"],
+    rescueEnabled: !values["no-rescue"],
+    injectRespondTool: values["inject-respond-tool"],
+    ...(values["api-key"] ? { apiKey: values["api-key"] } : {}),
+    ...(maxRetries !== undefined ? { maxRetries } : {}),
+    ...(maxToolErrors !== undefined ? { maxToolErrors } : {}),
+    ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
+    ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
+  };
+  if (values.config !== undefined) {
+    let config: ResolvedProxyConfig;
+    try {
+      config = await loadProxyConfig(values.config);
+    } catch (error) {
+      if (!ProxyConfigError.isInstance(error)) throw error;
+      console.error(errorLine(error));
+      return 2;
+    }
+    const proxy = createProxy({ config, ...serving });
+    return serve(proxy, port, values.host, values["api-key"] !== undefined, signals, () => reportFleet(proxy, config));
+  }
+  if (values.backend === undefined) throw new InvalidArgumentError("--backend", "is required (or FORGE_BACKEND), or give --config");
+  const backend = values.backend;
+  assertBackend(backend);
+  if (backend === "sim") throw new InvalidArgumentError("--backend", "the proxy needs a real backend: ollama, llamaserver, llamafile, openai or anthropic");
+  if (values.model === undefined) throw new InvalidArgumentError("--model", "is required (or FORGE_MODEL)");
+  if (values.think !== undefined && !["true", "false"].includes(values.think)) throw new InvalidArgumentError("--think", `use true or false, not "${values.think}"`);
   const backendKey = values["backend-api-key"] ?? (backend === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY);
   const baseUrl = values["base-url"] ?? DEFAULT_BASE_URLS[backend];
   const timeoutMs = int("timeout", values.timeout, 1);
@@ -107,37 +151,30 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     ...(backendKey ? { apiKey: backendKey } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
   });
-  const maxRetries = int("max-retries", values["max-retries"], 0);
-  const maxToolErrors = int("max-tool-errors", values["max-tool-errors"], 0);
-  const bodyLimitBytes = int("body-limit", values["body-limit"], 1);
-  const keepAliveMs = int("keep-alive-ms", values["keep-alive-ms"], 1);
-  const proxy = createProxy({
-    client,
-    model: values.model,
-    forwardModel: !values["pin-model"],
-    forwardAuth: values["forward-auth"],
-    rescueEnabled: !values["no-rescue"],
-    injectRespondTool: values["inject-respond-tool"],
-    ...(values["api-key"] ? { apiKey: values["api-key"] } : {}),
-    ...(maxRetries !== undefined ? { maxRetries } : {}),
-    ...(maxToolErrors !== undefined ? { maxToolErrors } : {}),
-    ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
-    ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
+  const proxy = createProxy({ client, model: values.model, forwardModel: !values["pin-model"], ...serving });
+  const mode = backend === "llamaserver" || backend === "llamafile" ? ` mode ${values.mode ?? "auto"}${(values.mode ?? "auto") === "auto" ? " (native tools first; falls back to prompt mode once if the server refuses them, and logs it)" : ""}` : "";
+  return serve(proxy, port, values.host, values["api-key"] !== undefined, signals, async () => {
+    console.log(`  backend: ${backend} ${values.model}${baseUrl ? ` at ${baseUrl}` : ""}${mode}`);
+    await reportBackend(client, values.model!);
   });
+}
 
+/** The flags a config file replaces. */
+const BACKEND_FLAGS = ["backend", "model", "base-url", "mode", "think", "backend-api-key", "timeout", "pin-model"] as const;
+
+/** Listen, print where, report the backends, and serve until SIGINT/SIGTERM. */
+async function serve(proxy: ProxyServer, port: number, host: string, keyed: boolean, signals: NodeJS.EventEmitter, report: () => Promise<void>): Promise<number> {
   let address: { url: string };
   try {
-    address = await proxy.listen({ port, host: values.host });
+    address = await proxy.listen({ port, host });
   } catch (error) {
-    console.error(`forge-ts proxy: cannot listen on ${values.host}:${port}: ${(error as Error).message}`);
+    console.error(`forge-ts proxy: cannot listen on ${host}:${port}: ${(error as Error).message}`);
     return 1;
   }
-  const mode = backend === "llamaserver" || backend === "llamafile" ? ` mode ${values.mode ?? "auto"}${(values.mode ?? "auto") === "auto" ? " (native tools first; falls back to prompt mode once if the server refuses them, and logs it)" : ""}` : "";
   console.log(`forge-ts proxy listening on ${address.url}`);
-  console.log(`  OpenAI harnesses:    base URL ${address.url}/v1${values["api-key"] ? "  (API key: the one given with --api-key)" : ""}`);
+  console.log(`  OpenAI harnesses:    base URL ${address.url}/v1${keyed ? "  (API key: the one given with --api-key)" : ""}`);
   console.log(`  Anthropic harnesses: ANTHROPIC_BASE_URL=${address.url}`);
-  console.log(`  backend: ${backend} ${values.model}${baseUrl ? ` at ${baseUrl}` : ""}${mode}`);
-  await reportBackend(client, values.model);
+  await report();
 
   await new Promise<void>((resolve) => {
     const stop = (name: string) => {
@@ -149,6 +186,25 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   });
   await proxy.close();
   return 0;
+}
+
+/**
+ * One line per backend of a fleet with its health (a down one is a warning: it may come up
+ * later, and requests go to the others meanwhile), and one per model with where it goes.
+ */
+async function reportFleet(proxy: ProxyServer, config: ResolvedProxyConfig): Promise<void> {
+  const { backends } = await proxy.health();
+  for (const b of backends) {
+    const def = config.backends[b.name]!;
+    const url = def.baseUrl ?? DEFAULT_BASE_URLS[def.backend];
+    const limit = b.maxConcurrent === null ? "no limit" : `${b.maxConcurrent} at once`;
+    const line = `  backend ${b.name}: ${def.backend} ${def.model}${url ? ` at ${url}` : ""}, ${limit}: ${b.up ? "up" : `DOWN (${b.lastError ?? "no answer"})`}`;
+    if (b.up) console.log(line);
+    else console.warn(line);
+  }
+  for (const [name, m] of Object.entries(config.models)) {
+    console.log(`  model ${name}${m.aliases.length > 0 ? ` (aliases: ${m.aliases.join(", ")})` : ""} → ${m.backends.join(", ")}`);
+  }
 }
 
 /**

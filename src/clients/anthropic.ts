@@ -6,7 +6,7 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { BackendError, InvalidArgumentError, StreamError } from "../core/errors.js";
-import type { LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, ToolCall, Usage } from "../core/llm.js";
+import type { CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, ToolCall, Usage } from "../core/llm.js";
 import type { WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import {
@@ -127,6 +127,25 @@ export class AnthropicClient implements LLMClient {
       throw mapSdkError(error, options.signal);
     }
     return models;
+  }
+
+  /**
+   * The Messages API's own count (POST /v1/messages/count_tokens) for the request `send` would
+   * make: system, messages, tools and the thinking setting.
+   *
+   * @example
+   * await client.countTokens([{ role: "user", content: "Weather in Paris?" }], [weather.spec]); // e.g. 412
+   */
+  async countTokens(messages: WireMessage[], tools?: ToolSpec[], options: CountTokensOptions = {}): Promise<number> {
+    options.signal?.throwIfAborted();
+    const { max_tokens: _max, temperature: _t, ...params } = this.params(messages, tools, options.model === undefined ? undefined : { model: options.model });
+    const request = options.apiKey === undefined ? { signal: options.signal } : { signal: options.signal, request: { apiKey: options.apiKey } };
+    try {
+      const { input_tokens } = await this.sdk.messages.countTokens(params, requestOptions(request));
+      return input_tokens;
+    } catch (error) {
+      throw mapSdkError(error, options.signal);
+    }
   }
 
   private params(messages: WireMessage[], tools: ToolSpec[] | undefined, request: RequestOverrides | undefined): RequestParams {

@@ -6,7 +6,7 @@
  * on — logged and visible as `resolvedMode`).
  */
 import { BackendError, ContextDiscoveryError, InvalidArgumentError } from "../core/errors.js";
-import type { LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
+import type { CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
 import { isPlainObject, type OpenAIWireMessage, type WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { rescueToolCall } from "../parsing/index.js";
@@ -23,6 +23,7 @@ import {
   httpCall,
   isBackendError,
   joinUrl,
+  postJson,
   requireOptionsObject,
   type ClientLogger,
 } from "./http.js";
@@ -162,6 +163,44 @@ export class LlamafileClient implements LLMClient {
       throw new ContextDiscoveryError(`${url} reported n_ctx ${JSON.stringify(nCtx)}, not a positive integer`, text);
     }
     return nCtx;
+  }
+
+  /**
+   * Prompt tokens by the server's own chat template and tokenizer: POST /apply-template with
+   * the body a chat request would carry (tools natively, or the tool prompt in prompt mode),
+   * then POST /tokenize on the prompt (`add_special`, as the server itself tokenizes a chat
+   * prompt; `model` rides along for llama-server's router mode). Servers without these
+   * endpoints (llamafile) reject with their BackendError (404).
+   *
+   * @example
+   * await client.countTokens([{ role: "user", content: "Weather in Paris?" }], [weather.spec]); // e.g. 187
+   */
+  async countTokens(messages: WireMessage[], tools?: ToolSpec[], options: CountTokensOptions = {}): Promise<number> {
+    const call = {
+      headers: authHeaders(undefined, options.apiKey === undefined ? undefined : { apiKey: options.apiKey }),
+      timeoutMs: this.timeoutMs,
+      signal: options.signal,
+    };
+    const root = this.baseUrl.replace(/\/v1$/, "");
+    const count = async (mode: "native" | "prompt") => {
+      const body = this.body(mode, messages, tools, false, options.model === undefined ? undefined : { model: options.model });
+      const templated = await postJson(joinUrl(root, "/apply-template"), body, call);
+      const prompt = isPlainObject(templated) ? templated.prompt : undefined;
+      if (typeof prompt !== "string") throw new BackendError(200, JSON.stringify(templated).slice(0, 500), `${root}/apply-template answered without a "prompt" string`);
+      const tokenized = await postJson(joinUrl(root, "/tokenize"), { model: body.model, content: prompt, add_special: true, parse_special: true }, call);
+      const tokens = isPlainObject(tokenized) ? tokenized.tokens : undefined;
+      if (!Array.isArray(tokens)) throw new BackendError(200, JSON.stringify(tokenized).slice(0, 500), `${root}/tokenize answered without a "tokens" list`);
+      return tokens.length;
+    };
+    if (this.resolved !== undefined) return count(this.resolved);
+    // Auto mode before its first chat request: count as native, as prompt mode when the server
+    // refuses native tools. Counting does not settle the mode; the first chat request does.
+    try {
+      return await count("native");
+    } catch (error) {
+      if (!tools?.length || !rejectsNativeTools(error)) throw error;
+      return count("prompt");
+    }
   }
 
   /** One streamed attempt; in unresolved auto mode an HTTP error before the first event falls back. */

@@ -531,6 +531,66 @@ export class SessionTurnFailedError extends ForgeError {
   }
 }
 
+/** One problem in a proxy config file, at the line and column (1-based) of the offending JSON value. */
+export interface ProxyConfigIssue {
+  line: number;
+  column: number;
+  /** JSON path of the value, e.g. `backends.gpu0.maxConcurrent` ("" for the whole file). */
+  path: string;
+  message: string;
+}
+
+/**
+ * The proxy's fleet config file (`forge-ts proxy --config`) is malformed: not JSON, a value of
+ * the wrong type, an unknown key, a model naming a backend that is not defined, an alias used
+ * twice. Names the file and every problem's line and column; the first problem's position is
+ * also on the error itself.
+ */
+export class ProxyConfigError extends ForgeError {
+  override readonly code = "FORGE_PROXY_CONFIG";
+  readonly line: number;
+  readonly column: number;
+  readonly path: string;
+  constructor(
+    readonly file: string,
+    readonly issues: ProxyConfigIssue[],
+  ) {
+    super(issues.map((i) => `${file}:${i.line}:${i.column}: ${i.path === "" ? "" : `${i.path}: `}${i.message}`).join("\n"));
+    const first = issues[0] ?? { line: 1, column: 1, path: "" };
+    this.line = first.line;
+    this.column = first.column;
+    this.path = first.path;
+  }
+  override get data() {
+    return { file: this.file, line: this.line, column: this.column, path: this.path, issues: this.issues };
+  }
+}
+
+/**
+ * Every backend serving the model was at its `maxConcurrent` and the proxy's wait queue was full
+ * (`queue_full`) or the request waited `maxWaitMs` without a free slot (`wait_timeout`). The
+ * proxy answers 429 with `Retry-After` (seconds, rounded up from `retryAfterMs`).
+ */
+export class BackendBusyError extends ForgeError {
+  override readonly code = "FORGE_BACKEND_BUSY";
+  /** The HTTP status callers get, read by the proxy's error mapping like BackendError's. */
+  readonly statusCode = 429;
+  constructor(
+    readonly model: string,
+    readonly reason: "queue_full" | "wait_timeout",
+    readonly retryAfterMs: number,
+  ) {
+    super(
+      reason === "queue_full"
+        ? `Every backend serving "${model}" is busy and the wait queue is full; retry in ${Math.ceil(retryAfterMs / 1000)} s`
+        : `Every backend serving "${model}" stayed busy for as long as a request may wait; retry in ${Math.ceil(retryAfterMs / 1000)} s`,
+    );
+  }
+  override get data() {
+    return { model: this.model, reason: this.reason, retryAfterMs: this.retryAfterMs };
+  }
+}
+
 /** Render any thrown value as a short string for feeding back to the model. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return `${safeProperty(error, "name")}: ${safeProperty(error, "message")}`;

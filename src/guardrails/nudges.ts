@@ -17,7 +17,8 @@ export type NudgeKind =
   | "loop_break"
   | "batch_skipped"
   | "too_many_calls"
-  | "args_too_deep";
+  | "args_too_deep"
+  | "format";
 
 /** A corrective message. `tier` is the escalation level (step nudges 1..3; 0 when it does not escalate). */
 export interface Nudge {
@@ -107,6 +108,24 @@ export function argsTooDeepNudge(tool: string, maxDepth: number): Nudge {
     content:
       `The arguments of your call to "${tool}" were nested more than ${maxDepth} levels deep, so nothing ran. ` +
       `Call "${tool}" again with flat JSON arguments matching its parameters.`,
+  };
+}
+
+/**
+ * User-channel nudge after a final answer that is not the JSON the caller asked for
+ * (`response_format`); names every failing path.
+ *
+ * @example
+ * formatNudge("a JSON object matching the schema \"weather\"", ["temp: must be number"]).content;
+ */
+export function formatNudge(wanted: string, issues: readonly string[]): Nudge {
+  return {
+    role: "user",
+    kind: "format",
+    tier: 0,
+    content:
+      `Your last reply was not valid for the required output format:\n${issues.map((i) => `- ${i}`).join("\n")}\n` +
+      `Reply again with only ${wanted}: no prose and no code fences around it.`,
   };
 }
 

@@ -10,24 +10,41 @@ import { bodyLimit } from "hono/body-limit";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
 import { budgetOption } from "../guardrails/error-tracker.js";
+import type { HealthReport } from "./fleet/backend-health.js";
+import { fleetFromConfig, fleetOfOne } from "./fleet/fleet.js";
+import type { ProxyConfig } from "./fleet/proxy-config.js";
 import { parseMessagesRequest } from "./anthropic-request.js";
 import { AnthropicStreamEncoder, anthropicMessage } from "./anthropic-response.js";
 import { callerAuth, presentedKey } from "./caller-auth.js";
+import { countTokens } from "./count-tokens.js";
 import { HttpError, toHttpError, type Dialect } from "./http-error.js";
-import { listModels } from "./models.js";
+import { listModels, modelListBody } from "./models.js";
 import { parseChatCompletionRequest } from "./openai-request.js";
 import { OpenAIStreamEncoder, chatCompletion } from "./openai-response.js";
 import { ProxyStats, type ProxyStatsSnapshot } from "./proxy-stats.js";
+import { isJudged } from "./proxy-request.js";
 import { parseJsonObject } from "./request-body.js";
 import type { ProxyGuardrailOptions } from "./request-context.js";
+import { parsePolicy, type ProxyPolicyInput } from "./request-policy.js";
 import { createRequestRunner, type RunResult } from "./request-run.js";
 import { requestToolDefs } from "./request-tools.js";
 import type { ResponseMeta } from "./sse-frames.js";
 import { streamedResponse } from "./sse-response.js";
 
-export interface ProxyOptions extends Partial<ProxyGuardrailOptions> {
-  /** The backend. */
-  client: LLMClient;
+export interface ProxyOptions extends Partial<Omit<ProxyGuardrailOptions, "policy">> {
+  /**
+   * Workflow policy (required steps before a terminal tool, prerequisites, loop break),
+   * judged from each request's own message history: no session state (request-policy.ts).
+   */
+  policy?: ProxyPolicyInput;
+  /** The backend. Give this or `config`. */
+  client?: LLMClient;
+  /**
+   * A fleet of backends (src/proxy/fleet/proxy-config.ts; `loadProxyConfig` reads the file):
+   * model names and aliases routed to the least busy backend serving them, with per-backend
+   * limits, a wait queue and failover. Give this or `client`.
+   */
+  config?: ProxyConfig;
   /** Required from callers as `Authorization: Bearer …` or `x-api-key` when set. */
   apiKey?: string;
   /**
@@ -36,13 +53,13 @@ export interface ProxyOptions extends Partial<ProxyGuardrailOptions> {
    * that same header to admit callers.
    */
   forwardAuth?: boolean;
-  /** Send the caller's model name to the backend (default true); false pins the client's model. */
+  /** Send the caller's model name to the backend (default true); false pins the client's model. Single `client` only. */
   forwardModel?: boolean;
   /** Largest accepted request body in bytes (default 16 MiB → 413). */
   bodyLimitBytes?: number;
   /** Keep-alive interval for streams while the proxy validates (default 5,000 ms). */
   keepAliveMs?: number;
-  /** The model name reported when the caller sent none (default: the client's `model`). */
+  /** The model name reported when the caller sent none (default: the client's `model`; with `config`, its first model). */
   model?: string;
 }
 
@@ -51,6 +68,8 @@ export interface ProxyServer {
   fetch(request: Request): Promise<Response>;
   listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; host: string }>;
   stats(): ProxyStatsSnapshot;
+  /** What `GET /health` answers: each backend up or down (probed, cached for a few seconds) and its load. */
+  health(): Promise<HealthReport>;
   /** Stop accepting, end in-flight requests with an error event or 503, close sockets. */
   close(): Promise<void>;
 }
@@ -59,8 +78,15 @@ const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
 function checkOptions(o: ProxyOptions) {
   if (typeof o !== "object" || o === null) throw new InvalidArgumentError("options", "createProxy needs an options object");
+  if ((o.client === undefined) === (o.config === undefined)) {
+    throw new InvalidArgumentError("client", "give exactly one of `client` (one backend) or `config` (a fleet: see loadProxyConfig)");
+  }
+  if (o.config !== undefined) {
+    if (typeof o.config !== "object" || o.config === null) throw new InvalidArgumentError("config", "must be a proxy config object (loadProxyConfig reads one from a file)");
+    if (o.forwardModel !== undefined) throw new InvalidArgumentError("forwardModel", "applies to a single client; with `config` each backend gets its configured model name");
+  }
   const client = o.client as Partial<LLMClient> | undefined;
-  if (!client || typeof client.send !== "function" || (client.apiFormat !== "openai" && client.apiFormat !== "ollama")) {
+  if (o.client !== undefined && (!client || typeof client.send !== "function" || (client.apiFormat !== "openai" && client.apiFormat !== "ollama"))) {
     throw new InvalidArgumentError("client", "must be an LLMClient (OllamaClient, LlamafileClient, OpenAICompatClient, AnthropicClient, ...)");
   }
   for (const key of ["rescueEnabled", "injectRespondTool", "forwardModel", "forwardAuth"] as const) {
@@ -81,12 +107,13 @@ function checkOptions(o: ProxyOptions) {
       maxToolErrors: budgetOption("maxToolErrors", o.maxToolErrors, 2),
       rescueEnabled: o.rescueEnabled ?? true,
       injectRespondTool: o.injectRespondTool ?? false,
+      policy: o.policy === undefined ? undefined : parsePolicy(o.policy),
     } satisfies ProxyGuardrailOptions,
     bodyLimit: positive("bodyLimitBytes", o.bodyLimitBytes, DEFAULT_BODY_LIMIT),
     keepAliveMs: positive("keepAliveMs", o.keepAliveMs, 5_000),
     forwardModel: o.forwardModel ?? true,
     forwardAuth: o.forwardAuth ?? false,
-    model: o.model ?? (o.client as { model?: unknown }).model,
+    model: o.model ?? (o.client as { model?: unknown } | undefined)?.model,
   };
 }
 
@@ -98,9 +125,10 @@ function checkOptions(o: ProxyOptions) {
 export function createProxy(options: ProxyOptions): ProxyServer {
   const cfg = checkOptions(options);
   const client = options.client;
-  const defaultModel = typeof cfg.model === "string" ? cfg.model : "";
+  const fleet = options.config !== undefined ? fleetFromConfig(options.config, options.model) : fleetOfOne(client!, typeof cfg.model === "string" ? cfg.model : "");
+  const defaultModel = fleet.defaultModel;
   const stats = new ProxyStats();
-  const runRequest = createRequestRunner(client, { forwardModel: cfg.forwardModel });
+  const runRequest = createRequestRunner(fleet.pool, { forwardModel: cfg.forwardModel });
   // Request ids: a random per-process prefix and a counter (unique without a syscall per request).
   const idPrefix = randomBytes(6).toString("hex");
   let idCounter = 0;
@@ -119,10 +147,20 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     stats.rejected++;
     return new HttpError(404, "not_found_error", `No route for ${c.req.method} ${c.req.path}`).render(dialectOf(c));
   });
-  app.get("/health", (c) => c.json({ status: closing ? "closing" : "ok", backend: client.apiFormat, model: defaultModel }));
+  const health = async (): Promise<HealthReport> => fleet.health.report(fleet.pool.load());
+  app.get("/health", async (c) => {
+    // A backend that does not answer makes the proxy unhealthy too (503), and says which.
+    if (closing) return c.json({ status: "closing" }, 503);
+    const report = await health();
+    const single = client !== undefined ? { backend: client.apiFormat, model: defaultModel } : {};
+    return c.json({ ...report, ...single }, report.status === "ok" ? 200 : 503);
+  });
   if (options.apiKey !== undefined) app.use("*", callerAuth(options.apiKey));
   app.get("/forge/stats", (c) => c.json(stats.snapshot()));
-  app.get("/v1/models", async (c) => c.json(await listModels(client, defaultModel, c.req.header("anthropic-version") !== undefined, c.req.raw.signal)));
+  app.get("/v1/models", async (c) => {
+    const anthropic = c.req.header("anthropic-version") !== undefined;
+    return c.json(fleet.models !== undefined ? modelListBody(fleet.models, anthropic) : await listModels(client!, defaultModel, anthropic, c.req.raw.signal));
+  });
   const limit = bodyLimit({
     maxSize: cfg.bodyLimit,
     onError: () => {
@@ -131,16 +169,29 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   });
   app.post("/v1/chat/completions", limit, (c) => complete(c, "openai"));
   app.post("/v1/messages", limit, (c) => complete(c, "anthropic"));
+  app.post("/v1/messages/count_tokens", limit, async (c) => {
+    const body = parseJsonObject(await c.req.text());
+    // With a fleet, the backend that would serve the model counts, under its own model name.
+    const model = typeof body.model === "string" ? body.model : "";
+    const backend = fleet.pool.backendFor(model);
+    if (!backend) throw unknownModel(model);
+    const callerKey = cfg.forwardAuth ? presentedKey(c.req.header("authorization"), c.req.header("x-api-key")) : undefined;
+    return countTokens(body, backend.client, c.req.raw.signal, {
+      forwardModel: backend.model === undefined && cfg.forwardModel,
+      apiKey: callerKey ?? backend.apiKey,
+    });
+  });
 
   async function complete(c: Context, dialect: Dialect): Promise<Response> {
     if (closing) throw new HttpError(503, "api_error", "The proxy is shutting down");
     const body = parseJsonObject(await c.req.text());
     const request = dialect === "openai" ? parseChatCompletionRequest(body) : parseMessagesRequest(body);
     requestToolDefs(request.tools); // a malformed schema is the caller's 400, before the backend is asked
+    if (!fleet.pool.serves(request.model)) throw unknownModel(request.model);
     stats.requests++;
     const started = performance.now();
     const requestId = `${idPrefix}${(idCounter++).toString(36).padStart(6, "0")}`;
-    const guarded = request.tools.length > 0 && request.toolChoice !== "none";
+    const guarded = isJudged(request);
     const meta: ResponseMeta = {
       id: `${dialect === "openai" ? "chatcmpl-" : "msg_"}${requestId}`,
       created: Math.floor(Date.now() / 1000),
@@ -202,6 +253,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   return {
     fetch: (request) => Promise.resolve(app.fetch(request)),
     stats: () => stats.snapshot(),
+    health,
     async listen({ port = 8081, host = "127.0.0.1" } = {}) {
       if (server) throw new InvalidArgumentError("listen", "this proxy is already listening");
       const listening = listenOn(app.fetch, port, host);
@@ -210,6 +262,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     },
     async close() {
       closing = true;
+      fleet.health.close();
       for (const controller of inFlight) controller.abort("proxy shutting down");
       const http = server && (await server.catch(() => undefined))?.server;
       if (!http) return;
@@ -227,6 +280,10 @@ export function createProxy(options: ProxyOptions): ProxyServer {
       });
     },
   };
+}
+
+function unknownModel(model: string): HttpError {
+  return new HttpError(404, "not_found_error", `Model "${model}" is not served here; GET /v1/models lists the names and aliases`);
 }
 
 /** A run never rejects: a bug inside it becomes a failed outcome (500), not a hung stream. */

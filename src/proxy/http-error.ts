@@ -13,6 +13,7 @@ export type ErrorType =
   | "not_found_error"
   | "request_too_large"
   | "api_error"
+  | "rate_limit_error"
   | "timeout_error";
 
 export class HttpError extends Error {
@@ -20,6 +21,8 @@ export class HttpError extends Error {
     readonly status: number,
     readonly type: ErrorType,
     message: string,
+    /** Sent with the rendered response (e.g. `retry-after` on a 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = "HttpError";
@@ -33,7 +36,7 @@ export class HttpError extends Error {
   }
 
   render(dialect: Dialect, headers: Record<string, string> = {}): Response {
-    return Response.json(this.body(dialect), { status: this.status, headers });
+    return Response.json(this.body(dialect), { status: this.status, headers: { ...this.headers, ...headers } });
   }
 }
 
@@ -47,8 +50,12 @@ const CALLER_STATUSES = new Set([400, 404, 413, 422, 429]);
  * @example
  * toHttpError(new BackendError(0, "", "connection refused")).status; // 502
  */
-export function toHttpError(error: { name: string; message: string; statusCode?: number }): HttpError {
+export function toHttpError(error: { name: string; message: string; statusCode?: number; retryAfterMs?: number }): HttpError {
   const status = error.statusCode;
+  if (status === 429 && error.retryAfterMs !== undefined) {
+    // The proxy's own backends are all busy (BackendBusyError): say when to come back.
+    return new HttpError(429, "rate_limit_error", error.message, { "retry-after": String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) });
+  }
   if (error.name === "HttpError" && status !== undefined) return new HttpError(status, status >= 500 ? "api_error" : "invalid_request_error", error.message);
   if (status === 408) return new HttpError(504, "timeout_error", `Backend did not answer in time: ${error.message}`);
   if (status !== undefined && CALLER_STATUSES.has(status)) {
@@ -60,14 +67,13 @@ export function toHttpError(error: { name: string; message: string; statusCode?:
 }
 
 /** A thrown value as the JSON-safe record the machine context keeps. */
-export function errorRecord(error: unknown): { name: string; message: string; statusCode?: number } {
+export function errorRecord(error: unknown): { name: string; message: string; statusCode?: number; retryAfterMs?: number } {
   if (error instanceof HttpError) return { name: error.name, message: error.message, statusCode: error.status };
   if (error instanceof Error) {
-    const statusCode = (error as { statusCode?: unknown }).statusCode;
-    // BackendError carries the backend's status (0 unreachable, 408 stalled).
-    return ForgeError.isInstance(error) && typeof statusCode === "number"
-      ? { name: error.name, message: error.message, statusCode }
-      : { name: error.name, message: error.message };
+    const { statusCode, retryAfterMs } = error as { statusCode?: unknown; retryAfterMs?: unknown };
+    // BackendError carries the backend's status (0 unreachable, 408 stalled); BackendBusyError a 429 and when to retry.
+    if (!ForgeError.isInstance(error) || typeof statusCode !== "number") return { name: error.name, message: error.message };
+    return typeof retryAfterMs === "number" ? { name: error.name, message: error.message, statusCode, retryAfterMs } : { name: error.name, message: error.message, statusCode };
   }
   return { name: "Error", message: safeString(error) };
 }

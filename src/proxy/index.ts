@@ -3,3 +3,5 @@ export { createProxy, type ProxyOptions, type ProxyServer } from "./create-proxy
 export { HttpError, type Dialect } from "./http-error.js";
 export type { ProxyStatsSnapshot } from "./proxy-stats.js";
 export type { ProxyAnswer, ProxyOutcome, ProxyRequest, Exhaustion } from "./proxy-request.js";
+export { loadProxyConfig, parseProxyConfig, proxyConfigSchema, type ProxyConfig, type ResolvedProxyConfig } from "./fleet/proxy-config.js";
+export type { BackendHealthEntry, HealthReport } from "./fleet/backend-health.js";

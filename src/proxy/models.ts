@@ -21,6 +21,16 @@ export async function listModels(client: LLMClient, configured: string, anthropi
   } else {
     models = configured === "" ? [] : [{ id: configured }];
   }
+  return modelListBody(models, anthropic);
+}
+
+/**
+ * A model list in the caller's dialect (also the fleet's merged list of configured names).
+ *
+ * @example
+ * modelListBody([{ id: "qwen3-8b" }], true); // { data: [{ type: "model", id: "qwen3-8b", ... }], has_more: false, ... }
+ */
+export function modelListBody(models: readonly ModelInfo[], anthropic: boolean): Record<string, unknown> {
   if (anthropic) {
     const data = models.map((m) => ({
       type: "model",

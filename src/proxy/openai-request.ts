@@ -7,9 +7,11 @@ import { decodeToolArguments } from "../clients/tool-args.js";
 import type { ToolChoice } from "../core/llm.js";
 import { createMessage, MessageType, type Message } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
+import type { OutputFormat } from "../guardrails/structured-output.js";
 import { HttpError } from "./http-error.js";
 import type { ProxyRequest } from "./proxy-request.js";
 import { parseWith, textContent } from "./request-body.js";
+import { responseSchemaCheck } from "./request-tools.js";
 
 const content = z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]);
 const toolCall = z.looseObject({
@@ -66,7 +68,9 @@ export function parseChatCompletionRequest(body: Record<string, unknown>): Proxy
   }
   const passThrough: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) if (!OWNED.has(key)) passThrough[key] = value;
+  const format = outputFormatOf(body.response_format);
   return {
+    ...(format === undefined ? {} : { format }),
     model: req.model ?? "",
     messages: toMessages(req.messages),
     tools,
@@ -75,6 +79,29 @@ export function parseChatCompletionRequest(body: Record<string, unknown>): Proxy
     includeUsage: req.stream_options?.include_usage === true,
     body: passThrough,
   } satisfies ProxyRequest & { toolChoice: ToolChoice | undefined };
+}
+
+const responseFormat = z.discriminatedUnion("type", [
+  z.looseObject({ type: z.literal("text") }),
+  z.looseObject({ type: z.literal("json_object") }),
+  z.looseObject({
+    type: z.literal("json_schema"),
+    json_schema: z.looseObject({ name: z.string().min(1).max(64), schema: z.record(z.string(), z.unknown()).optional(), strict: z.boolean().nullish() }),
+  }),
+]);
+
+/**
+ * `response_format` → the format the answer is checked against (it still goes to the backend,
+ * which may constrain its sampling with it). A schema that does not compile is the caller's 400.
+ */
+function outputFormatOf(value: unknown): OutputFormat | undefined {
+  if (value === undefined || value === null) return undefined;
+  const rf = parseWith(responseFormat, value, "response_format");
+  if (rf.type === "text") return undefined;
+  if (rf.type === "json_object") return { kind: "json_object" };
+  const schema = rf.json_schema.schema ?? {};
+  responseSchemaCheck(schema);
+  return { kind: "json_schema", name: rf.json_schema.name, schema, strict: rf.json_schema.strict === true };
 }
 
 function toMessages(messages: z.infer<typeof message>[]): Message[] {

@@ -6,6 +6,7 @@
 import type { ToolChoice, Usage } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
+import type { OutputFormat } from "../guardrails/structured-output.js";
 
 export interface ProxyRequest {
   /** The caller's model name ("" when it sent none). */
@@ -18,6 +19,31 @@ export interface ProxyRequest {
   includeUsage: boolean;
   /** Sampling and unknown fields passed through to the backend, in OpenAI names. */
   body: Record<string, unknown>;
+  /** The JSON the final answer must be (OpenAI `response_format`, Anthropic `output_format`). */
+  format?: OutputFormat;
+  /** Calls whose results the caller flagged as failed (Anthropic `is_error`). */
+  failedCallIds?: string[];
+}
+
+/**
+ * The tool guardrails apply: the request offers tools and does not forbid calling them.
+ *
+ * @example
+ * toolsGuarded({ ...request, tools: [], toolChoice: undefined }); // false
+ */
+export function toolsGuarded(request: ProxyRequest): boolean {
+  return request.tools.length > 0 && request.toolChoice !== "none";
+}
+
+/**
+ * The answer is judged before the caller sees it (tool guardrails or an output format), so it
+ * cannot stream live: the caller gets keep-alives, then the judged answer.
+ *
+ * @example
+ * isJudged({ ...request, tools: [], format: { kind: "json_object" } }); // true
+ */
+export function isJudged(request: ProxyRequest): boolean {
+  return toolsGuarded(request) || request.format !== undefined;
 }
 
 export interface AnswerCall {

@@ -7,11 +7,15 @@ import type { LLMResponse, ToolChoice, Usage } from "../core/llm.js";
 import { createMessage, MessageType, type Message } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { assessResponse } from "../guardrails/assess-response.js";
+import type { BlockedResult } from "../guardrails/blocked-batch.js";
+import { formatNudge } from "../guardrails/nudges.js";
 import { rejectionBudget, type ValidationResult } from "../guardrails/response-validator.js";
+import { checkStructuredOutput, type OutputFormat } from "../guardrails/structured-output.js";
 import { looksLikeToolCall } from "../parsing/call-markers.js";
 import { RESPOND_TOOL_NAME } from "../tools/respond.js";
-import type { AnswerCall, Exhaustion, ProxyAnswer, ProxyRequest } from "./proxy-request.js";
-import { requestToolDefs } from "./request-tools.js";
+import { toolsGuarded, type AnswerCall, type Exhaustion, type ProxyAnswer, type ProxyRequest } from "./proxy-request.js";
+import { checkPolicy, stepRecordOf, type ProxyPolicy } from "./request-policy.js";
+import { requestToolDefs, responseSchemaCheck } from "./request-tools.js";
 
 export interface ProxyGuardrailOptions {
   /** Consecutive unusable answers (bare text where a call is due, unknown tools) before giving up. Default 3. */
@@ -21,7 +25,12 @@ export interface ProxyGuardrailOptions {
   rescueEnabled: boolean;
   /** Offer the model a `respond` tool for plain answers and turn its call back into text. */
   injectRespondTool: boolean;
+  /** Workflow policy, judged from the request's own history (request-policy.ts). */
+  policy?: ProxyPolicy | undefined;
 }
+
+/** The budgets one request draws on; the last two are the policy's and fail closed. */
+export type Budget = "retries" | "toolErrors" | "premature" | "prereq";
 
 export interface ProxyContext {
   requestId: string;
@@ -35,7 +44,7 @@ export interface ProxyContext {
   respondInjected: boolean;
   options: ProxyGuardrailOptions;
   attempts: number;
-  counters: { retries: number; toolErrors: number };
+  counters: Record<Budget, number>;
   usage: Usage;
   rescued: boolean;
   lastResponse?: LLMResponse;
@@ -48,7 +57,7 @@ export interface ProxyContext {
 /** How one backend answer is judged. */
 export type Verdict =
   | { kind: "answer"; answer: ProxyAnswer; rescued: boolean }
-  | { kind: "retry"; budget: "retries" | "toolErrors"; appended: Message[]; lastError: string };
+  | { kind: "retry"; budget: Budget; appended: Message[]; lastError: string; blocked?: "step" | "prerequisite" | "loop_break" | "format" };
 
 export interface ProxyInput {
   requestId: string;
@@ -59,7 +68,7 @@ export interface ProxyInput {
 /** @example createProxyContext({ requestId: "r1", request, options }).guarded */
 export function createProxyContext(input: ProxyInput): ProxyContext {
   const { request, options } = input;
-  const guarded = request.tools.length > 0 && request.toolChoice !== "none";
+  const guarded = toolsGuarded(request);
   const respondInjected =
     guarded && options.injectRespondTool && forcedTool(request.toolChoice) === undefined && !request.tools.some((t) => t.name === RESPOND_TOOL_NAME);
   const tools = respondInjected ? [...request.tools, RESPOND_SPEC] : request.tools;
@@ -72,7 +81,7 @@ export function createProxyContext(input: ProxyInput): ProxyContext {
     respondInjected,
     options,
     attempts: 0,
-    counters: { retries: 0, toolErrors: 0 },
+    counters: { retries: 0, toolErrors: 0, premature: 0, prereq: 0 },
     usage: { inputTokens: 0, outputTokens: 0 },
     rescued: false,
   };
@@ -135,16 +144,53 @@ function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult
     const lastError = response.type === "tool_calls" ? v.nudge.content : text.trim() === "" ? "empty reply" : "plain text where a tool call was due";
     return { kind: "retry", budget: "retries", appended, lastError };
   }
-  const ids = v.calls.map((_, i) => callId(ctx, response, i));
-  const appended: Message[] = [
-    createMessage("assistant", v.text ?? "", MessageType.TOOL_CALL, {
-      stepIndex: step,
-      toolCalls: v.calls.map((c, i) => ({ name: c.tool, args: c.args, callId: ids[i]! })),
-    }),
-    ...v.rejections.map((r) => createMessage("tool", r.message, MessageType.TOOL_RESULT, { stepIndex: step, toolName: r.tool, toolCallId: ids[r.index]! })),
-  ];
+  const calls = v.calls.map((c, i) => ({ id: callId(ctx, response, i), name: c.tool, args: c.args }));
+  const results = v.rejections.map((r) => ({ index: r.index, tool: r.tool, content: r.message }));
   const offending = v.rejections.filter((r) => r.kind !== "batch_skipped").map((r) => r.message);
-  return { kind: "retry", budget: rejectionBudget(v.rejections), appended, lastError: offending.join("\n") };
+  return { kind: "retry", budget: rejectionBudget(v.rejections), appended: blockedTurn(step, v.text, calls, results), lastError: offending.join("\n") };
+}
+
+/** The model's blocked batch and one tool-channel answer per call, as the next attempt sees them. */
+function blockedTurn(step: number, text: string | undefined, calls: readonly AnswerCall[], results: readonly BlockedResult[]): Message[] {
+  return [
+    createMessage("assistant", text ?? "", MessageType.TOOL_CALL, { stepIndex: step, toolCalls: calls.map((c) => ({ name: c.name, args: c.args, callId: c.id })) }),
+    ...results.map((r) => createMessage("tool", r.content, MessageType.TOOL_RESULT, { stepIndex: step, toolName: r.tool, toolCallId: calls[r.index]!.id })),
+  ];
+}
+
+/**
+ * Judge an accepted batch against the workflow policy, with the step record read from the
+ * caller's messages (this request's own blocked attempts are not steps: they never ran).
+ */
+export function enforcePolicy(ctx: ProxyContext): Verdict {
+  const v = ctx.verdict;
+  const policy = ctx.options.policy;
+  if (v?.kind !== "answer" || v.answer.type !== "tool_calls" || !policy) throw new Error("enforcePolicy needs a tool-call answer and a policy");
+  const record = stepRecordOf(ctx.request.messages, new Set(ctx.request.failedCallIds));
+  const calls = v.answer.calls.map((c) => ({ tool: c.name, args: c.args }));
+  const offered = ctx.request.tools.map((t) => t.name);
+  const check = checkPolicy(calls, policy, record, offered, { premature: ctx.counters.premature, prereq: ctx.counters.prereq });
+  if (check.ok) return v;
+  const budget: Budget = check.kind === "step" ? "premature" : check.kind === "prerequisite" ? "prereq" : "toolErrors";
+  return { kind: "retry", budget, appended: blockedTurn(ctx.attempts, v.answer.content, v.answer.calls, check.results), lastError: check.lastError, blocked: check.kind };
+}
+
+/** Judge a text answer against the caller's output format; the accepted answer is the JSON alone. */
+export function checkFormat(ctx: ProxyContext): Verdict {
+  const v = ctx.verdict;
+  const format = ctx.request.format;
+  if (v?.kind !== "answer" || v.answer.type !== "text" || !format) throw new Error("checkFormat needs a text answer and a format");
+  const check = checkStructuredOutput(v.answer.content, format, format.kind === "json_schema" ? responseSchemaCheck(format.schema) : undefined);
+  if (check.ok) return { ...v, answer: { ...v.answer, content: check.json } };
+  const appended = [
+    createMessage("assistant", v.answer.content, MessageType.TEXT_RESPONSE, { stepIndex: ctx.attempts }),
+    createMessage("user", formatNudge(wantedFormat(format), check.issues).content, MessageType.RETRY_NUDGE, { stepIndex: ctx.attempts }),
+  ];
+  return { kind: "retry", budget: "retries", appended, lastError: `not the requested JSON: ${check.issues.join("; ")}`, blocked: "format" };
+}
+
+function wantedFormat(format: OutputFormat): string {
+  return format.kind === "json_object" ? "a JSON object" : `JSON matching the schema "${format.name}": ${JSON.stringify(format.schema)}`;
 }
 
 /** The caller's ids when the model gave them; otherwise unique per request and attempt. */
@@ -181,11 +227,41 @@ export function passThroughAnswer(response: LLMResponse, ctx: ProxyContext): Pro
   return answer;
 }
 
+function budgetLimit(ctx: ProxyContext, budget: Budget): number {
+  switch (budget) {
+    case "retries":
+      return ctx.options.maxRetries;
+    case "toolErrors":
+      return ctx.options.maxToolErrors;
+    case "premature":
+      return ctx.options.policy?.maxPrematureAttempts ?? 0;
+    case "prereq":
+      return ctx.options.policy?.maxPrereqViolations ?? 0;
+  }
+}
+
 /** One more failure on the verdict's budget would exceed it. */
 export function isBudgetSpent(ctx: ProxyContext): boolean {
   const v = ctx.verdict;
   if (v?.kind !== "retry") return false;
-  return v.budget === "retries" ? ctx.counters.retries + 1 > ctx.options.maxRetries : ctx.counters.toolErrors + 1 > ctx.options.maxToolErrors;
+  return ctx.counters[v.budget] + 1 > budgetLimit(ctx, v.budget);
+}
+
+/**
+ * A policy block whose budget ran out fails the request: handing the blocked call to the
+ * caller would run exactly what the policy forbids.
+ */
+export function isPolicyBlock(ctx: ProxyContext): boolean {
+  const v = ctx.verdict;
+  return v?.kind === "retry" && (v.blocked === "step" || v.blocked === "prerequisite" || v.blocked === "loop_break");
+}
+
+/** The failure a spent policy budget ends the request with (HTTP 422, nothing returned to run). */
+export function recordPolicyFailure(ctx: ProxyContext): Partial<ProxyContext> {
+  const v = ctx.verdict;
+  if (v?.kind !== "retry") throw new Error("recordPolicyFailure needs a retry verdict");
+  const message = `forge policy: the model kept making calls the workflow policy forbids (${v.blocked}, ${ctx.counters[v.budget] + 1} attempt(s)); no call was returned. Last: ${v.lastError}`;
+  return { error: { name: "HttpError", message, statusCode: 422 } };
 }
 
 /** Count the failure and append the attempt and its nudge for the next inference. */
@@ -203,7 +279,7 @@ export function recordExhausted(ctx: ProxyContext): Partial<ProxyContext> {
   if (v?.kind !== "retry" || !ctx.lastResponse) throw new Error("recordExhausted needs a retry verdict");
   return {
     answer: passThroughAnswer(ctx.lastResponse, ctx),
-    exhausted: { reason: v.budget === "retries" ? "retries" : "tool_errors", attempts: ctx.attempts, lastError: v.lastError },
+    exhausted: { reason: v.budget === "toolErrors" ? "tool_errors" : "retries", attempts: ctx.attempts, lastError: v.lastError },
   };
 }
 

@@ -10,8 +10,9 @@ import { StreamError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, RequestOverrides } from "../core/llm.js";
 import { serializeMessages } from "../core/messages.js";
 import { assertLLMResponse, clientName } from "../core/response-contract.js";
+import type { BackendPool } from "./fleet/backend-pool.js";
 import type { ProxyContext, ProxyInput } from "./request-context.js";
-import type { ProxyOutcome } from "./proxy-request.js";
+import { isJudged, toolsGuarded, type ProxyOutcome } from "./proxy-request.js";
 
 export interface RunRequestOptions {
   input: ProxyInput;
@@ -31,6 +32,8 @@ export interface RunResult {
 
 /** What the infer service needs of one request beyond its JSON input. */
 interface RequestIo {
+  /** The caller's model name ("" for none): what the pool routes by. */
+  model: string;
   overrides: RequestOverrides;
   guarded: boolean;
   live: boolean;
@@ -50,29 +53,39 @@ function overridesOf(ctx: ProxyInput, forwardModel: boolean, guarded: boolean, a
 /**
  * One runner per proxy: the machine gets its `infer` service once (building a machine per
  * request would cost more than the rest of the request); per-request I/O is found by request id.
+ * Each inference goes through the pool: it picks the backend (waiting for a slot if need be)
+ * and fails over to the next while nothing has reached the caller.
  *
  * @example
- * const run = createRequestRunner(client, { forwardModel: true });
+ * const run = createRequestRunner(pool, { forwardModel: true });
  * const { outcome } = await run({ input, signal: AbortSignal.timeout(60_000) });
  */
-export function createRequestRunner(client: LLMClient, options: { forwardModel: boolean }): (o: RunRequestOptions) => Promise<RunResult> {
+export function createRequestRunner(pool: BackendPool, options: { forwardModel: boolean }): (o: RunRequestOptions) => Promise<RunResult> {
   const inFlight = new Map<string, RequestIo>();
-  const name = clientName(client);
   const infer = fromPromise<LLMResponse, ProxyInferInput>(async ({ input, signal }) => {
     const io = inFlight.get(input.requestId);
     if (!io) throw new Error(`proxy request ${input.requestId} has no I/O registered`);
-    const wire = serializeMessages(input.messages, client.apiFormat);
     // tool_choice "none": the backend gets no tools (Ollama and prompt-mode servers have no
     // way to forbid calls otherwise).
     const tools = io.guarded ? input.tools : undefined;
     const started = performance.now();
     try {
-      const response = io.live
-        ? await streamLive(client, wire, tools, { signal, request: io.overrides }, io.onDelta!)
-        : await client.send(wire, tools, { signal, request: io.overrides });
-      // A client that breaks the LLMResponse contract fails the request (502) with its name, not a TypeError.
-      return assertLLMResponse(response, name);
+      return await pool.run(io.model, signal, async ({ backend, commit }) => {
+        const { client } = backend;
+        const wire = serializeMessages(input.messages, client.apiFormat);
+        // A fleet backend gets its own model name (and credential, unless the caller's is forwarded).
+        const request: RequestOverrides = { ...io.overrides };
+        if (backend.model !== undefined) request.model = backend.model;
+        if (backend.apiKey !== undefined && request.apiKey === undefined) request.apiKey = backend.apiKey;
+        const response =
+          io.live && client.sendStream !== undefined
+            ? await streamLive(client, wire, tools, { signal, request }, (channel, text) => (commit(), io.onDelta!(channel, text)))
+            : await client.send(wire, tools, { signal, request });
+        // A client that breaks the LLMResponse contract fails the request (502) with its name, not a TypeError.
+        return assertLLMResponse(response, clientName(client));
+      });
     } finally {
+      // Includes any wait for a free backend slot: time the proxy itself did not spend.
       io.backendMs += performance.now() - started;
     }
   });
@@ -80,11 +93,12 @@ export function createRequestRunner(client: LLMClient, options: { forwardModel: 
 
   return async function runProxyRequest(o: RunRequestOptions): Promise<RunResult> {
     const { request, requestId } = o.input;
-    const guarded = request.tools.length > 0 && request.toolChoice !== "none";
+    const guarded = toolsGuarded(request);
     const io: RequestIo = {
+      model: request.model,
       overrides: overridesOf(o.input, options.forwardModel, guarded, o.apiKey),
       guarded,
-      live: o.onDelta !== undefined && !guarded && client.sendStream !== undefined,
+      live: o.onDelta !== undefined && !isJudged(request),
       onDelta: o.onDelta,
       backendMs: 0,
     };

@@ -14,7 +14,13 @@ function notExecutable(): never {
 }
 
 function toolDef(spec: ToolSpec): AnyToolDef {
-  const key = `${spec.name}\u0000${JSON.stringify(spec.parameters)}`;
+  return cached(`${spec.name}\u0000${JSON.stringify(spec.parameters)}`, () => {
+    const validateArgs = compiled(spec.parameters, `tool "${spec.name}": parameters`);
+    return Object.freeze({ name: spec.name, description: spec.description, spec, prerequisites: [], validateArgs, execute: notExecutable });
+  });
+}
+
+function cached(key: string, make: () => AnyToolDef): AnyToolDef {
   const hit = cache.get(key);
   if (hit) {
     // Refresh recency: Map iteration order is insertion order, so the oldest entry goes first.
@@ -22,16 +28,31 @@ function toolDef(spec: ToolSpec): AnyToolDef {
     cache.set(key, hit);
     return hit;
   }
-  let validateArgs: AnyToolDef["validateArgs"];
-  try {
-    validateArgs = compileJsonSchema(withoutDialect(spec.parameters));
-  } catch (cause) {
-    throw new HttpError(400, "invalid_request_error", `tool "${spec.name}": parameters is not a valid JSON Schema: ${(cause as Error).message}`);
-  }
-  const def: AnyToolDef = Object.freeze({ name: spec.name, description: spec.description, spec, prerequisites: [], validateArgs, execute: notExecutable });
+  const def = make();
   cache.set(key, def);
   if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
   return def;
+}
+
+function compiled(schema: JSONSchema, what: string): AnyToolDef["validateArgs"] {
+  try {
+    return compileJsonSchema(withoutDialect(schema));
+  } catch (cause) {
+    throw new HttpError(400, "invalid_request_error", `${what} is not a valid JSON Schema: ${(cause as Error).message}`);
+  }
+}
+
+/**
+ * The caller's `response_format` schema as a check, from the same cache as the tool schemas.
+ *
+ * @example
+ * responseSchemaCheck({ type: "object", required: ["a"] })({}).ok; // false
+ */
+export function responseSchemaCheck(schema: JSONSchema): AnyToolDef["validateArgs"] {
+  const spec: ToolSpec = { name: "response_format", description: "", parameters: schema };
+  return cached(`\u0000response_format\u0000${JSON.stringify(schema)}`, () =>
+    Object.freeze({ name: spec.name, description: "", spec, prerequisites: [], validateArgs: compiled(schema, "response_format json_schema.schema"), execute: notExecutable }),
+  ).validateArgs;
 }
 
 /**

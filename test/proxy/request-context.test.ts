@@ -2,10 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { LLMResponse } from "../../src/core/llm.js";
 import { createMessage, MessageType } from "../../src/core/messages.js";
 import type { ProxyRequest } from "../../src/proxy/proxy-request.js";
+import { parsePolicy } from "../../src/proxy/request-policy.js";
 import {
   assess,
+  checkFormat,
   createProxyContext,
+  enforcePolicy,
   isBudgetSpent,
+  isPolicyBlock,
+  recordPolicyFailure,
   recordAnswer,
   recordExhausted,
   recordResponse,
@@ -125,7 +130,7 @@ describe("proxy request context", () => {
     ctx = { ...ctx, verdict: assess(ctx) };
     expect(isBudgetSpent(ctx)).toBe(false);
     ctx = { ...ctx, ...recordRetry(ctx) };
-    expect(ctx.counters).toEqual({ retries: 1, toolErrors: 0 });
+    expect(ctx.counters).toEqual({ retries: 1, toolErrors: 0, premature: 0, prereq: 0 });
     expect(ctx.messages).toHaveLength(3);
     ctx = { ...ctx, ...recordResponse(ctx, call("get_forecast", {})) };
     ctx = { ...ctx, verdict: assess(ctx) };
@@ -145,5 +150,28 @@ describe("proxy request context", () => {
     expect(ctx.usage).toEqual({ inputTokens: 22, outputTokens: 5 });
     ctx = { ...ctx, verdict: assess(ctx) };
     expect(recordAnswer(ctx)).toEqual({ answer: { type: "text", content: "b" }, rescued: false });
+  });
+
+  it("enforcePolicy blocks a premature terminal call on the tool channel, against its own budget, failing closed", () => {
+    const policy = parsePolicy({ requiredSteps: ["get_weather"], terminalTool: "search", maxPrematureAttempts: 0 });
+    let ctx = answered(call("search", { q: "x" }, "c1"), {}, { policy });
+    ctx = { ...ctx, verdict: assess(ctx) };
+    const v = enforcePolicy({ ...ctx });
+    expect(v).toMatchObject({ kind: "retry", budget: "premature", blocked: "step" });
+    if (v.kind !== "retry") return;
+    expect(v.appended.map((m) => [m.role, m.toolCallId ?? m.toolCalls?.[0]?.callId])).toEqual([["assistant", "c1"], ["tool", "c1"]]);
+    ctx = { ...ctx, verdict: v };
+    expect(isBudgetSpent(ctx) && isPolicyBlock(ctx)).toBe(true);
+    expect(recordPolicyFailure(ctx).error).toMatchObject({ statusCode: 422, message: expect.stringMatching(/forge policy/) });
+  });
+
+  it("checkFormat answers with the JSON alone, or retries with a user-channel nudge", () => {
+    const format = { kind: "json_object" as const };
+    let ctx = answered({ type: "text", content: 'Here: {"a": 1}' }, { tools: [], format });
+    ctx = { ...ctx, verdict: assess(ctx) };
+    expect(checkFormat(ctx)).toEqual({ kind: "answer", rescued: false, answer: { type: "text", content: '{"a": 1}' } });
+    let bad = answered({ type: "text", content: "no" }, { tools: [], format });
+    bad = { ...bad, verdict: assess(bad) };
+    expect(checkFormat(bad)).toMatchObject({ kind: "retry", budget: "retries", blocked: "format", appended: [{ role: "assistant" }, { role: "user", meta: { type: "retry_nudge" } }] });
   });
 });
