@@ -3,10 +3,12 @@
  * or of a fleet described by a config file (`--config`). Every flag also reads a FORGE_*
  * environment variable; flags win.
  */
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { InvalidArgumentError, ProxyConfigError } from "../core/errors.js";
 import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
 import { loadProxyConfig, type ResolvedProxyConfig } from "../proxy/fleet/proxy-config.js";
+import { describePolicy, parsePolicy, type ProxyPolicy, type ProxyPolicyInput } from "../proxy/request-policy.js";
 import { assertBackend, buildClient, DEFAULT_BASE_URLS } from "./backends.js";
 import { errorLine } from "./run-cli.js";
 
@@ -47,6 +49,9 @@ Guardrails:
   --max-tool-errors <n>     answers with schema-invalid arguments per request, default 2 [FORGE_MAX_TOOL_ERRORS]
   --no-rescue               do not recover tool calls written as text                  [FORGE_NO_RESCUE]
   --inject-respond-tool     offer the model a respond tool; its call returns as plain text [FORGE_INJECT_RESPOND_TOOL]
+  --policy <file>           JSON workflow policy: { requiredSteps, terminalTool, prerequisites,
+                            maxToolRepeat, maxPrematureAttempts, maxPrereqViolations }, judged
+                            from each request's own history (no state kept)   [FORGE_POLICY]
 
   -h, --help
 
@@ -88,6 +93,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       "max-tool-errors": { type: "string", ...str("FORGE_MAX_TOOL_ERRORS") },
       "no-rescue": { type: "boolean", default: truthy(env.FORGE_NO_RESCUE) },
       "inject-respond-tool": { type: "boolean", default: truthy(env.FORGE_INJECT_RESPOND_TOOL) },
+      policy: { type: "string", ...str("FORGE_POLICY") },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -111,7 +117,10 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   const maxToolErrors = int("max-tool-errors", values["max-tool-errors"], 0);
   const bodyLimitBytes = int("body-limit", values["body-limit"], 1);
   const keepAliveMs = int("keep-alive-ms", values["keep-alive-ms"], 1);
+  const loaded = values.policy === undefined ? undefined : await loadPolicy(values.policy);
+  const policy = loaded?.policy;
   const serving = {
+    ...(loaded === undefined ? {} : { policy: loaded.input }),
     forwardAuth: values["forward-auth"],
     rescueEnabled: !values["no-rescue"],
     injectRespondTool: values["inject-respond-tool"],
@@ -131,7 +140,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       return 2;
     }
     const proxy = createProxy({ config, ...serving });
-    return serve(proxy, port, values.host, values["api-key"] !== undefined, signals, () => reportFleet(proxy, config));
+    return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, () => reportFleet(proxy, config));
   }
   if (values.backend === undefined) throw new InvalidArgumentError("--backend", "is required (or FORGE_BACKEND), or give --config");
   const backend = values.backend;
@@ -153,17 +162,42 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   });
   const proxy = createProxy({ client, model: values.model, forwardModel: !values["pin-model"], ...serving });
   const mode = backend === "llamaserver" || backend === "llamafile" ? ` mode ${values.mode ?? "auto"}${(values.mode ?? "auto") === "auto" ? " (native tools first; falls back to prompt mode once if the server refuses them, and logs it)" : ""}` : "";
-  return serve(proxy, port, values.host, values["api-key"] !== undefined, signals, async () => {
+  return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, async () => {
     console.log(`  backend: ${backend} ${values.model}${baseUrl ? ` at ${baseUrl}` : ""}${mode}`);
     await reportBackend(client, values.model!);
   });
+}
+
+/** A policy file, checked before anything listens: a mistake is a bad flag (exit 2). */
+async function loadPolicy(path: string): Promise<{ input: ProxyPolicyInput; policy: ProxyPolicy }> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new InvalidArgumentError("--policy", `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidArgumentError("--policy", `${path} is not JSON: ${(error as Error).message}`);
+  }
+  return { input: value as ProxyPolicyInput, policy: parsePolicy(value, `--policy ${path}`) };
 }
 
 /** The flags a config file replaces. */
 const BACKEND_FLAGS = ["backend", "model", "base-url", "mode", "think", "backend-api-key", "timeout", "pin-model"] as const;
 
 /** Listen, print where, report the backends, and serve until SIGINT/SIGTERM. */
-async function serve(proxy: ProxyServer, port: number, host: string, keyed: boolean, signals: NodeJS.EventEmitter, report: () => Promise<void>): Promise<number> {
+async function serve(
+  proxy: ProxyServer,
+  port: number,
+  host: string,
+  keyed: boolean,
+  policy: ProxyPolicy | undefined,
+  signals: NodeJS.EventEmitter,
+  report: () => Promise<void>,
+): Promise<number> {
   let address: { url: string };
   try {
     address = await proxy.listen({ port, host });
@@ -174,6 +208,7 @@ async function serve(proxy: ProxyServer, port: number, host: string, keyed: bool
   console.log(`forge-ts proxy listening on ${address.url}`);
   console.log(`  OpenAI harnesses:    base URL ${address.url}/v1${keyed ? "  (API key: the one given with --api-key)" : ""}`);
   console.log(`  Anthropic harnesses: ANTHROPIC_BASE_URL=${address.url}`);
+  if (policy) console.log(`  policy: ${describePolicy(policy)}`);
   await report();
 
   await new Promise<void>((resolve) => {

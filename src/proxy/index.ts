@@ -5,3 +5,5 @@ export type { ProxyStatsSnapshot } from "./proxy-stats.js";
 export type { ProxyAnswer, ProxyOutcome, ProxyRequest, Exhaustion } from "./proxy-request.js";
 export { loadProxyConfig, parseProxyConfig, proxyConfigSchema, type ProxyConfig, type ResolvedProxyConfig } from "./fleet/proxy-config.js";
 export type { BackendHealthEntry, HealthReport } from "./fleet/backend-health.js";
+export { parsePolicy, proxyPolicySchema, type ProxyPolicy, type ProxyPolicyInput } from "./request-policy.js";
+export { checkStructuredOutput, extractJsonAnswer, type OutputFormat } from "../guardrails/structured-output.js";

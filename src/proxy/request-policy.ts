@@ -59,6 +59,23 @@ export function parsePolicy(value: unknown, where = "policy"): ProxyPolicy {
   return { requiredSteps: p.requiredSteps, terminalTools, prerequisites: p.prerequisites as Record<string, Prerequisite[]>, maxToolRepeat: p.maxToolRepeat, maxPrematureAttempts: p.maxPrematureAttempts, maxPrereqViolations: p.maxPrereqViolations };
 }
 
+/**
+ * One line for logs and the CLI.
+ *
+ * @example
+ * describePolicy(parsePolicy({ requiredSteps: ["search"], terminalTool: "answer" }));
+ * // 'search before answer; loop break after 3 identical calls'
+ */
+export function describePolicy(p: ProxyPolicy): string {
+  const parts: string[] = [];
+  if (p.terminalTools.length > 0 && p.requiredSteps.length > 0) parts.push(`${p.requiredSteps.join(", ")} before ${p.terminalTools.join(" / ")}`);
+  for (const [tool, list] of Object.entries(p.prerequisites)) {
+    parts.push(`${tool} needs ${list.map((x) => (typeof x === "string" ? x : x.tool)).join(", ")} first`);
+  }
+  parts.push(`loop break after ${p.maxToolRepeat} identical calls`);
+  return parts.join("; ");
+}
+
 /** What the conversation shows was done: successful steps, and how often each exact call ran. */
 export interface StepRecord {
   completed: CompletedStep[];
