@@ -3,20 +3,25 @@
  * backend that answers instantly with a native tool call (or text).
  *
  * - Added latency: the same request sent sequentially straight to the backend and through the
- *   proxy (guarded: with tools, validated; unguarded: no tools), p50 and p99 of each; the
- *   difference is what the proxy adds. Goal: p50 ≤ 1 ms. The proxy's own /forge/stats figure
- *   (request time minus backend wait, measured inside) is printed beside it.
+ *   proxy (guarded: with tools, validated; unguarded: no tools; guarded and routed over a fleet
+ *   of two backends; structured output: no tools, the answer checked against a json_schema),
+ *   p50 and p99 of each; the difference is what the proxy adds. Goal: p50 ≤ 1 ms. The proxy's
+ *   own /forge/stats figure (request time minus backend wait, measured inside) is printed beside
+ *   it, and so is the floor: what a minimal pass-through proxy (pass-through-proxy.ts) adds,
+ *   measured the same way in the same run, i.e. the cost of any HTTP hop on this machine.
  * - Load: 200 concurrent streaming clients with tools for FORGE_BENCH_PROXY_SECONDS (default
  *   30) seconds: completed requests, errors, throughput and peak RSS. Backend, proxy and clients
  *   share this one process (and its one event loop), so throughput is a floor.
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Agent, request } from "undici";
 import { OpenAICompatClient } from "../../src/clients/openai-compat.js";
 import { createProxy } from "../../src/proxy/create-proxy.js";
+import type { ProxyConfig } from "../../src/proxy/fleet/proxy-config.js";
 import { percentile } from "../../src/proxy/proxy-stats.js";
 import { fig, mdRow, row, type BenchRow, type BenchSuite } from "./harness.js";
+import { startPassThroughProxy } from "./pass-through-proxy.js";
 
 const SEQUENTIAL = 3_000;
 const WARMUP = 500;
@@ -50,6 +55,16 @@ const completion = (message: Record<string, unknown>, finish: string) =>
 const CALL = { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Lisbon","unit":"C"}' } };
 const TOOL_JSON = completion({ role: "assistant", content: null, tool_calls: [CALL] }, "tool_calls");
 const TEXT_JSON = completion({ role: "assistant", content: "It is sunny and 21 °C in Lisbon." }, "stop");
+const WEATHER = '{"city":"Lisbon","tempC":21}';
+const WEATHER_JSON = completion({ role: "assistant", content: WEATHER }, "stop");
+const weatherFormat = (tempC: string) => ({
+  type: "json_schema",
+  json_schema: {
+    name: "weather",
+    strict: true,
+    schema: { type: "object", properties: { city: { type: "string" }, tempC: { type: tempC } }, required: ["city", "tempC"], additionalProperties: false },
+  },
+});
 const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1_700_000_000, model: "bench", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 const TOOL_SSE =
@@ -59,31 +74,50 @@ const TOOL_SSE =
   chunk({}, "tool_calls") +
   "data: [DONE]\n\n";
 
-/** An instant OpenAI-compatible backend: tools in the request → a tool call, else text. */
-async function startBackend(): Promise<{ url: string; server: Server }> {
+interface Backend {
+  url: string;
+  server: Server;
+  /** Chat completions answered. */
+  served: number;
+}
+
+/**
+ * An instant OpenAI-compatible backend: tools in the request → a tool call; else response_format
+ * → the weather as JSON text; else prose. A GET (a health probe) gets its model list.
+ */
+async function startBackend(): Promise<Backend> {
   const server = createServer((req, res) => {
+    if (req.method !== "POST") return void res.writeHead(200, { "content-type": "application/json" }).end('{"object":"list","data":[{"id":"bench","object":"model"}]}');
     const parts: Buffer[] = [];
     req.on("data", (c: Buffer) => parts.push(c));
     req.on("end", () => {
-      const body = JSON.parse(Buffer.concat(parts).toString("utf8")) as { tools?: unknown; stream?: boolean };
+      const body = JSON.parse(Buffer.concat(parts).toString("utf8")) as { tools?: unknown; stream?: boolean; response_format?: unknown };
+      backend.served++;
       if (body.stream) {
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.end(TOOL_SSE);
       } else {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(body.tools ? TOOL_JSON : TEXT_JSON);
+        res.end(body.tools ? TOOL_JSON : body.response_format ? WEATHER_JSON : TEXT_JSON);
       }
     });
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+  const backend: Backend = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, served: 0 };
+  return backend;
 }
 
-async function post(dispatcher: Agent, url: string, body: string): Promise<void> {
+const stopBackend = (backend: Backend) => {
+  backend.server.closeAllConnections();
+  backend.server.close();
+};
+
+async function post(dispatcher: Agent, url: string, body: string): Promise<{ headers: IncomingHttpHeaders; text: string }> {
   const res = await request(url, { method: "POST", body, headers: { "content-type": "application/json" }, dispatcher });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+  return { headers: res.headers, text };
 }
 
 /** Milliseconds per request, sequentially, after a warm-up. */
@@ -98,35 +132,106 @@ async function latencies(dispatcher: Agent, url: string, body: string): Promise<
   return out;
 }
 
+interface LatencyCase {
+  /** The case name's tail: `added latency p50, ${name}`. */
+  name: string;
+  direct: string;
+  via: string;
+  body: string;
+  /** What `via` is, in the notes. */
+  hop: "proxy" | "pass-through";
+  /** Further notes of the p50 row, made once both series are measured. */
+  p50Notes?: () => string[];
+}
+
+/** The case's request straight to the backend, then through `via`: p50 and p99 of the difference. */
+async function addedLatency(dispatcher: Agent, c: LatencyCase): Promise<BenchRow[]> {
+  const direct = await latencies(dispatcher, c.direct, c.body);
+  const via = await latencies(dispatcher, c.via, c.body);
+  const extra = c.p50Notes?.() ?? [];
+  return [50, 99].map((p) => ({
+    suite: "proxy",
+    case: `added latency p${p}, ${c.name}`,
+    value: percentile(via, p)! - percentile(direct, p)!,
+    unit: "ms",
+    note: [
+      `direct ${percentile(direct, p)!.toFixed(3)} ms, via ${c.hop} ${percentile(via, p)!.toFixed(3)} ms`,
+      `${SEQUENTIAL} sequential requests`,
+      ...(p === 50 ? [...(c.hop === "proxy" ? ["goal <= 1 ms"] : []), ...extra] : []),
+    ].join("; "),
+  }));
+}
+
+/** Two backends serving one model, least busy first. */
+const fleetConfig = (a: Backend, b: Backend): ProxyConfig => ({
+  backends: {
+    a: { backend: "openai", baseUrl: `${a.url}/v1`, model: "bench", maxConcurrent: 4 },
+    b: { backend: "openai", baseUrl: `${b.url}/v1`, model: "bench", maxConcurrent: 4 },
+  },
+  models: { bench: { backends: ["a", "b"] } },
+});
+
+/**
+ * The structured-output case measures a real check: a conforming answer comes back as the JSON
+ * alone on the first attempt, and the same answer against a schema it breaks is retried.
+ */
+async function checkStructuredOutputIsLive(dispatcher: Agent, url: string): Promise<void> {
+  const ok = await post(dispatcher, url, JSON.stringify({ model: "bench", messages: MESSAGES, response_format: weatherFormat("number") }));
+  const content = (JSON.parse(ok.text) as { choices: { message: { content: string } }[] }).choices[0]?.message.content;
+  if (content !== WEATHER || ok.headers["x-forge-attempts"] !== "1") throw new Error(`structured output not accepted as is: ${ok.text.slice(0, 200)}`);
+  const broken = await post(dispatcher, url, JSON.stringify({ model: "bench", messages: MESSAGES, response_format: weatherFormat("string") }));
+  if (Number(broken.headers["x-forge-attempts"]) < 2) throw new Error(`a schema violation was not retried: ${broken.text.slice(0, 200)}`);
+}
+
 export const suite: BenchSuite = {
   name: "proxy",
   async run() {
     const backend = await startBackend();
+    const second = await startBackend();
     const proxy = createProxy({ client: new OpenAICompatClient({ model: "bench", baseUrl: `${backend.url}/v1` }) });
     const { url } = await proxy.listen({ port: 0 });
+    const fleet = createProxy({ config: fleetConfig(backend, second) });
+    const routed = await fleet.listen({ port: 0 });
+    const floor = await startPassThroughProxy(backend.url);
     const dispatcher = new Agent({ connections: CONCURRENCY + 10, keepAliveTimeout: 60_000 });
     const rows: BenchRow[] = [];
     try {
+      const chat = (base: string) => `${base}/v1/chat/completions`;
+      const direct = chat(backend.url);
       const guarded = JSON.stringify({ model: "bench", messages: MESSAGES, tools: TOOLS });
       const plain = JSON.stringify({ model: "bench", messages: MESSAGES });
+      const structured = JSON.stringify({ model: "bench", messages: MESSAGES, response_format: weatherFormat("number") });
       for (const [name, body] of [
         ["guarded (tools, validated)", guarded],
         ["unguarded (no tools)", plain],
       ] as const) {
-        const direct = await latencies(dispatcher, `${backend.url}/v1/chat/completions`, body);
-        const viaProxy = await latencies(dispatcher, `${url}/v1/chat/completions`, body);
-        for (const p of [50, 99]) {
-          const added = percentile(viaProxy, p)! - percentile(direct, p)!;
-          rows.push({
-            suite: "proxy",
-            case: `added latency p${p}, ${name}`,
-            value: added,
-            unit: "ms",
-            note: `direct ${percentile(direct, p)!.toFixed(3)} ms, via proxy ${percentile(viaProxy, p)!.toFixed(3)} ms; ${SEQUENTIAL} sequential requests${p === 50 ? "; goal <= 1 ms" : ""}`,
-          });
-        }
+        rows.push(...(await addedLatency(dispatcher, { name, direct, via: chat(url), body, hop: "proxy" })));
       }
+      // Read before the structured-output case goes through the same proxy: this row is the two cases above.
       const inside = proxy.stats().addedLatencyMs;
+      rows.push(...(await addedLatency(dispatcher, { name: "minimal pass-through proxy (floor)", direct, via: chat(floor.url), body: guarded, hop: "pass-through" })));
+      const secondBefore = second.served;
+      rows.push(
+        ...(await addedLatency(dispatcher, {
+          name: "guarded, routed over a 2-backend fleet",
+          direct,
+          via: chat(routed.url),
+          body: guarded,
+          hop: "proxy",
+          p50Notes: () => [`backend b answered ${second.served - secondBefore} of ${WARMUP + SEQUENTIAL}`],
+        })),
+      );
+      await checkStructuredOutputIsLive(dispatcher, chat(url));
+      rows.push(
+        ...(await addedLatency(dispatcher, {
+          name: "structured output (json_schema checked)",
+          direct,
+          via: chat(url),
+          body: structured,
+          hop: "proxy",
+          p50Notes: () => ["no tools; the answer is extracted, parsed and checked against the schema"],
+        })),
+      );
       rows.push({
         suite: "proxy",
         case: "added latency p50 / p99 inside the proxy",
@@ -138,9 +243,11 @@ export const suite: BenchSuite = {
       rows.push(...(await load(dispatcher, url)));
     } finally {
       await dispatcher.close();
+      await floor.close();
+      await fleet.close();
       await proxy.close();
-      backend.server.closeAllConnections();
-      backend.server.close();
+      stopBackend(backend);
+      stopBackend(second);
     }
     return rows;
   },
@@ -151,7 +258,10 @@ export const suite: BenchSuite = {
     const rss = row(rows, `peak RSS during the ${CONCURRENCY}-client load`);
     return [
       mdRow("proxy", "added latency vs calling the backend directly, p50 / p99, guarded (tools, validated)", added("guarded (tools, validated)"), "p50 ≤ 1 ms"),
+      mdRow("proxy", "added latency p50 / p99, minimal pass-through proxy (floor: node:http + undici, bytes piped)", added("minimal pass-through proxy (floor)"), ""),
       mdRow("proxy", "added latency p50 / p99, unguarded (no tools, passed through)", added("unguarded (no tools)"), "p50 ≤ 1 ms"),
+      mdRow("proxy", "added latency p50 / p99, guarded, routed over a 2-backend fleet", added("guarded, routed over a 2-backend fleet"), "p50 ≤ 1 ms"),
+      mdRow("proxy", "added latency p50 / p99, structured output (json_schema checked)", added("structured output (json_schema checked)"), "p50 ≤ 1 ms"),
       mdRow("proxy", "time inside the proxy (request time minus backend wait, `/forge/stats`), p50 / p99", `${fig(inside.value)} / ${fig(inside.extra?.p99 ?? NaN)} ms`, ""),
       mdRow(
         "proxy",
