@@ -1,8 +1,9 @@
 /**
  * The agentic loop as a statechart: the one picture of forge-ts control flow.
  *
- *   compacting → inferring → validating → enforcingSteps → checkingPrereqs → executingTools
- *        ↑______________________|________________|________________|________________|
+ *   compacting → inferring → validating → enforcingSteps → checkingPrereqs ─┬──────────────→ executingTools
+ *        ↑______________________|________________|________________|         └→ awaitingHuman ─┘      |
+ *        ↑_______________________________________________________________________________________|
  *   final: done | failed | cancelled
  *
  * Wiring only: every guard and action is a named pure function from src/loop, every effect
@@ -22,6 +23,7 @@ import { assessResponse } from "../src/guardrails/assess-response.js";
 import { createInitialContext, type WorkflowContext, type WorkflowInput } from "../src/loop/context.js";
 import * as fail from "../src/loop/failures.js";
 import * as is from "../src/loop/guards.js";
+import * as human from "../src/loop/human.js";
 import type { ToolOutput } from "../src/loop/tool-output.js";
 
 export interface InferInput {
@@ -64,6 +66,10 @@ export interface ExecuteToolOutput extends ToolOutput {
 
 export type WorkflowEvent =
   | { type: "workflow.cancel"; reason?: string }
+  /** A person's decision on one pending request (checked against the pending list and the tool's schema). */
+  | human.HumanDecisionEvent
+  /** The runner's wait timer fired: requests past `maxWaitMs` are rejected, or the run fails. */
+  | { type: "human.timeout"; now: number }
   /** The runner's wall-clock timer fired: fail now, even while a service is still in flight. */
   | { type: "workflow.timeout"; now: number };
 
@@ -123,6 +129,12 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       isToolErrorBudgetExhausted: ({ context }) => is.isToolErrorBudgetExhausted(context),
       hasTerminalResult: ({ context }) => is.hasTerminalResult(context),
       isFatalToolError: (_, params: { error: unknown }) => is.isFatalToolError(params.error),
+      needsHuman: ({ context }) => human.needsHuman(is.validatedCalls(context), toolbox.tools, context),
+      isDecisionValid: ({ context }, params: { event: human.HumanDecisionEvent }) => human.decisionProblem(context, params.event, toolbox.tools) === undefined,
+      isBatchDecided: ({ context }) => human.isBatchDecided(context),
+      isNextCallSettledByPerson: ({ context }) => human.settlingDecision(context) !== undefined,
+      isWaitExpiredAt: ({ context }, params: { now: number }) => human.isWaitExpiredAt(context, params.now),
+      isWaitFailedAt: ({ context }, params: { now: number }) => context.run.budget.onWaitTimeout === "fail" && human.isWaitExpiredAt(context, params.now),
     },
     actions: {
       applyCompaction: enqueueActions(({ enqueue }, params: CompactOutput) => {
@@ -168,7 +180,12 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       recordPrematureTerminal: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordPrematureTerminal(context))),
       recordPrereqViolation: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordPrereqViolation(context))),
       recordLoopBreak: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordLoopBreak(context))),
-      startBatch: enqueueActions(({ context, enqueue }) => apply(enqueue, act.startBatch(context))),
+      startBatch: enqueueActions(({ context, enqueue }) =>
+        apply(enqueue, act.startBatch(context, (ctx, calls) => human.humanRequestsFor(calls, toolbox.tools, ctx))),
+      ),
+      recordDecision: assign(({ context }, params: { event: human.HumanDecisionEvent }) => human.applyDecision(context, params.event, toolbox.tools)),
+      expireWaits: assign(({ context }, params: { now: number }) => ({ ...human.expireWaits(context, params.now), now: params.now })),
+      commitHumanOutcome: enqueueActions(({ context, enqueue }) => commit(enqueue, context, act.humanOutcome(context))),
       announceToolStart: enqueueActions(({ context, enqueue }) => {
         const call = act.nextCall(context);
         enqueue.emit({ type: "toolStart", tool: call.tool, args: call.args, callId: call.callId, index: call.index });
@@ -190,6 +207,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       failWallClock: assign({ error: ({ context }) => fail.budgetExhausted(context, "wall_clock") }),
       failWallClockAt: assign(({ context }, params: { now: number }) => ({ now: params.now, error: fail.wallClockExhaustedAt(context, params.now) })),
       failTerminalResult: assign({ error: (_, params: { error: unknown }) => fail.terminalResultFailed(params.error) }),
+      failWaitTimeout: assign(({ context }, params: { now: number }) => ({ now: params.now, error: fail.waitTimedOut(context, params.now) })),
       failService: enqueueActions(({ enqueue }, params: { origin: "infer" | "compact"; error: unknown }) => {
         enqueue.assign({ error: fail.serviceFailed(params.origin, params.error) });
         enqueue.emit({ type: "serviceError", origin: params.origin, error: params.error });
@@ -279,6 +297,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
           // Loop-break is checked here too: it is the last gate before anything executes.
           { guard: and(["isNextToolErrorFatal", "hasRepeatViolation"]), target: "failed", actions: "failToolErrors" },
           { guard: "hasRepeatViolation", target: "compacting", actions: "recordLoopBreak" },
+          { guard: "needsHuman", target: "awaitingHuman", actions: "startBatch" },
           { target: "executingTools", actions: "startBatch" },
         ],
       },
@@ -288,6 +307,8 @@ export function createWorkflowMachine(toolbox: Toolbox) {
           selecting: {
             always: [
               { guard: "isBatchComplete", target: "settling" },
+              // Rejected and answered calls never run: the person's decision is their outcome.
+              { guard: "isNextCallSettledByPerson", target: "selecting", reenter: true, actions: "commitHumanOutcome" },
               { target: "running" },
             ],
           },
@@ -327,6 +348,30 @@ export function createWorkflowMachine(toolbox: Toolbox) {
             ],
           },
         },
+      },
+      // A person decides each pending request (approve, approve with edited args, reject,
+      // answer). No service runs here: a snapshot taken now can wait for days.
+      awaitingHuman: {
+        on: {
+          "human.decide": {
+            guard: { type: "isDecisionValid", params: ({ event }) => ({ event }) },
+            target: "awaitingHuman",
+            actions: { type: "recordDecision", params: ({ event }) => ({ event }) },
+          },
+          "human.timeout": [
+            {
+              guard: { type: "isWaitFailedAt", params: ({ event }) => ({ now: event.now }) },
+              target: "failed",
+              actions: { type: "failWaitTimeout", params: ({ event }) => ({ now: event.now }) },
+            },
+            {
+              guard: { type: "isWaitExpiredAt", params: ({ event }) => ({ now: event.now }) },
+              target: "awaitingHuman",
+              actions: { type: "expireWaits", params: ({ event }) => ({ now: event.now }) },
+            },
+          ],
+        },
+        always: { guard: "isBatchDecided", target: "executingTools" },
       },
       done: { type: "final" },
       failed: { type: "final" },

@@ -12,7 +12,9 @@ export { detectHardware, parseNvidiaSmi, type GpuInfo, type HardwareProfile } fr
 export * from "./clients/index.js";
 export * from "./server/index.js";
 export { respondTool, RESPOND_TOOL_NAME } from "./tools/respond.js";
-export { WorkflowRunner, MACHINE_VERSION, type WorkflowRunnerOptions, type RunOptions } from "./runner.js";
+export { WorkflowRunner, MACHINE_VERSION, type WorkflowRunnerOptions, type RunOptions, type RunOutcome } from "./runner.js";
+export { recordDecision, type DecisionInput, type DecisionReceipt } from "./runner/decisions.js";
+export type { HumanDecision, HumanKind, HumanRequest } from "./loop/human.js";
 export type { RunStats } from "./loop/run-stats.js";
 export type { WorkflowContext, LoopBudget, LoopSwitches } from "./loop/context.js";
 export { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE } from "./loop/context.js";
@@ -21,7 +23,7 @@ export { assertRestorable, SERVICE_NAMES, type PersistedRun } from "./persistenc
 export { FileRunStore } from "./persistence/file-run-store.js";
 export { MemoryRunStore } from "./persistence/memory-run-store.js";
 export { replayRun, type ReplayOptions, type ReplayResult } from "./runner/replay.js";
-export type { Checkpoint, Commit, CommitRecord, RunEvent, RunInfo, RunLease, RunLock, RunStore, SessionInfo } from "./persistence/run-store.js";
+export type { Checkpoint, Commit, CommitRecord, RunEvent, RunInfo, RunLease, RunLock, RunStatus, RunStore, SessionInfo } from "./persistence/run-store.js";
 export { DEFAULT_LEASE_MS } from "./persistence/run-store.js";
 export { diffJson, applyJson, type JsonDelta } from "./persistence/json-delta.js";
 export {

@@ -8,7 +8,7 @@
  * around user callbacks (callback-guard.ts).
  */
 import { createActor, type InspectionEvent } from "xstate";
-import { InvalidArgumentError, StoreError } from "./core/errors.js";
+import { InvalidArgumentError, RunWaitingError, StoreError } from "./core/errors.js";
 import type { StreamChunk } from "./core/llm.js";
 import type { Workflow } from "./core/workflow.js";
 import { MACHINE_VERSION, type WorkflowInput } from "./loop/context.js";
@@ -28,7 +28,9 @@ import {
   type WorkflowRunnerOptions,
 } from "./runner/options.js";
 import { machineFor, restorableRun, runInput } from "./runner/run-input.js";
-import { RunSession, type WorkflowActor } from "./runner/session.js";
+import { RunSession, type DriveResult, type WorkflowActor } from "./runner/session.js";
+import { recordDecision, type DecisionInput, type DecisionReceipt } from "./runner/decisions.js";
+import type { HumanDecisionEvent, HumanRequest } from "./loop/human.js";
 
 export type { RunOptions, WorkflowRunnerOptions } from "./runner/options.js";
 
@@ -78,9 +80,27 @@ export class WorkflowRunner {
 
   /**
    * Run `workflow` on `userMessage`. With a store, the run is checkpointed as it goes (resume it
-   * by id after a crash) and `sessionId` continues that session's conversation.
+   * by id after a crash) and `sessionId` continues that session's conversation. A run that
+   * needs a person (and no `onHumanRequest` answers) rejects with RunWaitingError; `start()`
+   * returns that as a value instead.
    */
   async run(workflow: Workflow, userMessage: string, options: RunOptions = {}): Promise<unknown> {
+    return resultOf(await this.#begin(workflow, userMessage, options));
+  }
+
+  /**
+   * Like `run()`, but a run that waits for a person is an outcome, not an error:
+   * `{ status: "done", runId, result }` or `{ status: "waiting", runId, requests }`.
+   *
+   * @example
+   * const outcome = await runner.start(workflow, "Refund order 42");
+   * if (outcome.status === "waiting") await runner.decide(outcome.runId, { callId: outcome.requests[0].callId, decision: { type: "approve" } });
+   */
+  async start(workflow: Workflow, userMessage: string, options: RunOptions = {}): Promise<RunOutcome> {
+    return outcomeOf(await this.#begin(workflow, userMessage, options));
+  }
+
+  async #begin(workflow: Workflow, userMessage: string, options: RunOptions): Promise<Driven> {
     assertWorkflow(workflow);
     if (typeof userMessage !== "string") throw new InvalidArgumentError("userMessage", "expected a string");
     assertRunOptions(options);
@@ -95,11 +115,36 @@ export class WorkflowRunner {
   }
 
   /**
+   * Continue a run the way `resume()` does, with its wait for a person as an outcome: a waiting
+   * run takes the decisions recorded since (`decide()`, `forge-ts runs approve`, ...) and goes
+   * on, or is still waiting.
+   */
+  async proceed(from: PersistedRun | string, workflow: Workflow, options: ResumeOptions = {}): Promise<RunOutcome> {
+    return outcomeOf(await this.#continue(from, workflow, options));
+  }
+
+  /**
+   * Record a person's decision on a waiting run in the runner's store (from any process; the
+   * run itself need not be loaded). Checked against the pending requests; a repeat of the same
+   * decision is a no-op (`duplicate: true`), a different one for a decided call a
+   * HumanDecisionError. `proceed(runId, workflow)` then continues the run.
+   */
+  async decide(runId: string, decision: DecisionInput): Promise<DecisionReceipt> {
+    const store = this.options.store;
+    if (!store) throw new InvalidArgumentError("store", "decide() records in the runner's store: new WorkflowRunner({ ..., store })");
+    return recordDecision(store, runId, decision, this.#now());
+  }
+
+  /**
    * Continue a persisted run in a new actor (a new process even): from a snapshot object, or by
    * run id from the runner's store (its latest checkpoint). A service that was in flight is
    * re-run with its persisted input; finished tool results are already in the context.
    */
   async resume(from: PersistedRun | string, workflow: Workflow, options: ResumeOptions = {}): Promise<unknown> {
+    return resultOf(await this.#continue(from, workflow, options));
+  }
+
+  async #continue(from: PersistedRun | string, workflow: Workflow, options: ResumeOptions): Promise<Driven> {
     assertWorkflow(workflow);
     assertResumeOptions(options);
     const { restorable, record } =
@@ -123,7 +168,7 @@ export class WorkflowRunner {
     const { restorable, record } = await this.#prepare(() => this.#restore(runId, workflow, { retry: true }));
     const callbacks = new CallbackGuard();
     const actor: WorkflowActor = createActor(machineFor(workflow), { snapshot: restorable.persisted, input: restorable.input, ...this.#inspectOption(callbacks) });
-    return this.#drive(workflow, actor, options.signal, callbacks, record);
+    return resultOf(await this.#drive(workflow, actor, options.signal, callbacks, record));
   }
 
   /** A new run's input with its store record: the session's history as seed, the run leased and new. */
@@ -168,6 +213,7 @@ export class WorkflowRunner {
           lease,
           writer: new CheckpointWriter(store, lease, { runId: from, workflow: name, sessionId, createdAt, seq, state, status }, () => this.#now()),
           recorded: state === "executingTools.running" ? await recordedOutcomes(store, from) : new Map(),
+          decisions: state === "awaitingHuman" && !how.retry ? await recordedDecisions(store, from) : [],
         };
       } catch (error) {
         await lease.release();
@@ -273,14 +319,23 @@ export class WorkflowRunner {
     signal: AbortSignal | undefined,
     callbacks: CallbackGuard,
     record: RunRecord | undefined,
-  ): Promise<unknown> {
-    const { onMessage, onStateChange, inspect } = this.options;
+  ): Promise<Driven> {
+    const { onMessage, onStateChange, inspect, onHumanRequest } = this.options;
     this.#record = record;
-    this.#session = new RunSession(actor, callbacks, { now: () => this.#now(), onMessage, onStateChange, checkpoints: record?.writer });
+    this.#session = new RunSession(actor, callbacks, {
+      now: () => this.#now(),
+      tools: workflow.tools,
+      onHumanRequest,
+      decisions: record?.decisions,
+      onMessage,
+      onStateChange,
+      checkpoints: record?.writer,
+    });
+    const runId = actor.getSnapshot().context.run.id;
     const flush = typeof inspect === "object" && typeof inspect.flush === "function" ? () => inspect.flush!() : undefined;
-    if (!record && !flush) return this.#session.drive(this.#servicesFor(workflow), signal);
+    if (!record && !flush) return { runId, ...(await this.#session.drive(this.#servicesFor(workflow), signal)) };
     try {
-      return await this.#session.drive(this.#servicesFor(workflow), signal);
+      return { runId, ...(await this.#session.drive(this.#servicesFor(workflow), signal)) };
     } finally {
       // Whatever ended the run, its last checkpoint is written (or its write failure already
       // failed the run) and the run is unlocked for the next runner.
@@ -297,6 +352,30 @@ export class WorkflowRunner {
 export { MACHINE_VERSION };
 
 type OutcomeEvent = Extract<RunEvent, { type: "outcome" }>;
+
+type Driven = DriveResult & { runId: string };
+
+/** How `start()` / `proceed()` end without an error: done, or waiting for a person. */
+export type RunOutcome = { status: "done"; runId: string; result: unknown } | { status: "waiting"; runId: string; requests: HumanRequest[] };
+
+function outcomeOf(d: Driven): RunOutcome {
+  return d.kind === "done" ? { status: "done", runId: d.runId, result: d.result } : { status: "waiting", runId: d.runId, requests: d.requests };
+}
+
+function resultOf(d: Driven): unknown {
+  if (d.kind === "done") return d.result;
+  throw new RunWaitingError(
+    d.runId,
+    d.requests.map(({ callId, tool, args, kind, askedAt }) => ({ callId, tool, args, kind, askedAt })),
+  );
+}
+
+/** The decisions recorded in a run's log, in order, as machine events. */
+async function recordedDecisions(store: RunStore, runId: string): Promise<HumanDecisionEvent[]> {
+  const out: HumanDecisionEvent[] = [];
+  for (const e of await store.events(runId)) if (e.type === "decision") out.push({ type: "human.decide", callId: e.callId, decision: e.decision, at: e.at });
+  return out;
+}
 
 /** A failed or cancelled run's checkpoint just before its end, or an error saying why there is none to retry. */
 async function beforeTheEnd(store: RunStore, last: Checkpoint): Promise<Checkpoint> {

@@ -201,7 +201,7 @@ export type RunError = Error & { code?: string; [field: string]: unknown };
 export type Outcome = { value: unknown } | { error: RunError };
 
 /** The run as the store has it, or undefined when the store has no such run. */
-export type StoredRun = { status: "active" | "done"; result?: unknown; errorCode?: string } | undefined;
+export type StoredRun = { status: "active" | "waiting" | "done"; result?: unknown; errorCode?: string } | undefined;
 
 export type Verdict = { kind: "correct" } | { kind: "wrong" | "lost"; why: string };
 

@@ -352,7 +352,7 @@ export class SnapshotError extends ForgeError {
 }
 
 /** The user callbacks the runner isolates; a throw in any of them fails the run with {@link CallbackError}. */
-export type CallbackName = "onStateChange" | "onMessage" | "onChunk" | "inspect";
+export type CallbackName = "onStateChange" | "onMessage" | "onChunk" | "inspect" | "onHumanRequest";
 
 /**
  * A runner callback (`onStateChange`, `onMessage`, `onChunk`, `inspect`) threw or rejected.
@@ -591,6 +591,68 @@ export class BackendBusyError extends ForgeError {
   }
 }
 
+/** One call waiting for a person, as errors and outcomes report it. */
+export interface PendingHumanRequest {
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  kind: "approval" | "input";
+  askedAt: number;
+}
+
+/**
+ * `runner.run()` / `resume()` reached a batch that needs a person and no `onHumanRequest`
+ * answers in-process: the run is checkpointed as `waiting` (with a store) and its requests are
+ * here. Not a failure; `runner.start()` / `proceed()` return the same as a value instead.
+ */
+export class RunWaitingError extends ForgeError {
+  override readonly code = "FORGE_RUN_WAITING";
+  constructor(
+    readonly runId: string,
+    readonly requests: PendingHumanRequest[],
+  ) {
+    super(`run ${runId} is waiting for a person: ${requests.map((r) => `${r.kind} of ${r.tool} (call ${r.callId})`).join(", ")}`);
+  }
+  override get data() {
+    return { runId: this.runId, requests: this.requests };
+  }
+}
+
+/**
+ * A decision that cannot be taken: the run is not waiting, the call is unknown or already
+ * decided, the decision does not fit the request (answer for an approval), or edited args fail
+ * the tool's schema. `problem` is the stable reason.
+ */
+export class HumanDecisionError extends ForgeError {
+  override readonly code = "FORGE_HUMAN_DECISION";
+  constructor(
+    readonly runId: string,
+    readonly callId: string,
+    readonly problem: "not_waiting" | "unknown_call" | "already_decided" | "wrong_kind" | "invalid_args" | "invalid_decision",
+    message: string,
+  ) {
+    super(message);
+  }
+  override get data() {
+    return { runId: this.runId, callId: this.callId, problem: this.problem };
+  }
+}
+
+/** A person did not decide within the workflow's `maxWaitMs` and the run was set to fail then. */
+export class HumanWaitTimeoutError extends ForgeError {
+  override readonly code = "FORGE_HUMAN_WAIT_TIMEOUT";
+  constructor(
+    readonly waitedMs: number,
+    readonly maxWaitMs: number,
+    readonly pending: string[],
+  ) {
+    super(`no decision on ${pending.join(", ")} within ${maxWaitMs} ms (waited ${waitedMs} ms)`);
+  }
+  override get data() {
+    return { waitedMs: this.waitedMs, maxWaitMs: this.maxWaitMs, pending: this.pending };
+  }
+}
+
 /** Render any thrown value as a short string for feeding back to the model. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return `${safeProperty(error, "name")}: ${safeProperty(error, "message")}`;
@@ -645,6 +707,7 @@ const REVIVERS: Record<string, Revivable> = {
   FORGE_CLIENT_CONTRACT: (d) => new ClientContractError(asText(d.client), asStrings(d.issues), asText(d.received)),
   FORGE_TOOL_TIMEOUT: (d) => new ToolTimeoutError(asText(d.toolName), asNumber(d.timeoutMs)),
   FORGE_TOOL_RESULT: (d) => new ToolResultError(asText(d.toolName), asText(d.reason), d.terminal === true),
+  FORGE_HUMAN_WAIT_TIMEOUT: (d) => new HumanWaitTimeoutError(asNumber(d.waitedMs), asNumber(d.maxWaitMs), asStrings(d.pending)),
 };
 
 /**

@@ -45,6 +45,10 @@ export interface ToolDef<TArgs = Record<string, unknown>, TResult = unknown> {
   readonly prerequisites: readonly Prerequisite[];
   /** Deadline for one execution in ms; past it the call's signal is aborted and it fails as a tool error. */
   readonly timeoutMs?: number;
+  /** A person approves each call first (or the calls this function picks); the run waits in `awaitingHuman`. */
+  readonly needsApproval?: boolean | ((args: TArgs, context: ApprovalContext) => boolean);
+  /** The result is a person's answer (the model asks, a person answers); `execute` never runs. */
+  readonly humanInput?: true;
   validateArgs(args: unknown): ArgValidation<TArgs>;
   execute(args: TArgs, context: ToolExecuteContext): TResult | Promise<TResult>;
 }
@@ -55,6 +59,12 @@ export type AnyToolDef = ToolDef<any, unknown>;
 
 type ZodObjectLike = z.ZodType<Record<string, unknown>>;
 
+/** What a `needsApproval` function is told besides the call's arguments. */
+export interface ApprovalContext {
+  runId: string;
+  iteration: number;
+}
+
 interface BaseOptions<TResult, TArgs> {
   name: string;
   description: string;
@@ -62,6 +72,11 @@ interface BaseOptions<TResult, TArgs> {
   prerequisites?: Prerequisite[];
   /** Deadline for one execution in ms (overrides the runner's `toolTimeoutMs`). */
   timeoutMs?: number;
+  /**
+   * A person approves the call before it runs: always (`true`) or when this function says so
+   * for the call's arguments (a function that throws asks too). Rejected calls never run.
+   */
+  needsApproval?: boolean | ((args: TArgs, context: ApprovalContext) => boolean);
 }
 
 /**
@@ -102,7 +117,10 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
   if (options.prerequisites !== undefined && !Array.isArray(options.prerequisites)) {
     throw new ToolDefinitionError(name, "prerequisites must be an array of tool names or { tool, args }");
   }
-  const { timeoutMs } = options;
+  const { timeoutMs, needsApproval } = options;
+  if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
+    throw new ToolDefinitionError(name, "needsApproval must be a boolean or a function (args, context) => boolean");
+  }
   if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
     throw new ToolDefinitionError(name, `timeoutMs must be a number of milliseconds in (0, ${MAX_TIMER_MS}], got ${String(timeoutMs)}`);
   }
@@ -163,7 +181,27 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
     validateArgs,
     execute,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(needsApproval !== undefined && needsApproval !== false ? { needsApproval } : {}),
   });
+}
+
+/**
+ * A tool whose result a person supplies: the model calls it to ask (a question, a missing
+ * detail), the run waits in `awaitingHuman`, and the person's answer is the tool result.
+ *
+ * @example
+ * const askUser = humanInputTool({ name: "ask_user", description: "Ask the user a question", parameters: z.object({ question: z.string() }) });
+ */
+export function humanInputTool<TSchema extends ZodObjectLike>(
+  options: { name: string; description: string; parameters: TSchema; prerequisites?: Prerequisite[] },
+): ToolDef<z.output<TSchema>, unknown> {
+  const def = defineTool({
+    ...options,
+    execute: () => {
+      throw new ToolDefinitionError(options.name, "a human-input tool is answered by a person, never executed");
+    },
+  });
+  return Object.freeze({ ...def, humanInput: true as const });
 }
 
 /**

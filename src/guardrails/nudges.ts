@@ -38,6 +38,7 @@ export const TOOL_ERROR_MARKERS = [
   "ToolError",
   "ToolResolutionError",
   "Skipped",
+  "Rejected",
 ] as const;
 
 const MARKER = new RegExp(`^\\[(?:${TOOL_ERROR_MARKERS.join("|")})\\]`);
@@ -127,6 +128,16 @@ export function formatNudge(wanted: string, issues: readonly string[]): Nudge {
       `Your last reply was not valid for the required output format:\n${issues.map((i) => `- ${i}`).join("\n")}\n` +
       `Reply again with only ${wanted}: no prose and no code fences around it.`,
   };
+}
+
+/**
+ * A person declined the call: it did not run; the reason is theirs.
+ *
+ * @example
+ * rejectedMessage("refund", "over the limit"); // '[Rejected] A person declined the call to "refund": over the limit. ...'
+ */
+export function rejectedMessage(tool: string, reason: string): string {
+  return `[Rejected] A person declined the call to "${tool}": ${reason}. It did not run. Do not repeat it unchanged; adjust it to the reason or take another way.`;
 }
 
 /**

@@ -5,13 +5,14 @@
  */
 import { createMessage, MessageType, type Message, type ToolCallInfo } from "../core/messages.js";
 import { blockedBatchResults, type BlockedResult } from "../guardrails/blocked-batch.js";
-import { loopBreakMessage, toolErrorMessage, toolResolutionMessage } from "../guardrails/nudges.js";
+import { loopBreakMessage, rejectedMessage, toolErrorMessage, toolResolutionMessage } from "../guardrails/nudges.js";
 import { rejectionBudget } from "../guardrails/response-validator.js";
 import { prerequisiteBlock, stepBlock, summaryHint } from "../guardrails/step-enforcer.js";
 import { ToolResolutionError } from "../core/errors.js";
 import { estimateMessageTokensChars4 } from "../context/token-estimator.js";
 import { addCalls } from "./call-counts.js";
 import type { PlannedCall, ToolResultStatus, WorkflowContext } from "./context.js";
+import { settlingDecision, type HumanRequest } from "./human.js";
 import { RecordedToolError, type ToolOutput } from "./tool-output.js";
 import { prematureTerminal, prerequisiteViolations, repeatViolations, validatedCalls } from "./guards.js";
 
@@ -152,15 +153,33 @@ export function recordLoopBreak(ctx: WorkflowContext): ActionResult {
   });
 }
 
-/** Plan the batch: every call will run, in order; loop-break counts include this batch. */
-export function startBatch(ctx: WorkflowContext): ActionResult {
+/**
+ * Plan the batch: every call will run, in order; loop-break counts include this batch.
+ * `human` (from the toolbox's needsApproval / humanInput) lists the calls a person decides first.
+ */
+export function startBatch(ctx: WorkflowContext, human: (ctx: WorkflowContext, calls: PlannedCall[]) => HumanRequest[] = () => []): ActionResult {
   const calls = validatedCalls(ctx);
   const { message, ids } = toolCallMessage(ctx, calls);
   const planned: PlannedCall[] = calls.map((c, i) => ({ tool: c.tool, args: c.args, callId: ids[i]! }));
+  const requests = human(ctx, planned);
   return append(ctx, [...reasoningMessages(ctx), message], {
     callCounts: addCalls(ctx.callCounts, calls),
-    batch: { calls: planned, done: [] },
+    batch: requests.length > 0 ? { calls: planned, done: [], human: requests } : { calls: planned, done: [] },
   });
+}
+
+/**
+ * The outcome of a call a person settled without running it: a rejection goes back on the
+ * tool-error channel with the person's reason (not counted as a tool failure: nothing failed);
+ * an answer is the call's result.
+ */
+export function humanOutcome(ctx: WorkflowContext): ToolOutcome {
+  const settled = settlingDecision(ctx);
+  if (!settled) throw new Error("humanOutcome needs a call settled by a person");
+  const { request, decision } = settled;
+  if (decision.type === "reject") return { status: "resolution", content: rejectedMessage(request.tool, decision.reason) };
+  const content = typeof decision.answer === "string" ? decision.answer : JSON.stringify(decision.answer);
+  return { status: "ok", content, result: decision.answer };
 }
 
 export interface ToolOutcome {

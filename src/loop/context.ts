@@ -10,6 +10,7 @@ import type { Prerequisite } from "../core/tool.js";
 import type { CompletedStep } from "../guardrails/step-enforcer.js";
 import type { ValidationResult } from "../guardrails/response-validator.js";
 import { estimateTokensChars4 } from "../context/token-estimator.js";
+import type { HumanRequest } from "./human.js";
 import { callCountEntries, callCountsFrom, EMPTY_CALL_COUNTS, type CallCountTrie } from "./call-counts.js";
 
 /**
@@ -30,6 +31,9 @@ export interface LoopBudget {
   maxWallClockMs?: number;
   /** More calls in one response are refused with a retry nudge. Absent in older snapshots: the default applies. */
   maxToolCallsPerResponse?: number;
+  /** How long a request may wait for a person, and what then (reject the undecided calls, or fail). */
+  maxWaitMs?: number;
+  onWaitTimeout?: "reject" | "fail";
 }
 
 /**
@@ -138,7 +142,8 @@ export interface WorkflowContext {
   stats: LoopStats;
   lastResponse?: LLMResponse;
   validation?: ValidationResult;
-  batch?: { calls: PlannedCall[]; done: ToolResultRecord[] };
+  /** The batch being executed; `human` lists the calls waiting for (or decided by) a person. */
+  batch?: { calls: PlannedCall[]; done: ToolResultRecord[]; human?: HumanRequest[] };
   terminal?: { tool: string; args: Record<string, unknown>; result: unknown };
   error?: ErrorJSON & { origin?: "infer" | "compact" | "loop" };
 }

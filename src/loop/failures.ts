@@ -4,6 +4,7 @@
  */
 import {
   BudgetExhaustedError,
+  HumanWaitTimeoutError,
   MaxIterationsError,
   PrerequisiteError,
   StepEnforcementError,
@@ -89,4 +90,11 @@ export function terminalResultFailed(error: unknown): Failure {
 /** A service (inference, compaction) threw: keep its JSON and where it came from. */
 export function serviceFailed(origin: "infer" | "compact", error: unknown): Failure {
   return { ...errorToJSON(error), origin };
+}
+
+/** A person did not decide in time and the run fails then (`onWaitTimeout: "fail"`). */
+export function waitTimedOut(ctx: WorkflowContext, now: number): Failure {
+  const pending = (ctx.batch?.human ?? []).filter((r) => r.decision === undefined);
+  const oldest = Math.min(...pending.map((r) => r.askedAt));
+  return loop(new HumanWaitTimeoutError(now - oldest, ctx.run.budget.maxWaitMs ?? 0, pending.map((r) => `${r.tool} (call ${r.callId})`)));
 }

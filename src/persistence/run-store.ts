@@ -16,6 +16,14 @@ import type { Message } from "../core/messages.js";
 import type { JsonDelta } from "./json-delta.js";
 import type { PersistedRun } from "./snapshot.js";
 import type { WorkflowInput } from "../loop/context.js";
+import type { HumanDecision } from "../loop/human.js";
+
+export type RunStatus = "active" | "waiting" | "done";
+
+/** The store status of a run in `state`. */
+export function statusOfState(state: string, final: boolean): RunStatus {
+  return final ? "done" : state === "awaitingHuman" ? "waiting" : "active";
+}
 
 /** One saved moment of a run: what `runner.resume(runId, workflow)` restores. */
 export interface Checkpoint {
@@ -26,8 +34,11 @@ export interface Checkpoint {
   sessionId?: string;
   /** The state the run was in ("inferring", "executingTools.running", "done", …). */
   state: string;
-  /** "active" while the run can go on; "done" once it reached a final state. */
-  status: "active" | "done";
+  /**
+   * "active" while the run can go on by itself; "waiting" while it waits for a person
+   * (`awaitingHuman`: nothing runs until a decision arrives); "done" once it reached a final state.
+   */
+  status: RunStatus;
   /** When the run started and when this checkpoint was taken (ms since epoch). */
   createdAt: number;
   savedAt: number;
@@ -51,6 +62,11 @@ export type RunEvent =
    * call whose outcome is recorded under its idempotency key is answered from here, never re-run.
    */
   | { type: "outcome"; key: string; output?: unknown; error?: { status: "error" | "resolution"; content: string } }
+  /**
+   * A person's decision on a pending request, recorded before the run acts on it (by the
+   * runner, `runs approve|reject|answer`, the visualizer): a restart re-applies it, never re-asks.
+   */
+  | { type: "decision"; callId: string; decision: HumanDecision; at: number }
   | { type: "end"; state: string; error?: ErrorJSON };
 
 /** A run as listed: its latest checkpoint without the snapshot. */
@@ -172,7 +188,7 @@ export function checkedRunInfo(
   if (typeof workflow !== "string") throw bad("workflow is not a string");
   if (sessionId !== undefined && typeof sessionId !== "string") throw bad("sessionId is not a string");
   if (typeof state !== "string") throw bad("state is not a string");
-  if (status !== "active" && status !== "done") throw bad('status is not "active" or "done"');
+  if (status !== "active" && status !== "waiting" && status !== "done") throw bad('status is not "active", "waiting" or "done"');
   if (typeof createdAt !== "number" || typeof savedAt !== "number") throw bad("createdAt/savedAt are not numbers");
   return { runId, seq, workflow, ...(sessionId === undefined ? {} : { sessionId }), state, status, createdAt, savedAt };
 }

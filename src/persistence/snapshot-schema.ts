@@ -24,6 +24,8 @@ const BudgetSchema = z.looseObject({
   maxTotalTokens: z.number().positive().optional(),
   maxWallClockMs: z.number().positive().optional(),
   maxToolCallsPerResponse: z.number().int().positive().optional(),
+  maxWaitMs: z.number().positive().optional(),
+  onWaitTimeout: z.enum(["reject", "fail"]).optional(),
 });
 
 const NudgeSchema = z.looseObject({ role: z.enum(["user", "tool"]), content: z.string(), kind: z.string(), tier: count });
@@ -53,6 +55,26 @@ const BatchSchema = z.looseObject({
   done: z.array(
     z.looseObject({ index: count, tool: z.string(), callId: z.string(), status: z.enum(["ok", "error", "resolution"]), content: z.string() }),
   ),
+  human: z
+    .array(
+      z.looseObject({
+        callId: z.string(),
+        index: count,
+        tool: z.string(),
+        args: jsonObject,
+        kind: z.enum(["approval", "input"]),
+        askedAt: z.number(),
+        parameters: jsonObject,
+        decision: z
+          .union([
+            z.looseObject({ type: z.literal("approve"), args: jsonObject.optional(), at: z.number() }),
+            z.looseObject({ type: z.literal("reject"), reason: z.string(), at: z.number() }),
+            z.looseObject({ type: z.literal("answer"), answer: z.unknown(), at: z.number() }),
+          ])
+          .optional(),
+      }),
+    )
+    .optional(),
 });
 
 const StatsSchema = z.looseObject({
@@ -113,14 +135,14 @@ export const WorkflowContextSchema = z.looseObject({
   error: ErrorSchema.optional(),
 });
 
-/** The states a persisted snapshot can be in: waiting on a service, or final. Eventless states never persist. */
-export const PERSISTABLE_STATES = ["compacting.running", "inferring", "executingTools.running", "done", "failed", "cancelled"] as const;
+/** The states a persisted snapshot can be in: waiting on a service or a person, or final. Eventless states never persist. */
+export const PERSISTABLE_STATES = ["compacting.running", "inferring", "awaitingHuman", "executingTools.running", "done", "failed", "cancelled"] as const;
 
 /** @example PersistedRunSchema.safeParse(JSON.parse(file)).success */
 export const PersistedRunSchema = z.looseObject({
   status: z.enum(["active", "done"]),
   value: z.union([
-    z.enum(["inferring", "done", "failed", "cancelled"]),
+    z.enum(["inferring", "awaitingHuman", "done", "failed", "cancelled"]),
     z.strictObject({ compacting: z.literal("running") }),
     z.strictObject({ executingTools: z.literal("running") }),
   ]),

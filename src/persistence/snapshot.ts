@@ -120,6 +120,9 @@ function checkState(run: PersistedRun): void {
   if ((state === "failed" || state === "cancelled") && ctx.error === undefined) {
     throw new SnapshotError(`snapshot is in state "${state}" but carries no error`, { state });
   }
+  if (state === "awaitingHuman" && !(ctx.batch?.human ?? []).some((r) => r.decision === undefined)) {
+    throw new SnapshotError('snapshot is in state "awaitingHuman" but no request is waiting for a decision', { state });
+  }
   const children = run.children ?? {};
   const expected = final ? undefined : SERVICE_OF_STATE[state];
   for (const [id, child] of Object.entries(children)) {

@@ -13,9 +13,10 @@
  * (same idempotency key).
  */
 import { InvalidArgumentError, StoreError } from "../core/errors.js";
+import type { HumanDecisionEvent } from "../loop/human.js";
 import { diffJson } from "../persistence/json-delta.js";
 import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
-import { latestRun, type Commit, type RunEvent, type RunLease, type RunStore } from "../persistence/run-store.js";
+import { latestRun, statusOfState, type Commit, type RunEvent, type RunLease, type RunStatus, type RunStore } from "../persistence/run-store.js";
 
 /** What a run on a runner with a store holds while it runs. */
 export interface RunRecord {
@@ -23,6 +24,8 @@ export interface RunRecord {
   writer: CheckpointWriter;
   /** Outcomes written ahead for calls the restored run has in flight, by idempotency key. */
   recorded: Map<string, Extract<RunEvent, { type: "outcome" }>>;
+  /** Decisions in the log of a run restored while waiting for a person (applied first). */
+  decisions?: HumanDecisionEvent[];
 }
 
 /**
@@ -66,7 +69,7 @@ export interface CheckpointMeta {
   seq: number;
   /** The last commit's state and status (for a commit that only adds events). */
   state: string;
-  status: "active" | "done";
+  status: RunStatus;
 }
 
 export class CheckpointWriter {
@@ -76,7 +79,7 @@ export class CheckpointWriter {
   readonly #now: () => number;
   #seq: number;
   #state: string;
-  #status: "active" | "done";
+  #status: RunStatus;
   /** The last committed state, as the object that was diffed (undefined: the next commit is whole). */
   #base: PersistedRun | undefined;
   #wholeBytes = 0;
@@ -186,7 +189,7 @@ export class CheckpointWriter {
   /** The commit for this step: the state whole, as a delta, or unchanged. */
   #commit(events: RunEvent[], queued: { snapshot: PersistedRun; state: string } | undefined): Commit {
     const { runId, workflow, sessionId, createdAt } = this.#meta;
-    const status = queued ? (queued.snapshot.status === "done" ? "done" : "active") : this.#status;
+    const status = queued ? statusOfState(queued.state, queued.snapshot.status === "done") : this.#status;
     const commit: Commit = {
       runId,
       fence: this.#lease.fence,

@@ -11,6 +11,7 @@ import { previewValue } from "../core/response-contract.js";
 import { MAX_TIMER_MS } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";
 import type { WorkflowContext } from "../loop/context.js";
+import type { HumanDecision, HumanRequest } from "../loop/human.js";
 import type { PersistedRun } from "../persistence/snapshot.js";
 import type { RunStore } from "../persistence/run-store.js";
 
@@ -42,6 +43,17 @@ export interface WorkflowRunnerOptions {
   maxWallClockMs?: number;
   /** Deadline in ms for one tool call when the tool sets no `timeoutMs`; past it the call fails as a tool error. */
   toolTimeoutMs?: number;
+  /**
+   * Answers the run's requests for a person in-process (like the Claude Agent SDK's
+   * `canUseTool`): called once per pending approval or question; its decision is recorded in
+   * the run's log before it is acted on. Without it a run that needs a person stops `waiting`.
+   * A throw, a rejection or an invalid decision fails the run (CallbackError / HumanDecisionError).
+   */
+  onHumanRequest?: (request: HumanRequest) => HumanDecision | Promise<HumanDecision>;
+  /** How long a request may wait for a person, in ms (from when it was asked). Unset: forever. */
+  maxWaitMs?: number;
+  /** What a wait past `maxWaitMs` does: reject the undecided calls (the model is told), or fail the run (HumanWaitTimeoutError). Default "reject". */
+  onWaitTimeout?: "reject" | "fail";
   /** More tool calls than this in one response: none run, the model gets a retry nudge (retry budget). Default 64. */
   maxToolCallsPerResponse?: number;
   /** Use client.sendStream; chunks go to onChunk, the loop acts on FINAL only. */
@@ -142,7 +154,13 @@ export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
     if (options[key] !== undefined) nonNegativeInt(key, options[key]);
   }
   if (options.maxIterations === 0) throw new InvalidArgumentError("maxIterations", "must be at least 1");
-  for (const key of ["maxTotalTokens", "maxWallClockMs"] as const) {
+  if (options.onHumanRequest !== undefined && typeof options.onHumanRequest !== "function") {
+    throw new InvalidArgumentError("onHumanRequest", "expected a function (request) => decision");
+  }
+  if (options.onWaitTimeout !== undefined && options.onWaitTimeout !== "reject" && options.onWaitTimeout !== "fail") {
+    throw new InvalidArgumentError("onWaitTimeout", `expected "reject" or "fail", got ${previewValue(options.onWaitTimeout)}`);
+  }
+  for (const key of ["maxTotalTokens", "maxWallClockMs", "maxWaitMs"] as const) {
     if (options[key] !== undefined && !(typeof options[key] === "number" && options[key] > 0)) {
       throw new InvalidArgumentError(key, "expected a positive number");
     }

@@ -57,6 +57,7 @@ export function runInput(
       maxToolRepeat: o.maxToolRepeat ?? DEFAULT_MAX_TOOL_REPEAT,
       ...(o.maxTotalTokens !== undefined ? { maxTotalTokens: o.maxTotalTokens } : {}),
       ...(o.maxWallClockMs !== undefined ? { maxWallClockMs: o.maxWallClockMs } : {}),
+      ...(o.maxWaitMs !== undefined ? { maxWaitMs: o.maxWaitMs, onWaitTimeout: o.onWaitTimeout ?? "reject" } : {}),
       maxToolCallsPerResponse: o.maxToolCallsPerResponse ?? DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE,
     },
     switches: { rescueEnabled: o.rescueEnabled ?? true, stepEnforcement: o.stepEnforcement ?? true },

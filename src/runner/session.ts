@@ -5,10 +5,12 @@
  */
 import type { Actor } from "xstate";
 import type { WorkflowMachine } from "../../machines/workflow.machine.js";
-import { reviveError, WorkflowCancelledError, type ForgeError } from "../core/errors.js";
+import { CallbackError, HumanDecisionError, reviveError, WorkflowCancelledError, type ForgeError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
 import { MAX_TIMER_MS } from "../core/tool.js";
+import type { AnyToolDef } from "../core/tool.js";
 import type { WorkflowContext } from "../loop/context.js";
+import { decisionProblem, pendingRequests, type HumanDecision, type HumanDecisionEvent, type HumanRequest } from "../loop/human.js";
 import { runStatsFrom, type RunStats } from "../loop/run-stats.js";
 import { stateName } from "../loop/state-name.js";
 import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
@@ -18,8 +20,17 @@ import type { CheckpointWriter } from "./checkpoints.js";
 
 export type WorkflowActor = Actor<WorkflowMachine>;
 
+/** How a drive ended without an error: the run finished, or it waits for a person. */
+export type DriveResult = { kind: "done"; result: unknown } | { kind: "waiting"; requests: HumanRequest[] };
+
 export interface SessionHooks {
   now: () => number;
+  /** The workflow's tools: edited args in a decision are checked against their schemas. */
+  tools: Readonly<Record<string, AnyToolDef>>;
+  /** Answers requests for a person in-process; without it the run stops `waiting`. */
+  onHumanRequest?: ((request: HumanRequest) => HumanDecision | Promise<HumanDecision>) | undefined;
+  /** Decisions already in the run's log (a resumed waiting run): applied first, never re-recorded. */
+  decisions?: readonly HumanDecisionEvent[] | undefined;
   /** The run's durable record, when the runner has a store. */
   checkpoints?: CheckpointWriter | undefined;
   onMessage?: ((message: Message) => void) | undefined;
@@ -62,13 +73,13 @@ export class RunSession {
     this.#stopRun?.(new WorkflowCancelledError(ctx.messages, ctx.steps.completedTools, ctx.iteration, reason));
   }
 
-  /** Start the actor with `services` bound to it; settles with the run's result or typed error. */
-  drive(services: WorkflowServices, signal: AbortSignal | undefined): Promise<unknown> {
+  /** Start the actor with `services` bound to it; settles with the run's result (or its wait) or typed error. */
+  drive(services: WorkflowServices, signal: AbortSignal | undefined): Promise<DriveResult> {
     const { actor } = this;
     const callbacks = this.#callbacks;
     const { now, onMessage, onStateChange } = this.#hooks;
     bindServices(actor.system, services);
-    return new Promise<unknown>((resolve, reject) => {
+    return new Promise<DriveResult>((resolve, reject) => {
       const cleanup: (() => void)[] = [];
       let settled = false;
       const settle = (fn: () => void) => {
@@ -112,7 +123,7 @@ export class RunSession {
         if (settled) return; // a callback failed the run in the meantime
         this.stats = runStatsFrom(snapshot.context, state, now());
         const ctx = snapshot.context;
-        if (state === "done") return settle(() => resolve(ctx.terminal?.result));
+        if (state === "done") return settle(() => resolve({ kind: "done", result: ctx.terminal?.result }));
         const json = ctx.error;
         const origin = json?.origin;
         // A failed service's live error carries more than its JSON form (cause, stack).
@@ -136,6 +147,7 @@ export class RunSession {
             lastState = state;
             callbacks.call("onStateChange", onStateChange, state, snapshot.context);
           }
+          if (state === "awaitingHuman") return wait(snapshot.context);
           if (snapshot.status !== "done") return;
           // Settled a microtask later at the earliest: inspection events of this same step, and
           // callbacks still running asynchronously, may yet fail the run. With a store, the final
@@ -149,6 +161,59 @@ export class RunSession {
         error: (err) => settle(() => reject(err)),
       });
       cleanup.push(() => sub.unsubscribe());
+      // A person's decision: checked here (an invalid one would be ignored by the machine and
+      // leave the run waiting), recorded in the log, then sent.
+      const decide = (callId: string, decision: HumanDecision, record: boolean) => {
+        if (settled) return;
+        const event: HumanDecisionEvent = { type: "human.decide", callId, decision, at: now() };
+        const problem = decisionProblem(actor.getSnapshot().context, event, this.#hooks.tools);
+        if (problem) return fail(new HumanDecisionError(actor.getSnapshot().context.run.id, callId, problem.code, problem.message));
+        if (record) checkpoints?.record({ type: "decision", callId, decision, at: event.at });
+        actor.send(event);
+      };
+      const asked = new Set<string>();
+      let parking = false;
+      // A resumed waiting run takes the decisions already in its log before anyone is asked.
+      let holding = stateName(actor.getSnapshot().value) === "awaitingHuman";
+      const wait = (ctx: WorkflowContext) => {
+        if (holding) return;
+        const pending = pendingRequests(ctx);
+        const { onHumanRequest } = this.#hooks;
+        if (onHumanRequest) {
+          for (const request of pending) {
+            if (asked.has(request.callId)) continue;
+            asked.add(request.callId);
+            // Not through the callback guard's pending set: a person may never answer, and a run
+            // that ends meanwhile (timeout, cancel) must not wait for them.
+            let answer: Promise<HumanDecision>;
+            try {
+              answer = Promise.resolve(onHumanRequest(request));
+            } catch (error) {
+              answer = Promise.reject(error);
+            }
+            answer.then(
+              (decision) => decide(request.callId, decision, true),
+              (error: unknown) => fail(new CallbackError("onHumanRequest", error)),
+            );
+          }
+          return;
+        }
+        if (parking) return;
+        parking = true;
+        // No one to ask here: the run parks, durable as `waiting`, and is resumed once decided.
+        void callbacks
+          .idle()
+          .then(() => checkpoints?.settled())
+          .then(() => {
+            if (settled) return;
+            this.#stoppedAt = this.snapshot();
+            const last = actor.getSnapshot();
+            this.stats = runStatsFrom(last.context, "awaitingHuman", now());
+            actor.stop();
+            settle(() => resolve({ kind: "waiting", requests: pendingRequests(last.context) }));
+          })
+          .catch((error: unknown) => settle(() => reject(error)));
+      };
       if (signal) {
         const onAbort = () => actor.send({ type: "workflow.cancel", reason: abortReason(signal) });
         if (signal.aborted) queueMicrotask(onAbort);
@@ -158,7 +223,17 @@ export class RunSession {
         }
       }
       actor.start();
-      if (!settled && actor.getSnapshot().status === "active") cleanup.push(this.#armWallClock());
+      if (holding && !settled) {
+        for (const d of this.#hooks.decisions ?? []) {
+          if (pendingRequests(actor.getSnapshot().context).some((r) => r.callId === d.callId)) actor.send(d);
+        }
+        // A wait that ran out while no process was watching ends now, as the run says.
+        actor.send({ type: "human.timeout", now: now() });
+        holding = false;
+        const snapshot = actor.getSnapshot();
+        if (snapshot.status === "active" && stateName(snapshot.value) === "awaitingHuman") wait(snapshot.context);
+      }
+      if (!settled && actor.getSnapshot().status === "active") cleanup.push(this.#armWallClock(), this.#armWaitClock());
     });
   }
 
@@ -167,6 +242,29 @@ export class RunSession {
    * flight (the machine's own check runs only between steps). Re-checks the run's clock when it
    * fires (an injected `now` decides, and setTimeout caps long delays). Returns its canceller.
    */
+  #armWaitClock(): () => void {
+    const { actor } = this;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let armedFor: number | undefined;
+    const sub = actor.subscribe((snapshot) => {
+      const deadline = stateName(snapshot.value) === "awaitingHuman" ? waitDeadline(snapshot.context) : undefined;
+      if (deadline === armedFor) return;
+      clearTimeout(timer);
+      armedFor = deadline;
+      if (deadline === undefined) return;
+      const fire = () => {
+        const now = this.#hooks.now();
+        if (now < deadline) timer = setTimeout(fire, Math.min(Math.ceil(deadline - now), MAX_TIMER_MS));
+        else actor.send({ type: "human.timeout", now });
+      };
+      fire();
+    });
+    return () => {
+      clearTimeout(timer);
+      sub.unsubscribe();
+    };
+  }
+
   #armWallClock(): () => void {
     const { actor } = this;
     const { budget, startedAt } = actor.getSnapshot().context.run;
@@ -182,6 +280,14 @@ export class RunSession {
     check();
     return () => clearTimeout(timer);
   }
+}
+
+/** The runner's side of `maxWaitMs` while a person is asked in-process: re-checked when it fires. */
+export function waitDeadline(ctx: WorkflowContext): number | undefined {
+  const max = ctx.run.budget.maxWaitMs;
+  const pending = pendingRequests(ctx);
+  if (max === undefined || pending.length === 0) return undefined;
+  return Math.min(...pending.map((r) => r.askedAt)) + max;
 }
 
 function abortReason(signal: AbortSignal): string {

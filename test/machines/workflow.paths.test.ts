@@ -23,7 +23,8 @@ import { estimateTokensChars4 } from "../../src/context/token-estimator.js";
 import { loopWorkflow } from "../support/loop-fixtures.js";
 
 const { workflow } = loopWorkflow();
-const machine = createWorkflowMachine({ tools: workflow.tools });
+// `extra` needs a person's approval, so batches holding it pass through awaitingHuman.
+const machine = createWorkflowMachine({ tools: { ...workflow.tools, extra: { ...workflow.tools.extra!, needsApproval: true } } });
 /** Services that never settle: the replay feeds their done/error events itself. */
 const pending = <TOut, TIn>() => fromPromise<TOut, TIn>(() => new Promise<TOut>(() => undefined));
 const replayMachine = machine.provide({
@@ -31,7 +32,7 @@ const replayMachine = machine.provide({
 });
 
 const messages = [createMessage("system", "sys", MessageType.SYSTEM_PROMPT), createMessage("user", "go", MessageType.USER_INPUT)];
-const input: WorkflowInput = {
+const runInput: WorkflowInput = {
   runId: "graph",
   workflow: workflow.name,
   messages,
@@ -39,7 +40,7 @@ const input: WorkflowInput = {
   terminalTools: [...workflow.terminalTools],
   requiredSteps: [...workflow.requiredSteps],
   prerequisites: { fetch_a: [], fetch_b: ["fetch_a"], extra: [], finish: [] },
-  budget: { maxIterations: 5, maxRetries: 1, maxToolErrors: 1, maxPremature: 1, maxPrereq: 1, maxToolRepeat: 1, maxTotalTokens: 10_000, maxWallClockMs: 1_000 },
+  budget: { maxIterations: 5, maxRetries: 1, maxToolErrors: 1, maxPremature: 1, maxPrereq: 1, maxToolRepeat: 1, maxTotalTokens: 10_000, maxWallClockMs: 1_000, maxWaitMs: 100, onWaitTimeout: "reject" },
   switches: { rescueEnabled: true, stepEnforcement: true },
   startedAt: 0,
   // The first history fits (compaction skipped); once it grows, the compaction service runs.
@@ -80,6 +81,12 @@ function eventsFor(snapshot: { context: WorkflowContext; children: Record<string
     out.push({ type: "xstate.done.actor.infer", output: { response: { type: "tool_calls", toolCalls: [{ tool: "finish", args: { summary: "ok" } }] }, usage, now: 0 } });
     out.push({ type: "xstate.error.actor.infer", error: new Error("backend down") });
   }
+  for (const request of ctx.batch?.human ?? []) {
+    if (request.decision) continue;
+    out.push({ type: "human.decide", callId: request.callId, decision: { type: "approve" }, at: 0 });
+    out.push({ type: "human.decide", callId: request.callId, decision: { type: "reject", reason: "no" }, at: 0 });
+    out.push({ type: "human.decide", callId: "unknown", decision: { type: "approve" }, at: 0 });
+  }
   if (snapshot.children.executeTool) {
     out.push({ type: "xstate.done.actor.executeTool", output: { content: '{"ok":true}', result: { ok: true }, now: 0 } });
     // a slow tool: the next budget check finds the wall clock spent
@@ -111,6 +118,7 @@ function serialize(snapshot: { value: unknown; context: WorkflowContext }): stri
     c.error?.message,
     c.validation?.kind,
     `${last?.role}:${last?.meta.type}`,
+    c.batch?.human?.map((r) => r.decision?.type ?? "pending"),
   ]);
 }
 
@@ -124,17 +132,17 @@ function allTransitions(node: AnyStateNode): AnyTransitionDefinition[] {
 
 describe("workflow statechart path coverage", () => {
   it("generated paths reach every state and every transition", () => {
-    const paths = getShortestPaths(machine, {
-      input,
-      events: eventsFor as never,
-      serializeState: serialize as never,
-      limit: 200_000,
-    });
-    expect(paths.length).toBeGreaterThan(20);
-
     const takenTransitions = new Set<AnyTransitionDefinition>();
     const reachedStates = new Set<string>();
-    for (const path of paths) {
+    const paths = getShortestPaths(machine, { input: runInput, events: eventsFor as never, serializeState: serialize as never, limit: 200_000 });
+    expect(paths.length).toBeGreaterThan(20);
+    // The wait timer (maxWaitMs 100 from askedAt 0): the first path that reaches awaitingHuman,
+    // timed out as set (the call rejected), and replayed with a run set to fail instead.
+    const failing = { ...runInput, budget: { ...runInput.budget, onWaitTimeout: "fail" as const } };
+    const toWaiting = paths.find((p) => p.state.value === "awaitingHuman")!;
+    const timedOut = { ...toWaiting, steps: [...toWaiting.steps, { state: toWaiting.state, event: { type: "human.timeout", now: 500 } }] };
+    const replays = [...paths.map((p) => [runInput, p] as const), [runInput, timedOut] as const, [failing, timedOut] as const];
+    for (const [input, path] of replays) {
       const actor = createActor(replayMachine, {
         input,
         inspect: (ev: InspectionEvent) => {
