@@ -10,7 +10,7 @@ import type { Redis } from "ioredis";
 import { InvalidArgumentError, reviveError, SessionTurnFailedError, WorkflowCancelledError, type ErrorJSON } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
 import type { RunStore } from "../persistence/run-store.js";
-import { WorkflowRunner } from "../runner.js";
+import { WorkflowRunner, type RunOutcome } from "../runner.js";
 import type { WorkflowRunnerOptions } from "../runner/options.js";
 import type { RunJobData } from "./enqueue-options.js";
 import { logJobError } from "./job-errors.js";
@@ -59,7 +59,11 @@ export function runJobProcessor(ctx: RunJobContext): (job: Job<RunJobData, RunJo
       if (await isCancelled(ctx.client, d.runId)) controller.abort(CANCELLED);
       if (!controller.signal.aborted && d.sessionId !== undefined) await admit(ctx, job, token, d.sessionId);
       if (controller.signal.aborted) throw new TurnEndError({ kind: "cancelled" }, new WorkflowCancelledError([], [], 0, "cancelled before it started (cancelRun)"));
-      return { result: await drive(ctx, job, token, workflow, controller) };
+      const outcome = await drive(ctx, job, token, workflow, controller);
+      if (outcome.status === "done") return { result: outcome.result };
+      // Parked for a person: the job completes (its worker is free) and the session's turn stays
+      // taken until the run is decided, requeued (resumeRun) and finished.
+      return { result: undefined, waiting: outcome.requests.map(({ callId, tool, args, kind, askedAt }) => ({ callId, tool, args, kind, askedAt })) };
     } catch (error) {
       if (error instanceof TurnEndError) await logJobError(job, error.error);
       else if (!(error instanceof DelayedError) && (error as { code?: unknown })?.code !== "FORGE_LOCK_LOST") await logJobError(job, error);
@@ -107,7 +111,7 @@ async function admit(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, tok
   throw new DelayedError();
 }
 
-async function drive(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, token: string | undefined, workflow: Workflow, controller: AbortController): Promise<unknown> {
+async function drive(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, token: string | undefined, workflow: Workflow, controller: AbortController): Promise<RunOutcome> {
   const d = job.data;
   const progress = throttledProgress((p) => job.updateProgress(p), ctx.progressIntervalMs);
   const timer = d.timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(`timed out after ${d.timeoutMs} ms (timeoutMs)`), d.timeoutMs);
@@ -145,12 +149,12 @@ async function drive(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, tok
   }
 }
 
-/** A new run, or the one a dead worker left in the store: resumed, or answered if it had ended. */
-async function runOrResume(store: RunStore, runner: WorkflowRunner, workflow: Workflow, d: RunJobData, signal: AbortSignal): Promise<unknown> {
+/** A new run, or one already in the store (a dead worker's, or a decided wait): continued, or answered if it had ended. */
+async function runOrResume(store: RunStore, runner: WorkflowRunner, workflow: Workflow, d: RunJobData, signal: AbortSignal): Promise<RunOutcome> {
   const checkpoint = await store.latest(d.runId);
   if (!checkpoint) {
     try {
-      return await runner.run(workflow, d.text, { runId: d.runId, signal, ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}), ...(d.promptVars ? { promptVars: d.promptVars } : {}) });
+      return await runner.start(workflow, d.text, { runId: d.runId, signal, ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}), ...(d.promptVars ? { promptVars: d.promptVars } : {}) });
     } catch (error) {
       // Another worker started the run between the look above and this one's lease (it was
       // paused with the job): go on from what it stored, as for any run found in the store.
@@ -158,9 +162,9 @@ async function runOrResume(store: RunStore, runner: WorkflowRunner, workflow: Wo
       return runOrResume(store, runner, workflow, d, signal);
     }
   }
-  if (checkpoint.status === "active") return runner.resume(d.runId, workflow, { signal });
+  if (checkpoint.status !== "done") return runner.proceed(d.runId, workflow, { signal });
   // Finished before its worker could report it.
   const context = checkpoint.snapshot.context as { terminal?: { result: unknown }; error?: ErrorJSON };
   if (context.error) throw reviveError(context.error);
-  return context.terminal?.result;
+  return { status: "done", runId: d.runId, result: context.terminal?.result };
 }

@@ -6,9 +6,9 @@
  * and producers there are (session-turns.ts).
  */
 import { Queue, QueueEvents, type JobState } from "bullmq";
-import { InvalidArgumentError, WorkflowCancelledError } from "../core/errors.js";
+import { InvalidArgumentError, RunWaitingError, WorkflowCancelledError, type PendingHumanRequest } from "../core/errors.js";
 import { assertRunId } from "../persistence/run-store.js";
-import { checkedEnqueue, type EnqueueRunOptions } from "./enqueue-options.js";
+import { checkedEnqueue, type EnqueueRunOptions, type RunJobData } from "./enqueue-options.js";
 import { gatedClient } from "./gated-client.js";
 import { jobError } from "./job-errors.js";
 import type { RunProgress } from "./progress.js";
@@ -26,9 +26,13 @@ export type { EnqueueRunOptions, RunJobData } from "./enqueue-options.js";
  */
 export const runQueueName = (workflow: string) => `forge-runs-${jobIdOf(workflow)}`;
 
-/** What a worker returns for a run: the terminal tool's result. */
+/**
+ * What a worker returns for a run: the terminal tool's result, or the requests it waits on (a
+ * waiting run frees its worker; `resumeRun` puts it back in the queue once it is decided).
+ */
 export interface RunJobResult {
   result: unknown;
+  waiting?: PendingHumanRequest[];
 }
 
 export interface EnqueuedRun {
@@ -36,7 +40,7 @@ export interface EnqueuedRun {
   runId: string;
   /** The run's turn in its session: 1, 2, 3... in the order the session's turns were enqueued. */
   turn?: number;
-  /** The run's result once a worker finished it; rejects with the run's (typed) error. */
+  /** The run's result once a worker finished it; rejects with the run's (typed) error, or RunWaitingError when it waits for a person. */
   result(timeoutMs?: number): Promise<unknown>;
 }
 
@@ -60,6 +64,12 @@ export interface RunQueue {
    * enqueued with afterFailure "continue").
    */
   cancelRun(runId: string): Promise<CancelOutcome>;
+  /**
+   * Put a run that parked waiting for a person back in the queue, once its decisions are
+   * recorded (`recordDecision`, `forge-ts runs approve`): a worker continues it. "requeued", or
+   * "not-waiting" when its job did not end waiting (still queued, running, or finished).
+   */
+  resumeRun(workflow: string | { name: string }, runId: string): Promise<"requeued" | "not-waiting">;
   /** A run's job: state, progress `{ state, iteration }`, attempts, failure; undefined when there is none. */
   job(workflow: string | { name: string }, runId: string): Promise<RunJobInfo | undefined>;
   /** A workflow's jobs waiting (prioritized ones too), active, delayed (parked session turns, retries, delays), completed, failed. */
@@ -129,6 +139,7 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
               failed: (reason) => jobError(q.queue, runId, reason),
               gone: async () => ((await isCancelled(client, runId).catch(() => false)) ? cancelledError() : new Error(`job ${runId} is gone from queue ${q.queue.name}`)),
             })) as RunJobResult;
+            if (done.waiting) throw new RunWaitingError(runId, done.waiting);
             return done.result;
           },
         };
@@ -155,6 +166,27 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
           await promoteParked(queueFor, parked);
         }
         return "removed";
+      });
+    },
+
+    async resumeRun(workflow, runId) {
+      const name = typeof workflow === "string" ? workflow : workflow?.name;
+      if (typeof name !== "string" || name === "") throw new InvalidArgumentError("workflow", "expected a workflow name (or a Workflow)");
+      assertRunId(runId);
+      return gate.use(async () => {
+        const queue = queueFor(name);
+        const job = await queue.getJob(runId);
+        if (job) {
+          if ((await job.getState()) !== "completed" || !(job.returnvalue as RunJobResult | undefined)?.waiting) return "not-waiting";
+          await job.retry("completed");
+          return "requeued";
+        }
+        // The parked job was cleaned up meanwhile (kept a day): a new one continues the run from
+        // the store (its text is not needed: the run's history is there).
+        const record = await readRunRecord(client, runId);
+        const data: RunJobData = { workflow: name, runId, text: "", ...(record?.sessionId !== undefined ? { sessionId: record.sessionId } : {}) };
+        await queue.add("run", data, { jobId: runId, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 86_400 } });
+        return "requeued";
       });
     },
 

@@ -114,8 +114,9 @@ export function startRunWorker(options: RunWorkerOptions): { workers: Worker<Run
     void done.finally(() => releasing.delete(done));
   };
   for (const worker of workers) {
-    worker.on("completed", (job: Job<RunJobData, RunJobResult>) => {
-      if (job.data.sessionId !== undefined) endTurn(job.data, { kind: "done" });
+    worker.on("completed", (job: Job<RunJobData, RunJobResult>, result: RunJobResult) => {
+      // A run parked for a person keeps its session's turn until it is decided and finished.
+      if (job.data.sessionId !== undefined && !result?.waiting) endTurn(job.data, { kind: "done" });
     });
     worker.on("failed", (job: Job<RunJobData, RunJobResult> | undefined, error: Error) => {
       // finishedOn: failed for good (a failure with attempts left goes back to wait for a retry).

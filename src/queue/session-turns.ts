@@ -95,8 +95,11 @@ export async function promoteParked(queueFor: (workflow: string) => Queue, parke
  * whether it was released.
  */
 export async function releaseIfEnded(turns: SessionTurns, queueFor: (workflow: string) => Queue, sessionId: string, blocker: TurnRun): Promise<boolean> {
-  const state = await queueFor(blocker.workflow).getJobState(blocker.runId);
+  const queue = queueFor(blocker.workflow);
+  const state = await queue.getJobState(blocker.runId);
   if (state !== "completed" && state !== "failed" && state !== "unknown") return false;
+  // A run parked for a person completed its job but not its turn: it is not over.
+  if (state === "completed" && ((await queue.getJob(blocker.runId))?.returnvalue as { waiting?: unknown } | undefined)?.waiting) return false;
   const kind = state === "completed" ? "done" : (await isCancelled(turns.client, blocker.runId)) ? "cancelled" : "failed";
   await promoteParked(queueFor, (await turns.release(sessionId, blocker, { kind })).parked);
   return true;
