@@ -211,7 +211,7 @@ export function commitToolOutcome(ctx: WorkflowContext, outcome: ToolOutcome): A
   const batch = ctx.batch!;
   const record = { index: call.index, tool: call.tool, callId: call.callId, status: outcome.status, content: outcome.content };
   const patch: Partial<WorkflowContext> = {
-    batch: { calls: batch.calls, done: [...batch.done, record] },
+    batch: { ...batch, done: [...batch.done, record] },
     stats: {
       ...ctx.stats,
       toolCalls: ctx.stats.toolCalls + 1,
