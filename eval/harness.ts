@@ -97,6 +97,8 @@ export async function runScenario(scenario: EvalScenario, config: RunConfig, run
     rescueEnabled: ablation.rescueEnabled,
     stepEnforcement: ablation.stepEnforcement,
     stream: config.stream,
+    // The scenario's person answers in-process: a run never parks waiting for one.
+    ...(scenario.person ? { onHumanRequest: scenario.person } : {}),
     ...(config.inspect ? { inspect: config.inspect } : {}),
   });
   const started = performance.now();

@@ -1,8 +1,12 @@
 /**
  * Play a scenario's oracle straight against its own tools, with no model and no runner: the
- * reference path every scenario must support (used by the suite's self-test).
+ * reference path every scenario must support (used by the suite's self-test). A guarded call
+ * goes to the scenario's person first, with the runner's outcomes: a rejection is a
+ * `[Rejected]` result, an answer is the result, an approval may edit the arguments.
  */
-import { describeError, ToolResolutionError } from "../src/core/index.js";
+import { describeError, ToolResolutionError, type AnyToolDef } from "../src/core/index.js";
+import { rejectedMessage } from "../src/guardrails/nudges.js";
+import { humanKind, type HumanDecision } from "../src/loop/human.js";
 import type { EvalScenario, OracleView, TerminalCall } from "./scenario.js";
 
 export interface OraclePlay {
@@ -28,8 +32,20 @@ export async function playOracle(scenario: EvalScenario, maxTurns = scenario.max
       const parsed = tool.validateArgs(call.args);
       if (!parsed.ok) throw new Error(`${scenario.name}: oracle args for ${call.tool} invalid: ${JSON.stringify(parsed.issues)}`);
       const ctx = { signal: new AbortController().signal, idempotencyKey: `play:${turn}:${i}`, runId: "play", iteration: turn, callIndex: i };
+      const decision = decide(scenario, tool, parsed.value, ctx.idempotencyKey, i, turn);
+      if (decision && decision.type !== "approve") {
+        const content = decision.type === "reject" ? rejectedMessage(call.tool, decision.reason) : answerText(decision.answer);
+        results.push({ tool: call.tool, args: call.args, content, isError: decision.type === "reject" });
+        continue;
+      }
+      let args = parsed.value;
+      if (decision?.args !== undefined) {
+        const edited = tool.validateArgs(decision.args);
+        if (!edited.ok) throw new Error(`${scenario.name}: the person's edited args for ${call.tool} are invalid: ${JSON.stringify(edited.issues)}`);
+        args = edited.value;
+      }
       try {
-        const out = await tool.execute(parsed.value, ctx);
+        const out = await tool.execute(args, ctx);
         if (workflow.isTerminal(call.tool)) {
           const terminal = { tool: call.tool, args: call.args, state };
           return { turns: turn, terminal, valid: scenario.validate(terminal), results };
@@ -42,4 +58,17 @@ export async function playOracle(scenario: EvalScenario, maxTurns = scenario.max
     }
   }
   throw new Error(`${scenario.name}: oracle did not reach a terminal tool within ${maxTurns} turns`);
+}
+
+/** The person's decision when the call needs one (as the runner asks), else undefined. */
+function decide(scenario: EvalScenario, tool: AnyToolDef, args: Record<string, unknown>, callId: string, index: number, turn: number): HumanDecision | undefined {
+  const kind = humanKind(tool, args, { runId: "play", iteration: turn });
+  if (!kind) return undefined;
+  if (!scenario.person) throw new Error(`${scenario.name}: ${tool.name} asks a person, but the scenario has none`);
+  return scenario.person({ callId, index, tool: tool.name, args, kind, askedAt: 0, parameters: tool.spec.parameters });
+}
+
+
+function answerText(answer: unknown): string {
+  return typeof answer === "string" ? answer : JSON.stringify(answer);
 }

@@ -1,8 +1,10 @@
 /**
  * The EvalScenario contract: a deterministic workflow (fresh per run), the limits it runs
- * under, a correctness check on the terminal call, and the oracle the simulated model plays.
+ * under, a correctness check on the terminal call, the oracle the simulated model plays and,
+ * for scenarios with guarded tools, the person who decides what the model may do.
  */
 import type { Workflow } from "../src/core/index.js";
+import type { HumanDecision, HumanRequest } from "../src/loop/human.js";
 
 /** What the simulated model sees of the run so far (mirrors src/clients/simulated.ts). */
 export interface OracleView {
@@ -19,6 +21,12 @@ export type OracleStep =
   | { text: string };
 
 export type Oracle = (view: OracleView) => OracleStep;
+
+/**
+ * The person in the loop, an oracle too: what they decide about one approval or question
+ * (the harness passes it to the runner as `onHumanRequest`). Pure, like an oracle.
+ */
+export type Person = (request: HumanRequest) => HumanDecision;
 
 /** The terminal call a run ended with, plus the per-run state its tools mutated. */
 export interface TerminalCall<TState = unknown> {
@@ -53,6 +61,8 @@ export interface EvalScenario<TState = unknown> {
   build(): ScenarioInstance<TState>;
   validate(call: TerminalCall<TState>): boolean;
   oracle: Oracle;
+  /** Decides the run's approvals and questions; a scenario whose tools never ask a person has none. */
+  person?: Person;
 }
 
 /**

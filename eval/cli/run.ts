@@ -27,6 +27,8 @@ const help = (command: string) => `usage: ${command} [--backend sim|ollama|llama
   [--stream] [--think true|false] [--compact-strategy tiered|sliding|none] [--seed S] [--out results.jsonl]
   [--base-url URL] [--mode native|prompt|auto] [--gguf path] [--timeout ms] [--probe] [--list]
 
+  --tags      scenarios with any of these tags: ${scenarioTags().join(", ")}
+              (--list shows every scenario with its tags)
   --probe     report the context budget the backend resolves to ("unreachable" if it does not answer)
   --timeout   per backend request: headers wait and idle gap, ms (default 300000)
   --out FILE  also append every run to a JSONL file (see eval:batch for resumable batches;
@@ -35,6 +37,11 @@ const help = (command: string) => `usage: ${command} [--backend sim|ollama|llama
 A real backend is asked for its model list before the first run; if it does not answer the
 command says so and exits 1. Exit codes: 0 done, 1 a run could not start or the backend is
 unreachable, 2 bad flags.`;
+
+/** Every tag a scenario carries, in suite order (families such as plumbing, human, stateful). */
+function scenarioTags(): string[] {
+  return [...new Set(ALL_SCENARIOS.flatMap((s) => s.tags))];
+}
 
 function parseBool(name: string, raw: string | undefined): boolean | undefined {
   if (raw === undefined) return undefined;

@@ -56,6 +56,11 @@ export class Seen {
   tried(tool: string): boolean {
     return this.results.some((r) => r.tool === tool);
   }
+
+  /** A person declined a call to `tool` (its `[Rejected]` result); the latest such, if any. */
+  rejected(tool: string): Result | undefined {
+    return this.results.findLast((r) => r.tool === tool && r.content.startsWith("[Rejected]"));
+  }
 }
 
 export interface PlanStep {
@@ -97,6 +102,20 @@ export function planOracle(steps: readonly PlanStep[]): Oracle {
     const last = steps[steps.length - 1]!;
     return { tool: last.tool, args: last.args(seen) };
   };
+}
+
+/**
+ * An oracle that plays `plan` until a person declines a call to `tool` (a `[Rejected]`
+ * result), then `recovery`: the way round the person asked for. Steps both plans share are
+ * done already and skipped.
+ *
+ * @example
+ * unlessRejected("issue_refund", [lookup, refund, reply], [lookup, escalate, replyEscalated]);
+ */
+export function unlessRejected(tool: string, plan: readonly PlanStep[], recovery: readonly PlanStep[]): Oracle {
+  const first = planOracle(plan);
+  const second = planOracle(recovery);
+  return (view) => (new Seen(view.results).rejected(tool) ? second(view) : first(view));
 }
 
 /**

@@ -20,6 +20,8 @@ export interface LedgerState {
   ledger: LedgerEntry[];
   requiredSteps: readonly string[];
   terminalTools: readonly string[];
+  /** The base scenario's own state (its tools still write to it), for its `validate`. */
+  base?: unknown;
 }
 
 /**
@@ -86,8 +88,12 @@ export function statefulVariant(base: EvalScenario, extra?: (call: TerminalCall<
     name: `${base.name}_stateful`,
     description: `${base.description} (fresh per-run ledger, validated)`,
     tags: ["stateful", ...base.tags.filter((t) => t !== "plumbing" || !base.tags.includes("compaction"))],
-    build: () => withLedger(base.build().workflow),
-    validate: (call) => base.validate({ ...call, state: undefined }) && ledgerConsistent(call) && (extra ? extra(call) : true),
+    build: () => {
+      const instance = base.build();
+      const { workflow, state } = withLedger(instance.workflow);
+      return { workflow, state: { ...state, base: instance.state } };
+    },
+    validate: (call) => base.validate({ ...call, state: call.state.base }) && ledgerConsistent(call) && (extra ? extra(call) : true),
   });
 }
 

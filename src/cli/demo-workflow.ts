@@ -87,7 +87,7 @@ function historyOrThrow(supplier: string, partNumber: string, tool: string): Pas
 
 const partNumber = z.string().describe('Catalog part number, e.g. "PN-4471"');
 
-function buildTools() {
+function buildTools(approvalAboveUsd: number | undefined) {
   const lookup_part = defineTool({
     name: "lookup_part",
     description: "Look up a part in the catalog: name, material and unit.",
@@ -129,6 +129,8 @@ function buildTools() {
       quantity: z.number().int().positive(),
       unit_price: z.number().positive().describe("USD per unit, rounded to cents"),
     }),
+    // A quote above the limit goes out only once a person approved it (the run waits in awaitingHuman).
+    needsApproval: approvalAboveUsd === undefined ? false : ({ quantity, unit_price }) => quantity * unit_price > approvalAboveUsd,
     execute: ({ part_number, supplier, quantity, unit_price }) => {
       const expected = computeQuotePrice(partOrThrow(part_number, "submit_quote").tiers, historyOrThrow(supplier, part_number, "submit_quote"), quantity);
       if (cents(unit_price) !== cents(expected)) {
@@ -190,6 +192,10 @@ export const supplierQuoteOracle: Oracle = (view): OracleStep => {
     if (unresolved) return { text: `I could not find part ${part_number} in the catalog, so I cannot prepare a quote for it.` };
     return { tool: "lookup_part", args: { part_number } };
   }
+  // The quote needed a person's approval and they declined it: say so rather than repeat the call.
+  if (view.results.some((r) => r.tool === "submit_quote" && r.content.startsWith("[Rejected]"))) {
+    return { text: `I did not submit the quote for ${quantity} units of ${part_number}: the approver declined it.` };
+  }
   const pricing = latestData(view, "get_public_pricing", part_number);
   const stock = latestData(view, "check_inventory", part_number);
   const pending = [
@@ -209,6 +215,8 @@ export interface SupplierQuoteOptions {
   quantity?: number;
   supplier?: string;
   company?: string;
+  /** A quote whose total (quantity × unit_price) is above this many USD needs a person's approval. Default: none does. */
+  approvalAboveUsd?: number;
 }
 
 /**
@@ -220,11 +228,11 @@ export interface SupplierQuoteOptions {
  * await runner.run(workflow, userInput, { promptVars });
  */
 export function supplierQuoteWorkflow(options: SupplierQuoteOptions = {}) {
-  const { partNumber = "PN-4471", quantity = 250, supplier = "Acme Fasteners", company = "Northwind Industrial Supply" } = options;
+  const { partNumber = "PN-4471", quantity = 250, supplier = "Acme Fasteners", company = "Northwind Industrial Supply", approvalAboveUsd } = options;
   const workflow = new Workflow({
     name: "supplier_quote",
     description: "Prepare a supplier quote from catalog data, public pricing and order history.",
-    tools: buildTools(),
+    tools: buildTools(approvalAboveUsd),
     requiredSteps: ["lookup_part", "get_public_pricing", "get_supplier_history"],
     terminalTool: "submit_quote",
     systemPromptTemplate:

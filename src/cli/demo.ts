@@ -18,13 +18,18 @@ import type { InspectionSink } from "../runner/options.js";
 import type { InspectionEvent } from "xstate";
 import { connectVisualizer, DEFAULT_VISUALIZER_URL } from "../../visualizer/inspector.js";
 import { assertBackend, backendLabel, buildClient, unreachable, type BackendOptions } from "./backends.js";
+import { demoApprover } from "./demo-approver.js";
 import { supplierQuoteWorkflow } from "./demo-workflow.js";
 import { errorLine, isMainModule, runCli } from "./run-cli.js";
+
+/** Quotes whose total is above this need a person's approval (the demo's 250 × 0.34 = 85 USD does). */
+const DEMO_APPROVAL_ABOVE_USD = 50;
 
 const help = (command: string) => `Usage: ${command} [options]
 
 Runs a multi-step supplier-quote workflow (lookup_part, get_public_pricing, check_inventory,
-get_supplier_history, submit_quote) through forge-ts and prints what happens.
+get_supplier_history, submit_quote) through forge-ts and prints what happens. A quote above
+${DEMO_APPROVAL_ABOVE_USD} USD waits for a person's approval: the demo approves it and prints so.
 
   --backend <name>     sim (default) | ollama | llamaserver | llamafile | openai | anthropic  [FORGE_BACKEND]
   --model <name>       model name / Ollama tag; for sim: clean | small-model (default) | chaotic [FORGE_MODEL]
@@ -43,6 +48,7 @@ get_supplier_history, submit_quote) through forge-ts and prints what happens.
   --visualize          stream the run to the visualizer (start it first: forge-ts visualize)
   --visualizer-url <url>
                        default http://127.0.0.1:4848                                         [FORGE_VISUALIZER_URL]
+  --interactive        on a terminal, ask y/n for each approval instead of approving it
   --quiet              only print the result
   -h, --help
 
@@ -101,6 +107,7 @@ export async function demoMain(args: readonly string[], command = "npm start --"
       store: { type: "string", ...(env.FORGE_STORE ? { default: env.FORGE_STORE } : {}) },
       visualize: { type: "boolean", default: false },
       "visualizer-url": { type: "string", default: env.FORGE_VISUALIZER_URL || DEFAULT_VISUALIZER_URL },
+      interactive: { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -122,7 +129,7 @@ export async function demoMain(args: readonly string[], command = "npm start --"
     throw new InvalidArgumentError("--think", `use true or false, not "${values.think}"`);
   }
   const seed = int("seed", values.seed) ?? 15;
-  const demo = supplierQuoteWorkflow();
+  const demo = supplierQuoteWorkflow({ approvalAboveUsd: DEMO_APPROVAL_ABOVE_USD });
   const model = values.model ?? (backend === "sim" ? "small-model" : undefined);
   if (!model) throw new InvalidArgumentError("--model", `backend ${backend} needs --model (or FORGE_MODEL)`);
 
@@ -165,6 +172,9 @@ export async function demoMain(args: readonly string[], command = "npm start --"
   say(`forge-ts demo — ${demo.workflow.name} on ${backend === "sim" ? `the simulated model (profile ${model}, seed ${seed})` : `${backend}:${model}`}`);
   say(`${dim("budget")} ${budgetTokens} tokens, tiered compaction`);
   if (visualizer) say(`${dim("watch ")} ${values["visualizer-url"]}  (the simulated model answers after ${latencyMs} ms: --latency)`);
+  // Asking needs a person at a terminal; piped or in CI the demo approves by itself, and says so.
+  const interactive = values.interactive && process.stdin.isTTY === true;
+  if (values.interactive && !interactive) say(`${dim("note   ")} --interactive needs a terminal on stdin; approvals are automatic`);
   say(`${dim("user   ")} ${demo.userInput}`);
   let rescues = 0;
   let lastState = "";
@@ -205,6 +215,7 @@ export async function demoMain(args: readonly string[], command = "npm start --"
       }
     },
     onMessage: (m) => say(`  ${describe(m)}`),
+    onHumanRequest: demoApprover({ interactive, say, label: yellow("human  ") }),
   });
   try {
     const runId = `demo-${Date.now().toString(36)}`;

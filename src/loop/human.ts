@@ -64,7 +64,13 @@ export function humanRequestsFor(calls: readonly PlannedCall[], tools: Readonly<
   return out;
 }
 
-function humanKind(def: AnyToolDef, args: Record<string, unknown>, asked: ApprovalContext): HumanKind | undefined {
+/**
+ * What a tool's definition asks of a person for these arguments, if anything.
+ *
+ * @example
+ * humanKind(refund, { amount: 500 }, { runId: "r", iteration: 1 }); // "approval"
+ */
+export function humanKind(def: AnyToolDef, args: Record<string, unknown>, asked: ApprovalContext): HumanKind | undefined {
   if (def.humanInput === true) return "input";
   const rule = def.needsApproval;
   if (rule === undefined || rule === false) return undefined;

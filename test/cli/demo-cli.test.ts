@@ -22,6 +22,20 @@ describe("npm start (src/cli/demo.ts)", () => {
     expect(stdout).toContain("[StepEnforcementError]");
     expect(stdout).toMatch(/result +submit_quote/);
     expect(stdout).toMatch(/"unit_price": ?0\.34/);
+    // The quote (85 USD) is above the approval limit: the run waits for a person, who the demo plays.
+    const approval = stdout.split("\n").findIndex((l) => l.startsWith("  human "));
+    expect(stdout.split("\n")[approval]).toBe(
+      '  human   submit_quote {part_number: "PN-4471", supplier: "Acme Fasteners", quantity: 250, unit_price: 0.34} → approved (demo auto-approves; see README "Human in the loop")',
+    );
+    expect(stdout.split("\n").slice(approval - 2, approval)).toEqual(["→ awaitingHuman", '  call    submit_quote({"part_number":"PN-4471","supplier":"Acme Fasteners","quantity":250,"unit_price":0.34})']);
+    expect(stdout.match(/^ {2}human /gm)).toHaveLength(1);
+  }, 60_000);
+
+  it("--interactive without a terminal on stdin approves by itself and says why", async () => {
+    const { stdout } = await demo(["--interactive"]);
+    expect(stdout).toContain("note    --interactive needs a terminal on stdin; approvals are automatic");
+    expect(stdout).toMatch(/human +submit_quote \{.*\} → approved \(demo auto-approves/);
+    expect(stdout).toMatch(/"unit_price": ?0\.34/);
   }, 60_000);
 
   it("streams deltas with --stream and still prints the result", async () => {

@@ -49,6 +49,13 @@ describe("supplierQuoteWorkflow", () => {
     expect(userInput).toBe("Prepare a quote for 250 units of part PN-4471 from Acme Fasteners.");
   });
 
+  it("asks a person to approve quotes above approvalAboveUsd only when that is set", () => {
+    expect(supplierQuoteWorkflow().workflow.tools.submit_quote!.needsApproval).toBeUndefined();
+    const rule = supplierQuoteWorkflow({ approvalAboveUsd: 50 }).workflow.tools.submit_quote!.needsApproval as (args: unknown, ctx: unknown) => boolean;
+    expect(rule({ part_number: "PN-4471", supplier: "Acme Fasteners", quantity: 250, unit_price: 0.34 }, { runId: "r", iteration: 1 })).toBe(true); // 85 USD
+    expect(rule({ part_number: "PN-4471", supplier: "Acme Fasteners", quantity: 100, unit_price: 0.35 }, { runId: "r", iteration: 1 })).toBe(false); // 35 USD
+  });
+
   it("tools throw ToolResolutionError for unknown parts and suppliers", async () => {
     const { workflow } = supplierQuoteWorkflow();
     await expect(async () => workflow.tools.lookup_part!.execute({ part_number: "PN-0000" }, ctx)).rejects.toSatisfy(ToolResolutionError.isInstance);
@@ -100,6 +107,15 @@ describe("supplierQuoteOracle", () => {
     const userInput = supplierQuoteWorkflow().userInput;
     const truncated = { tool: "lookup_part", args: { part_number: "PN-4471" }, content: '{"part_number":"PN-44…', isError: false };
     expect(supplierQuoteOracle({ results: [truncated], userInput, toolNames: [], turn: 1 })).toEqual({ tool: "lookup_part", args: { part_number: "PN-4471" } });
+  });
+
+  it("says in text that the quote was declined instead of sending it again", () => {
+    const userInput = supplierQuoteWorkflow().userInput;
+    const results = [
+      { tool: "lookup_part", args: { part_number: "PN-4471" }, content: "{}", isError: false },
+      { tool: "submit_quote", args: {}, content: '[Rejected] A person declined the call to "submit_quote": no. It did not run.', isError: true },
+    ];
+    expect(supplierQuoteOracle({ results, userInput, toolNames: [], turn: 5 })).toEqual({ text: expect.stringContaining("the approver declined it") });
   });
 
   it("retries only the call that failed in the batch", () => {

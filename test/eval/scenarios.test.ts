@@ -5,11 +5,11 @@ import { playOracle } from "../../eval/oracle-play.js";
 import { facts, planOracle } from "../../eval/scenarios/oracle-kit.js";
 
 describe("scenario suite", () => {
-  it("has the seed's 29 scenarios with unique names", () => {
+  it("has the seed's 29 scenarios plus the 10 human ones, with unique names", () => {
     const names = ALL_SCENARIOS.map((s) => s.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names.length).toBe(29);
-    for (const n of ["basic_2step", "relevance_detection", "basic_2step_stateful_tre", "inventory_audit", "supplier_deep_dive", "compaction_chain_p3"]) {
+    expect(names.length).toBe(39);
+    for (const n of ["basic_2step", "relevance_detection", "basic_2step_stateful_tre", "inventory_audit", "supplier_deep_dive", "compaction_chain_p3", "human_approval_granted", "human_ask_user_stateful"]) {
       expect(names).toContain(n);
     }
   });
