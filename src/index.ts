@@ -14,6 +14,7 @@ export * from "./server/index.js";
 export { respondTool, RESPOND_TOOL_NAME } from "./tools/respond.js";
 export { WorkflowRunner, MACHINE_VERSION, type WorkflowRunnerOptions, type RunOptions, type RunOutcome } from "./runner.js";
 export { recordDecision, type DecisionInput, type DecisionReceipt } from "./runner/decisions.js";
+export { forkRun, type ForkOptions, type ForkPatch, type ForkResult } from "./runner/fork.js";
 export type { HumanDecision, HumanKind, HumanRequest } from "./loop/human.js";
 export type { RunStats } from "./loop/run-stats.js";
 export type { WorkflowContext, LoopBudget, LoopSwitches } from "./loop/context.js";

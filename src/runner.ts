@@ -31,6 +31,7 @@ import { machineFor, restorableRun, runInput } from "./runner/run-input.js";
 import { RunSession, type DriveResult, type WorkflowActor } from "./runner/session.js";
 import { recordDecision, type DecisionInput, type DecisionReceipt } from "./runner/decisions.js";
 import type { HumanDecisionEvent, HumanRequest } from "./loop/human.js";
+import { forkRun, type ForkOptions, type ForkResult } from "./runner/fork.js";
 
 export type { RunOptions, WorkflowRunnerOptions } from "./runner/options.js";
 
@@ -133,6 +134,22 @@ export class WorkflowRunner {
     const store = this.options.store;
     if (!store) throw new InvalidArgumentError("store", "decide() records in the runner's store: new WorkflowRunner({ ..., store })");
     return recordDecision(store, runId, decision, this.#now());
+  }
+
+  /**
+   * A new run in the runner's store starting from commit `at` of run `runId` (time travel),
+   * optionally patched: a reworded message, edited args of a call not yet run. The parent is not
+   * modified; the fork has its own id (also inside its state, so its tool calls get their own
+   * idempotency keys) and is continued with `resume(fork.runId, workflow)` or `proceed`.
+   *
+   * @example
+   * const fork = await runner.fork("quote-1", { at: 2, patch: { messages: (m) => m.map((x, i) => (i === 1 ? { ...x, content: "Quote 900 units" } : x)) } });
+   * await runner.resume(fork.runId, workflow);
+   */
+  async fork(runId: string, options: ForkOptions): Promise<ForkResult> {
+    const store = this.options.store;
+    if (!store) throw new InvalidArgumentError("store", "fork() copies a run within the runner's store: new WorkflowRunner({ ..., store })");
+    return forkRun(store, runId, options, this.#now());
   }
 
   /**

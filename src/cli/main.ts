@@ -13,8 +13,9 @@ Commands:
   proxy [options]  OpenAI/Anthropic-compatible proxy with the guardrails inside (see: forge-ts proxy --help)
   run <module> "<message>" [options]
                    run a workflow module's Workflow, checkpointed in a run store (see: forge-ts run --help)
-  runs <list|show|resume|replay|delete> [options]
-                   the runs in a store: list, inspect, resume after a crash, replay (see: forge-ts runs --help)
+  runs <list|show|resume|retry|replay|delete|approve|reject|answer|fork> [options]
+                   the runs in a store: list, inspect, resume after a crash, decide a waiting run,
+                   fork from an earlier commit (see: forge-ts runs --help)
   eval [options]   run the eval scenarios against a backend (see: forge-ts eval --help)
   eval-batch [options]
                    a resumable batch of eval configs into JSONL (see: forge-ts eval-batch --help)

@@ -4,6 +4,8 @@
  *
  *   forge-ts run <workflow-module> "<message>" --backend ollama --model qwen3:8b [--session id]
  *   forge-ts runs list | show <runId> | resume <runId> --workflow <module> --backend ... | delete <runId>
+ *   forge-ts runs approve|reject|answer <runId> [callId] ...   (runs-decide.ts)
+ *   forge-ts runs fork <runId> --at <seq> ...                  (runs-fork.ts)
  *
  * A workflow module is a JavaScript module (or TypeScript under tsx) exporting a Workflow:
  * as its default export, as `workflow`, or as its only Workflow export.
@@ -12,7 +14,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { ContextManager } from "../context/context-manager.js";
-import { InvalidArgumentError } from "../core/errors.js";
+import { ForgeError, InvalidArgumentError, type PendingHumanRequest, type RunWaitingError } from "../core/errors.js";
 import { Workflow } from "../core/workflow.js";
 import type { Oracle } from "../clients/simulated.js";
 import type { RunInfo, RunStore } from "../persistence/run-store.js";
@@ -21,6 +23,9 @@ import { WorkflowRunner } from "../runner.js";
 import { replayRun } from "../runner/replay.js";
 import { assertBackend, backendLabel, backendOptionsFrom, buildClient, unreachable } from "./backends.js";
 import { positiveInt } from "./run-cli.js";
+import { DECIDE_COMMANDS, decideMain, waitingLines, type DecideCommand, type HintFlags } from "./runs-decide.js";
+import { forkMain } from "./runs-fork.js";
+import { runTable, showMain } from "./runs-show.js";
 
 const BACKEND_FLAGS = `Backend:
   --backend <name>       ollama | llamaserver | llamafile | openai | anthropic   [FORGE_BACKEND]
@@ -45,19 +50,39 @@ continues it without re-running a finished tool.
 ${BACKEND_FLAGS}
   -h, --help
 
-Prints the run id first, then the result as JSON. Exit codes: 0 done, 1 the run failed or the
-backend is unreachable, 2 bad flags.`;
+Prints the run id first, then the result as JSON; a run that needs a person (a tool with
+needsApproval, a human-input tool) stops waiting: its pending requests are printed with the
+commands that decide them ("forge-ts runs approve|reject|answer") and continue it
+("forge-ts runs resume"). Exit codes: 0 done or waiting, 1 the run failed or the backend is
+unreachable, 2 bad flags.`;
 
-export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|retry|replay|delete> [options]
+export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|retry|replay|delete|approve|reject|answer|fork> [options]
 
   forge-ts runs list [--session <id>] [--status <s>] [--redis <url>] [--json]
                                                        runs in the store, oldest first; --status
-                                                       active | done | failed | cancelled;
+                                                       active | waiting | done | failed | cancelled;
                                                        --redis <url>: each run's queue job and its
                                                        progress (state, iteration)
-  forge-ts runs show <runId> [--events] [--json]       a run's latest checkpoint (and its event log)
+  forge-ts runs show <runId> [--events] [--history] [--json]
+                                                       a run's latest checkpoint, its pending requests
+                                                       when it waits for a person (and its event log;
+                                                       --history: every commit's seq and state)
   forge-ts runs resume <runId> --workflow <module> --backend <name> --model <name>
-                                                       continue a run from its latest checkpoint
+                                                       continue a run from its latest checkpoint (a
+                                                       waiting run takes the decisions recorded since,
+                                                       or still waits: exit 0)
+  forge-ts runs approve <runId> [callId] [--args <json>]
+  forge-ts runs reject <runId> [callId] --reason <text>
+  forge-ts runs answer <runId> [callId] --answer <text|json>
+                                                       decide a waiting run's request (callId may be
+                                                       left out when one is pending); --args: approve
+                                                       with edited arguments; --answer: a JSON value
+                                                       when it parses, else the text
+  forge-ts runs fork <runId> --at <seq> [--patch-message <index>=<text>]... [--patch-args <callId>=<json>]...
+                    [--run-id <id>] [--workflow <module>]
+                                                       a new run starting from commit <seq> (see
+                                                       --history), the parent unchanged; --workflow
+                                                       checks the fork (and edited args) against it
   forge-ts runs retry <runId> --workflow <module> --backend <name> --model <name>
                                                        run a failed or cancelled run again from its
                                                        last state before it ended
@@ -69,7 +94,8 @@ export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|retry|replay|de
 ${BACKEND_FLAGS}
   -h, --help
 
-Exit codes: 0 done, 1 a run failed or the store could not be read, 2 bad flags or an unknown run.`;
+Exit codes: 0 done (or waiting for a person), 1 a run failed or the store could not be read, 2 bad
+flags, an unknown run, or a decision the run refuses.`;
 
 const OPTIONS = {
   store: { type: "string" },
@@ -79,6 +105,13 @@ const OPTIONS = {
   "run-id": { type: "string" },
   workflow: { type: "string" },
   events: { type: "boolean", default: false },
+  history: { type: "boolean", default: false },
+  args: { type: "string" },
+  reason: { type: "string" },
+  answer: { type: "string" },
+  at: { type: "string" },
+  "patch-message": { type: "string", multiple: true },
+  "patch-args": { type: "string", multiple: true },
   json: { type: "boolean", default: false },
   backend: { type: "string" },
   model: { type: "string" },
@@ -134,8 +167,11 @@ async function findWorkflow(modulePath: string): Promise<{ workflow: Workflow; m
   );
 }
 
-/** A runner on a real backend with the store; checks the backend answers first. */
-async function runnerFor(values: Values): Promise<WorkflowRunner | string> {
+/**
+ * A runner on a real backend with the store; checks the backend answers first. `opened` learns
+ * the store's label (a postgres URL's password hidden) for the hints a waiting run prints.
+ */
+async function runnerFor(values: Values, opened?: (label: string) => void): Promise<WorkflowRunner | string> {
   const backend = values.backend ?? env("FORGE_BACKEND");
   if (!backend) throw new InvalidArgumentError("--backend", "required (ollama, llamaserver, llamafile, openai, anthropic)");
   assertBackend(backend);
@@ -151,11 +187,13 @@ async function runnerFor(values: Values): Promise<WorkflowRunner | string> {
   const client = buildClient(o);
   const problem = await unreachable(client, backendLabel(o));
   if (problem) return problem;
+  const { store, label } = await storeOf(values);
+  opened?.(label);
   return new WorkflowRunner({
     client,
     contextManager: new ContextManager({ budgetTokens: positiveInt("budget", values.budget ?? env("FORGE_BUDGET"), 8192) }),
     maxIterations: positiveInt("max-iterations", values["max-iterations"], 10),
-    store: (await storeOf(values)).store,
+    store,
   });
 }
 
@@ -166,24 +204,19 @@ export async function runMain(args: readonly string[]): Promise<number> {
   const [modulePath, message, ...extra] = positionals;
   if (!modulePath || message === undefined || extra.length > 0) throw new InvalidArgumentError("arguments", 'expected <workflow-module> "<message>" (see forge-ts run --help)');
   const workflow = await loadWorkflow(modulePath);
-  const runner = await runnerFor(values);
+  let label: string | undefined;
+  const runner = await runnerFor(values, (l) => (label = l));
   if (typeof runner === "string") return console.error(runner), 1;
+  const hints: HintFlags = { ...values, workflow: modulePath, ...(values.store !== undefined ? { store: label } : {}) };
   const runId = values["run-id"] ?? globalThis.crypto.randomUUID();
   console.log(`run ${runId}`);
-  const result = await runner.run(workflow, message, { runId, ...(values.session ? { sessionId: values.session } : {}) });
-  console.log(JSON.stringify(result, null, 2));
+  const outcome = await runner.start(workflow, message, { runId, ...(values.session ? { sessionId: values.session } : {}) });
+  if (outcome.status === "waiting") return console.log(waitingLines(runId, outcome.requests, hints).join("\n")), 0;
+  console.log(JSON.stringify(outcome.result, null, 2));
   return 0;
 }
 
-function table(runs: readonly (RunInfo & { job?: string })[]): string {
-  const withJobs = runs.some((r) => r.job !== undefined);
-  const rows = runs.map((r) => [r.runId, r.workflow, r.sessionId ?? "-", r.state, r.status, String(r.seq), new Date(r.savedAt).toISOString(), ...(withJobs ? [r.job ?? "-"] : [])]);
-  const head = ["run", "workflow", "session", "state", "status", "seq", "saved", ...(withJobs ? ["job"] : [])];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
-}
-
-const RUN_STATUSES = ["active", "done", "failed", "cancelled"];
+const RUN_STATUSES = ["active", "waiting", "done", "failed", "cancelled"];
 
 /** Each run with its queue job, when it has one: BullMQ's state and the progress its worker published. */
 async function withJobs(redis: string, runs: RunInfo[]): Promise<(RunInfo & { job?: string })[]> {
@@ -208,6 +241,9 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   const { values, positionals } = parse(args);
   const [sub, runId, ...extra] = positionals;
   if (values.help || sub === undefined) return console.log(RUNS_HELP), values.help ? 0 : 2;
+  const decide = (DECIDE_COMMANDS as readonly string[]).includes(sub) ? (sub as DecideCommand) : undefined;
+  // approve|reject|answer take the call id after the run id.
+  const callId = decide ? extra.shift() : undefined;
   if (extra.length > 0) throw new InvalidArgumentError("arguments", `unexpected ${extra.join(" ")} (see forge-ts runs --help)`);
   const { store, label } = await storeOf(values);
   if (sub === "list") {
@@ -215,35 +251,22 @@ export async function runsMain(args: readonly string[]): Promise<number> {
     if (status !== undefined && !RUN_STATUSES.includes(status)) {
       throw new InvalidArgumentError("--status", `expected one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(status)}`);
     }
-    // active: not final (running, or left by a runner that died); the others name the final state.
+    // active: not final (running, or left by a runner that died); waiting: for a person; the others name the final state.
     const runs = (await store.listRuns(values.session ? { sessionId: values.session } : {})).filter(
-      (r) => status === undefined || (status === "active" ? r.status === "active" : r.state === status),
+      (r) => status === undefined || (status === "active" || status === "waiting" ? r.status === status : r.state === status),
     );
     const listed = values.redis ? await withJobs(values.redis, runs) : runs;
-    console.log(values.json ? JSON.stringify(listed, null, 2) : listed.length > 0 ? table(listed) : `no runs in ${label}`);
+    console.log(values.json ? JSON.stringify(listed, null, 2) : listed.length > 0 ? runTable(listed) : `no runs in ${label}`);
     return 0;
   }
-  if (sub !== "show" && sub !== "resume" && sub !== "retry" && sub !== "replay" && sub !== "delete") {
-    throw new InvalidArgumentError("runs", `unknown subcommand "${sub}"; use list, show, resume, retry, replay or delete`);
-  }
+  if (!SUBCOMMANDS.includes(sub)) throw new InvalidArgumentError("runs", `unknown subcommand "${sub}"; use ${SUBCOMMANDS.join(", ")}`);
   if (!runId) throw new InvalidArgumentError("runId", `forge-ts runs ${sub} needs a run id (see forge-ts runs list)`);
   const checkpoint = await store.latest(runId);
   if (!checkpoint) throw new InvalidArgumentError("runId", `no run ${runId} in ${label} (see forge-ts runs list)`);
-  if (sub === "show") {
-    const events = values.events ? await store.events(runId) : undefined;
-    if (values.json) {
-      console.log(JSON.stringify({ ...checkpoint, ...(events ? { events } : {}) }, null, 2));
-      return 0;
-    }
-    const ctx = checkpoint.snapshot.context;
-    const { snapshot: _snapshot, ...info } = checkpoint;
-    console.log(table([info]));
-    console.log(`iteration ${ctx.iteration}, ${ctx.messages.length} messages, steps done: ${ctx.steps.completed.map((s) => s.tool).join(", ") || "none"}`);
-    if (ctx.terminal) console.log(`result ${JSON.stringify(ctx.terminal.result)}`);
-    if (ctx.error) console.log(`error ${ctx.error.name} (${ctx.error.code}): ${ctx.error.message}`);
-    for (const e of events ?? []) console.log(JSON.stringify(e));
-    return 0;
-  }
+  const hints: HintFlags = { ...values, ...(values.store !== undefined ? { store: label } : {}) };
+  if (decide) return decideMain(decide, store, runId, callId, hints);
+  if (sub === "fork") return forkMain(store, runId, hints, values.workflow ? await loadWorkflow(values.workflow) : undefined);
+  if (sub === "show") return showMain(store, checkpoint, values, hints);
   if (sub === "delete") {
     await store.deleteRun(runId);
     console.log(`deleted run ${runId}`);
@@ -252,6 +275,10 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   if (!values.workflow) throw new InvalidArgumentError("--workflow", `${sub} needs the module that exports the run's workflow`);
   const workflow = await loadWorkflow(values.workflow);
   if (sub === "replay") {
+    const forked = (await store.events(runId)).find((e) => e.type === "fork");
+    if (forked?.type === "fork") {
+      throw new InvalidArgumentError("runId", `run ${runId} is a fork of run ${forked.from.runId} at commit ${forked.from.seq}: its log starts from that state, not from a start; replay ${forked.from.runId}, or see forge-ts runs show ${runId} --history`);
+    }
     const replay = await replayRun(store, runId, workflow);
     if (values.json) console.log(JSON.stringify({ states: replay.states, state: replay.state, result: replay.result, messages: replay.messages.length }, null, 2));
     else console.log(`${replay.states.join(" → ")}\nstate ${replay.state}${"result" in replay ? `, result ${JSON.stringify(replay.result)}` : ""}`);
@@ -259,7 +286,21 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   }
   const runner = await runnerFor(values);
   if (typeof runner === "string") return console.error(runner), 1;
-  const result = sub === "retry" ? await runner.retry(runId, workflow) : await runner.resume(runId, workflow);
-  console.log(JSON.stringify(result, null, 2));
+  const waiting = (requests: readonly PendingHumanRequest[]) => (console.log(waitingLines(runId, requests, hints).join("\n")), 0);
+  if (sub === "resume") {
+    const outcome = await runner.proceed(runId, workflow);
+    if (outcome.status === "waiting") return waiting(outcome.requests);
+    console.log(JSON.stringify(outcome.result, null, 2));
+    return 0;
+  }
+  try {
+    console.log(JSON.stringify(await runner.retry(runId, workflow), null, 2));
+  } catch (error) {
+    // A retried run can come to a request for a person too: an outcome, not a failure.
+    if (!ForgeError.isInstance(error) || error.code !== "FORGE_RUN_WAITING") throw error;
+    return waiting((error as RunWaitingError).requests);
+  }
   return 0;
 }
+
+const SUBCOMMANDS: readonly string[] = ["list", "show", "resume", "retry", "replay", "delete", ...DECIDE_COMMANDS, "fork"];

@@ -53,6 +53,11 @@ export interface Checkpoint {
 export type RunEvent =
   /** A new run's machine input (history seed, budgets): where a replay starts. */
   | { type: "start"; input: WorkflowInput }
+  /**
+   * A fork's first event, instead of `start`: the run began as a copy of commit `from.seq` of
+   * run `from.runId` (its state is this run's first commit; see src/runner/fork.ts).
+   */
+  | { type: "fork"; from: { runId: string; seq: number } }
   /** `usage` and `now`: the run's token totals and clock once the answer was taken in. */
   | { type: "response"; iteration: number; response: LLMResponse; usage: Usage; now: number }
   /** `now`: when the tool finished (a replay's clock); absent for failed calls and older logs. */

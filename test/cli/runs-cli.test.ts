@@ -51,7 +51,7 @@ describe("forge-ts run / runs", () => {
     expect((await cli(["runs", "list", "--status", "failed", "--store", store])).stdout).toContain("no runs in");
     const badStatus = await failure(["runs", "list", "--status", "broken", "--store", store]);
     expect(badStatus.code).toBe(2);
-    expect(badStatus.stderr).toMatch(/--status.*active, done, failed, cancelled/);
+    expect(badStatus.stderr).toMatch(/--status.*active, waiting, done, failed, cancelled/);
 
     // A finished run resumes straight to its result.
     const resumed = await cli(["runs", "resume", "r1", "--workflow", MODULE, ...backend]);

@@ -103,6 +103,19 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
       await lease.release();
     });
 
+    it("keeps a waiting run's status, a decision and a fork's origin", async () => {
+      const store = await make();
+      const lease = await store.lock("r1");
+      const decision = { type: "decision" as const, callId: "c1", decision: { type: "approve" as const, args: { amount: 5 } }, at: 7 };
+      const fork = { type: "fork" as const, from: { runId: "r0", seq: 3 } };
+      await store.commit(commitOf(lease, 1, { snapshot: snapshotOf(), events: [fork], status: "waiting", state: "awaitingHuman" }));
+      await store.commit(commitOf(lease, 2, { events: [decision], status: "waiting", state: "awaitingHuman" }));
+      expect(await store.latest("r1")).toMatchObject({ seq: 2, status: "waiting", state: "awaitingHuman" });
+      expect((await store.listRuns()).find((r) => r.runId === "r1")).toMatchObject({ status: "waiting" });
+      expect(await store.events("r1")).toEqual([fork, decision]);
+      await lease.release();
+    });
+
     it("never lets a run go back: a commit not newer than the stored one is a StoreError and the newer one stays", async () => {
       const store = await make();
       const lease = await store.lock("r1");

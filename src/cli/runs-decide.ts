@@ -1,0 +1,123 @@
+/**
+ * `forge-ts runs approve|reject|answer`: a person's decision on a waiting run, recorded in its
+ * store from this process (the run itself need not be loaded); and how every runs command shows
+ * a run that waits: its pending requests, the commands that decide them and the one that goes on.
+ */
+import { ForgeError, InvalidArgumentError, type PendingHumanRequest } from "../core/errors.js";
+import { isPlainObject } from "../core/messages.js";
+import type { HumanDecision } from "../loop/human.js";
+import type { RunStore } from "../persistence/run-store.js";
+import { recordDecision } from "../runner/decisions.js";
+import { errorLine } from "./run-cli.js";
+
+export const DECIDE_COMMANDS = ["approve", "reject", "answer"] as const;
+export type DecideCommand = (typeof DECIDE_COMMANDS)[number];
+
+/** The flags the hints repeat, as the user gave them (a store only when named on the command line). */
+export interface HintFlags {
+  store?: string | undefined;
+  workflow?: string | undefined;
+  backend?: string | undefined;
+  model?: string | undefined;
+  "base-url"?: string | undefined;
+  mode?: string | undefined;
+  think?: string | undefined;
+}
+
+/** The decision flags of `runs approve|reject|answer`. */
+export interface DecideFlags {
+  args?: string | undefined;
+  reason?: string | undefined;
+  answer?: string | undefined;
+  json?: boolean | undefined;
+}
+
+/** A word the shell passes through unchanged, else single-quoted. */
+export const shellWord = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
+
+const storeFlag = (f: HintFlags): string => (f.store !== undefined ? ` --store ${shellWord(f.store)}` : "");
+
+/** The command that continues a run: the flags known here filled in, placeholders for the rest. */
+export function resumeCommand(runId: string, f: HintFlags): string {
+  const flag = (name: keyof HintFlags, placeholder?: string) => (f[name] !== undefined ? ` --${name} ${shellWord(f[name]!)}` : placeholder ? ` --${name} ${placeholder}` : "");
+  return `forge-ts runs resume ${shellWord(runId)}${flag("workflow", "<module>")}${flag("backend", "<name>")}${flag("model", "<name>")}${flag("base-url")}${flag("mode")}${flag("think")}${storeFlag(f)}`;
+}
+
+/**
+ * A waiting run as lines: each pending request (call id, tool, kind, args, when asked), how to
+ * decide each, and how to continue.
+ *
+ * @example
+ * console.log(waitingLines("r1", outcome.requests, values).join("\n"));
+ */
+export function waitingLines(runId: string, requests: readonly PendingHumanRequest[], f: HintFlags): string[] {
+  const lines = [`run ${runId} is waiting for a person (${requests.length} pending):`];
+  for (const r of requests) lines.push(`  ${r.callId}  ${r.tool}  ${r.kind}  ${JSON.stringify(r.args)}  asked ${new Date(r.askedAt).toISOString()}`);
+  const store = storeFlag(f);
+  for (const r of requests) {
+    const call = `${shellWord(runId)} ${shellWord(r.callId)}`;
+    lines.push(
+      r.kind === "approval"
+        ? `decide: forge-ts runs approve ${call} [--args <json>]${store}   or   forge-ts runs reject ${call} --reason <text>${store}`
+        : `decide: forge-ts runs answer ${call} --answer <text|json>${store}   or   forge-ts runs reject ${call} --reason <text>${store}`,
+    );
+  }
+  lines.push(`then:   ${resumeCommand(runId, f)}`);
+  return lines;
+}
+
+/** `--answer`: a JSON value when it parses as one, else the text itself. */
+export function parseAnswer(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function decisionOf(command: DecideCommand, f: DecideFlags): HumanDecision {
+  const misplaced = (["args", "reason", "answer"] as const).filter((k) => f[k] !== undefined && k !== { approve: "args", reject: "reason", answer: "answer" }[command]);
+  if (misplaced.length > 0) throw new InvalidArgumentError(`--${misplaced[0]}`, `does not go with runs ${command}`);
+  if (command === "reject") {
+    if (f.reason === undefined || f.reason.trim() === "") throw new InvalidArgumentError("--reason", "runs reject needs a reason (the model sees it)");
+    return { type: "reject", reason: f.reason };
+  }
+  if (command === "answer") {
+    if (f.answer === undefined) throw new InvalidArgumentError("--answer", "runs answer needs the answer (text, or a JSON value)");
+    return { type: "answer", answer: parseAnswer(f.answer) };
+  }
+  if (f.args === undefined) return { type: "approve" };
+  let args: unknown;
+  try {
+    args = JSON.parse(f.args);
+  } catch (error) {
+    throw new InvalidArgumentError("--args", `not JSON: ${(error as Error).message}`);
+  }
+  if (!isPlainObject(args)) throw new InvalidArgumentError("--args", "the edited arguments must be a JSON object");
+  return { type: "approve", args };
+}
+
+const DONE: Record<DecideCommand, string> = { approve: "approved", reject: "rejected", answer: "answered" };
+
+/**
+ * Record the decision and print one line (or the receipt as JSON). Resolves to the exit code:
+ * 0 recorded (or already recorded), 2 a decision the run refuses (printed on stderr).
+ */
+export async function decideMain(command: DecideCommand, store: RunStore, runId: string, callId: string | undefined, f: DecideFlags & HintFlags): Promise<number> {
+  const decision = decisionOf(command, f);
+  let receipt;
+  try {
+    receipt = await recordDecision(store, runId, { ...(callId !== undefined ? { callId } : {}), decision }, Date.now());
+  } catch (error) {
+    // isInstance checks the brand of every ForgeError; the code tells which one.
+    if (!ForgeError.isInstance(error) || error.code !== "FORGE_HUMAN_DECISION") throw error;
+    console.error(errorLine(error));
+    return 2;
+  }
+  if (f.json) return console.log(JSON.stringify(receipt, null, 2)), 0;
+  const what = `${receipt.tool} (call ${receipt.callId}) on run ${runId}`;
+  const recorded = receipt.duplicate ? `already recorded: ${command} of ${what}` : `${DONE[command]} ${what}${decision.type === "reject" ? `: ${decision.reason}` : ""}`;
+  const pending = receipt.pending.map((r) => `${r.callId} (${r.tool}, ${r.kind})`).join(", ") || "none";
+  console.log(`${recorded}; still pending: ${pending}; continue with: ${resumeCommand(runId, f)}`);
+  return 0;
+}

@@ -1,0 +1,56 @@
+/**
+ * `forge-ts runs show <runId>`: a run's latest checkpoint; for a waiting run its requests (with
+ * the decisions logged since) and the commands that decide and continue it; for a fork where it
+ * came from; `--history` every commit to fork from, `--events` the event log.
+ */
+import type { WorkflowContext } from "../loop/context.js";
+import type { HumanDecisionEvent } from "../loop/human.js";
+import type { Checkpoint, RunInfo, RunStore } from "../persistence/run-store.js";
+import { requestsWithLog } from "../runner/decisions.js";
+import { resumeCommand, waitingLines, type HintFlags } from "./runs-decide.js";
+import { commitHistory, historyLines } from "./runs-fork.js";
+
+export interface ShowFlags {
+  events?: boolean | undefined;
+  history?: boolean | undefined;
+  json?: boolean | undefined;
+}
+
+/** Runs as an aligned table: id, workflow, session, state, status, seq, saved (and queue job). */
+export function runTable(runs: readonly (RunInfo & { job?: string })[]): string {
+  const withJobs = runs.some((r) => r.job !== undefined);
+  const rows = runs.map((r) => [r.runId, r.workflow, r.sessionId ?? "-", r.state, r.status, String(r.seq), new Date(r.savedAt).toISOString(), ...(withJobs ? [r.job ?? "-"] : [])]);
+  const head = ["run", "workflow", "session", "state", "status", "seq", "saved", ...(withJobs ? ["job"] : [])];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+}
+
+/** `forge-ts runs show`: the latest checkpoint, a waiting run's requests, a fork's origin; --history, --events. */
+export async function showMain(store: RunStore, checkpoint: Checkpoint, values: ShowFlags, hints: HintFlags): Promise<number> {
+  const { runId } = checkpoint;
+  const log = await store.events(runId);
+  const history = values.history ? await commitHistory(store, checkpoint) : undefined;
+  const ctx = checkpoint.snapshot.context as WorkflowContext;
+  const decisions: HumanDecisionEvent[] = log.flatMap((e) => (e.type === "decision" ? [{ type: "human.decide" as const, callId: e.callId, decision: e.decision, at: e.at }] : []));
+  const requests = checkpoint.status === "waiting" ? requestsWithLog(ctx, decisions).map(({ parameters: _schema, index: _index, ...r }) => r) : undefined;
+  const forkedFrom = log.find((e) => e.type === "fork")?.from;
+  if (values.json) {
+    const extra = { ...(requests ? { requests } : {}), ...(forkedFrom ? { forkedFrom } : {}), ...(history ? { history } : {}), ...(values.events ? { events: log } : {}) };
+    console.log(JSON.stringify({ ...checkpoint, ...extra }, null, 2));
+    return 0;
+  }
+  const { snapshot: _snapshot, ...info } = checkpoint;
+  console.log(runTable([info]));
+  if (forkedFrom) console.log(`forked from run ${forkedFrom.runId} at commit ${forkedFrom.seq}`);
+  console.log(`iteration ${ctx.iteration}, ${ctx.messages.length} messages, steps done: ${ctx.steps.completed.map((s) => s.tool).join(", ") || "none"}`);
+  if (ctx.terminal) console.log(`result ${JSON.stringify(ctx.terminal.result)}`);
+  if (ctx.error) console.log(`error ${ctx.error.name} (${ctx.error.code}): ${ctx.error.message}`);
+  if (requests) {
+    const pending = requests.filter((r) => !r.decision);
+    for (const r of requests.filter((x) => x.decision)) console.log(`decided ${r.callId} (${r.tool}): ${r.decision!.type}, applied when the run is resumed`);
+    console.log(pending.length > 0 ? waitingLines(runId, pending, hints).join("\n") : `every request is decided; continue with: ${resumeCommand(runId, hints)}`);
+  }
+  if (history) console.log(historyLines(runId, history, hints).join("\n"));
+  for (const e of values.events ? log : []) console.log(JSON.stringify(e));
+  return 0;
+}
