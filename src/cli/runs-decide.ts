@@ -7,6 +7,7 @@ import { ForgeError, InvalidArgumentError, type PendingHumanRequest } from "../c
 import { isPlainObject } from "../core/messages.js";
 import type { HumanDecision } from "../loop/human.js";
 import type { RunStore } from "../persistence/run-store.js";
+import { createRunQueue } from "../queue/run-queue.js";
 import { recordDecision } from "../runner/decisions.js";
 import { errorLine } from "./run-cli.js";
 
@@ -26,6 +27,8 @@ export interface HintFlags {
 
 /** The decision flags of `runs approve|reject|answer`. */
 export interface DecideFlags {
+  /** The queue the run was enqueued on: once nothing is pending, the run goes back in it. */
+  redis?: string | undefined;
   args?: string | undefined;
   reason?: string | undefined;
   answer?: string | undefined;
@@ -114,10 +117,23 @@ export async function decideMain(command: DecideCommand, store: RunStore, runId:
     console.error(errorLine(error));
     return 2;
   }
-  if (f.json) return console.log(JSON.stringify(receipt, null, 2)), 0;
+  const requeued = f.redis !== undefined && receipt.pending.length === 0 ? await requeue(f.redis, store, runId) : undefined;
+  if (f.json) return console.log(JSON.stringify(requeued === undefined ? receipt : { ...receipt, requeued }, null, 2)), 0;
   const what = `${receipt.tool} (call ${receipt.callId}) on run ${runId}`;
   const recorded = receipt.duplicate ? `already recorded: ${command} of ${what}` : `${DONE[command]} ${what}${decision.type === "reject" ? `: ${decision.reason}` : ""}`;
   const pending = receipt.pending.map((r) => `${r.callId} (${r.tool}, ${r.kind})`).join(", ") || "none";
-  console.log(`${recorded}; still pending: ${pending}; continue with: ${resumeCommand(runId, f)}`);
+  const next = requeued === "requeued" ? "back in the queue: a worker continues it" : requeued === "not-waiting" ? "its job is not parked waiting (still queued or running?)" : `continue with: ${resumeCommand(runId, f)}`;
+  console.log(`${recorded}; still pending: ${pending}; ${next}`);
   return 0;
+}
+
+/** A queued run decided: its parked job goes back in the queue (queue.resumeRun). */
+async function requeue(redis: string, store: RunStore, runId: string): Promise<"requeued" | "not-waiting"> {
+  const workflow = (await store.latest(runId))!.workflow;
+  const queue = createRunQueue({ redis });
+  try {
+    return await queue.resumeRun(workflow, runId);
+  } finally {
+    await queue.close();
+  }
 }

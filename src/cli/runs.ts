@@ -77,7 +77,9 @@ export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|retry|replay|de
                                                        decide a waiting run's request (callId may be
                                                        left out when one is pending); --args: approve
                                                        with edited arguments; --answer: a JSON value
-                                                       when it parses, else the text
+                                                       when it parses, else the text; --redis <url>:
+                                                       a queued run goes back in the queue once
+                                                       nothing is pending
   forge-ts runs fork <runId> --at <seq> [--patch-message <index>=<text>]... [--patch-args <callId>=<json>]...
                     [--run-id <id>] [--workflow <module>]
                                                        a new run starting from commit <seq> (see
