@@ -6,6 +6,9 @@
  * queues it; batches go out in order, one POST at a time, every `intervalMs`. A visualizer
  * that is down or refuses a batch never fails the run: the batch is counted as dropped and the
  * failure reported to `onError` (by default one warning per outage on stderr).
+ *
+ * A visualizer bound beyond loopback prints its URL with `#token=…`: given such a URL, the
+ * inspector sends the token (`Authorization: Bearer`); the fragment never goes on the wire.
  */
 import type { InspectionEvent, Observer } from "xstate";
 import { request } from "undici";
@@ -55,13 +58,10 @@ export interface VisualizerInspector extends Observer<InspectionEvent> {
  * const runner = new WorkflowRunner({ client, contextManager, inspect: visualizerInspector() });
  */
 export function visualizerInspector(url: string = DEFAULT_VISUALIZER_URL, options: VisualizerInspectorOptions = {}): VisualizerInspector {
-  let endpoint: URL;
-  try {
-    endpoint = new URL("/api/ingest", url);
-  } catch {
-    throw new InvalidArgumentError("url", `expected the visualizer's http URL (e.g. ${DEFAULT_VISUALIZER_URL}), got ${JSON.stringify(url)}`);
-  }
-  if (endpoint.protocol !== "http:" && endpoint.protocol !== "https:") throw new InvalidArgumentError("url", `expected http(s), got ${endpoint.protocol}`);
+  const endpoint = apiUrl(url, "/api/ingest");
+  const headers = { "content-type": "application/json", ...authHeader(url) };
+  // Errors name the visualizer, never its token.
+  const shown = withoutToken(url);
   const intervalMs = options.intervalMs ?? 25;
   const batchSize = options.batchSize ?? 500;
   const maxQueued = options.maxQueued ?? 20_000;
@@ -86,7 +86,7 @@ export function visualizerInspector(url: string = DEFAULT_VISUALIZER_URL, option
     if (queue.length > maxQueued) {
       const lost = queue.splice(0, queue.length - maxQueued).length;
       stats.dropped += lost;
-      onError(new VisualizerDeliveryError(url, lost, new Error(`more than ${maxQueued} events queued (the visualizer is slower than the run)`)));
+      onError(new VisualizerDeliveryError(shown, lost, new Error(`more than ${maxQueued} events queued (the visualizer is slower than the run)`)));
     }
     // unref: a pending delivery never keeps a finished process alive (flush() when it must arrive).
     timer ??= setTimeout(() => {
@@ -108,7 +108,7 @@ export function visualizerInspector(url: string = DEFAULT_VISUALIZER_URL, option
       try {
         const response = await request(endpoint, {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers,
           body: JSON.stringify({ events: batch }),
           headersTimeout: 10_000,
           bodyTimeout: 10_000,
@@ -119,7 +119,7 @@ export function visualizerInspector(url: string = DEFAULT_VISUALIZER_URL, option
         warned = false;
       } catch (error) {
         stats.dropped += batch.length;
-        onError(new VisualizerDeliveryError(url, batch.length, error));
+        onError(new VisualizerDeliveryError(shown, batch.length, error));
       }
     }
   };
@@ -147,13 +147,32 @@ export function visualizerInspector(url: string = DEFAULT_VISUALIZER_URL, option
 export async function connectVisualizer(url: string = DEFAULT_VISUALIZER_URL, options: VisualizerInspectorOptions = {}): Promise<VisualizerInspector> {
   const inspector = visualizerInspector(url, options);
   try {
-    const response = await request(new URL("/api/info", url), { headersTimeout: 3_000, bodyTimeout: 3_000 });
+    const response = await request(apiUrl(url, "/api/info"), { headers: authHeader(url), headersTimeout: 3_000, bodyTimeout: 3_000 });
     await response.body.text();
     if (response.statusCode !== 200) throw new Error(`HTTP ${response.statusCode}`);
   } catch (error) {
-    const problem = new VisualizerDeliveryError(url, 0, error);
-    problem.message = `no visualizer answers at ${url} (${describeError(error)}): start it first with "forge-ts visualize" (in a checkout: npm run visualize)`;
+    const problem = new VisualizerDeliveryError(withoutToken(url), 0, error);
+    problem.message = `no visualizer answers at ${withoutToken(url)} (${describeError(error)}): start it first with "forge-ts visualize" (in a checkout: npm run visualize)`;
     throw problem;
   }
   return inspector;
+}
+
+function apiUrl(url: string, path: string): URL {
+  let endpoint: URL;
+  try {
+    endpoint = new URL(path, url);
+  } catch {
+    throw new InvalidArgumentError("url", `expected the visualizer's http URL (e.g. ${DEFAULT_VISUALIZER_URL}), got ${JSON.stringify(url)}`);
+  }
+  if (endpoint.protocol !== "http:" && endpoint.protocol !== "https:") throw new InvalidArgumentError("url", `expected http(s), got ${endpoint.protocol}`);
+  return endpoint;
+}
+
+const withoutToken = (url: string) => url.replace(/#.*$/, "");
+
+/** The token of a `…/#token=…` URL as a header (none for a plain URL). */
+function authHeader(url: string): Record<string, string> {
+  const token = new URLSearchParams(new URL(url).hash.slice(1)).get("token");
+  return token ? { authorization: `Bearer ${token}` } : {};
 }

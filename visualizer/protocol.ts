@@ -8,7 +8,9 @@
  * context's `run.id`), so one server can follow many processes and runs at once.
  */
 
+import type { HumanRequest } from "../src/loop/human.js";
 import type { QueueCount } from "../src/queue/counts.js";
+import type { DecisionInput, DecisionReceipt } from "../src/runner/decisions.js";
 
 export type { QueueCount };
 
@@ -82,13 +84,32 @@ export interface RunSummary {
   updatedAt: number;
   /** Events buffered for a live run. */
   events: number;
+  /**
+   * A waiting run (status "waiting"): the requests of its batch, decided ones with their
+   * decision (also those logged since its checkpoint), pending ones without.
+   */
+  requests?: HumanRequestView[];
 }
+
+/** A request for a person as the run list carries it (the tool's schema stays on the server). */
+export type HumanRequestView = Omit<HumanRequest, "parameters">;
+
+/** POST /api/runs/:runId/decisions body: callId may be left out when one request is pending. */
+export type DecisionBody = DecisionInput;
+
+/**
+ * Its 200 answer: the decision is recorded (`duplicate`: it already was). Errors are
+ * `{ error: { code, message, problem?, callId?, expiresInMs? } }`: 400 malformed, 404 no store
+ * or no run, 409 refused (`problem` from HumanDecisionError: already_decided, invalid_args,
+ * wrong_kind, unknown_call, not_waiting) or the run held by a live runner (`FORGE_RUN_LOCKED`).
+ */
+export type DecisionReply = DecisionReceipt;
 
 /** GET /api/runs/:runId/replay: the run re-driven from its event log, as the live feed would have shown it. */
 export interface ReplayBody {
   runId: string;
   workflow: string;
-  /** The replay's final state ("done", "failed", "cancelled", "incomplete"). */
+  /** The replay's final state ("done", "failed", "cancelled", "waiting", "incomplete"). */
   state: string;
   events: WireEvent[];
 }

@@ -1,9 +1,10 @@
 /**
  * The visualizer's server: the page (served from memory, no outside requests), the statechart
- * layout, the run list, a live SSE feed per run, replay of stored runs, and the ingest endpoint
- * that `visualizerInspector` posts to. A Web-standard `fetch` handler plus `listen()`, like the
- * proxy.
+ * layout, the run list, a live SSE feed per run, replay of stored runs, the ingest endpoint
+ * that `visualizerInspector` posts to, and decisions on waiting runs. A Web-standard `fetch`
+ * handler plus `listen()`, like the proxy. Everything under /api passes one guard (guard.ts).
  */
+import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -13,7 +14,10 @@ import type { Workflow } from "../src/core/workflow.js";
 import { isRunId, type RunInfo, type RunStore } from "../src/persistence/run-store.js";
 import { replayRun } from "../src/runner/replay.js";
 import { listenOn } from "../src/server/listen.js";
+import { decisionRoute, requestsReader } from "./decisions.js";
 import { Feed, type FeedOptions } from "./feed.js";
+import { accessGuard, isLoopbackHost } from "./guard.js";
+import { HttpProblem } from "./http-problem.js";
 import type { FeedEvent, IngestBody, QueueCount, ReplayBody, RunSummary, WireEvent } from "./protocol.js";
 import { wireSerializer } from "./wire.js";
 
@@ -33,13 +37,25 @@ export interface VisualizerOptions {
   onIngest?: (events: readonly WireEvent[]) => void;
   /** Job queues to show (`forge-ts visualize --redis`): polled once a second while a page is open. */
   queues?: { counts(): Promise<QueueCount[]>; lastError(): string | undefined };
+  /**
+   * What other hosts must present (at least 16 characters). Loopback callers never need it;
+   * `listen()` on a non-loopback host without one makes one up and puts it in its URL.
+   */
+  token?: string;
 }
 
 export interface Visualizer {
-  fetch(request: Request): Promise<Response>;
-  listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; host: string }>;
+  /**
+   * The app as a fetch handler. `env` is @hono/node-server's bindings (the socket tells the
+   * guard who is asking); called without them, the caller is this process and is trusted.
+   */
+  fetch(request: Request, env?: unknown): Promise<Response>;
+  /** `url` ends in `/#token=…` when bound beyond loopback: the page reads it, so does visualizerInspector. */
+  listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; host: string; token?: string }>;
   close(): Promise<void>;
   readonly feed: Feed;
+  /** What other hosts must present (see VisualizerOptions.token), once known. */
+  readonly token: string | undefined;
   /** Bytes of the page's files (everything a browser loads). */
   readonly pageBytes: number;
 }
@@ -53,16 +69,6 @@ const PAGE_TYPES: Record<string, string> = {
   ".svg": "image/svg+xml",
 };
 
-class HttpProblem extends Error {
-  constructor(
-    readonly status: 400 | 404 | 409 | 413 | 422 | 500,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /**
  * @example
  * const viz = createVisualizer({ store: new FileRunStore({ dir: ".forge" }), workflows: [workflow] });
@@ -70,6 +76,10 @@ class HttpProblem extends Error {
  */
 export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
   const { store, onIngest } = options;
+  if (options.token !== undefined && (typeof options.token !== "string" || options.token.length < 16 || /\s/.test(options.token))) {
+    throw new InvalidArgumentError("token", "expected at least 16 characters without spaces (or leave it out: listen() beyond loopback makes one up)");
+  }
+  let token = options.token;
   const workflows = new Map<string, Workflow>();
   for (const w of options.workflows ?? []) {
     if (workflows.has(w.name) && workflows.get(w.name) !== w) throw new InvalidArgumentError("workflows", `two workflows are named "${w.name}"`);
@@ -81,14 +91,18 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
   const pageBytes = [...page.values()].reduce((n, f) => n + f.body.byteLength, 0);
   const streams = new Set<SSEStreamingApi>();
   const replays = new Map<string, Promise<ReplayBody>>();
+  const requestsOf = store ? requestsReader(store) : undefined;
+  /** Run-list streams to push now (a decision changed a run), not at their next poll. */
+  const listChanged = new Set<() => void>();
 
   const app = new Hono();
   app.onError((error, c) => {
-    if (error instanceof HttpProblem) return c.json({ error: { code: error.code, message: error.message } }, error.status);
+    if (error instanceof HttpProblem) return c.json({ error: { code: error.code, message: error.message, ...error.extra } }, error.status, error.headers);
     const json = errorToJSON(error);
     return c.json({ error: { code: json.code, message: json.message } }, ForgeError.isInstance(error) && error.code === "FORGE_INVALID_ARGUMENT" ? 400 : 500);
   });
   app.notFound((c) => c.json({ error: { code: "not_found", message: `no such path: ${c.req.method} ${c.req.path}` } }, 404));
+  app.use("/api/*", accessGuard(() => token));
 
   for (const [name, file] of page) {
     app.get(name === "index.html" ? "/" : `/${name}`, (c) => c.body(file.body as Uint8Array<ArrayBuffer>, 200, { "content-type": file.type, "cache-control": "no-cache" }));
@@ -136,6 +150,7 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
       };
       const soon = () => (timer ??= setTimeout(() => ((timer = undefined), void push().catch(() => stream.abort())), 100));
       const off = feed.onChange(soon);
+      listChanged.add(soon);
       const poll = setInterval(soon, 2_000);
       // Queue counts, when the visualizer watches queues: one poll at a time (Redis may be away).
       let lastQueues = "";
@@ -155,6 +170,7 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
       const queuePoll = options.queues ? setInterval(() => void pushQueues(), 1_000) : undefined;
       stream.onAbort(() => {
         off();
+        listChanged.delete(soon);
         clearInterval(poll);
         clearInterval(queuePoll);
         clearTimeout(timer);
@@ -187,6 +203,13 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
       await chain;
     });
   });
+
+  // A person's decision on a waiting run: recorded in the store; whoever runs the run applies it.
+  const [decisionLimit, recordDecision] = decisionRoute(store, () => {
+    listing = undefined;
+    for (const push of listChanged) push();
+  });
+  app.post("/api/runs/:runId/decisions", decisionLimit, recordDecision);
 
   app.get("/api/runs/:runId/replay", async (c) => {
     const runId = checkedRunId(c.req.param("runId"));
@@ -223,11 +246,15 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
   async function summaries(): Promise<RunSummary[]> {
     const byId = new Map<string, RunSummary>();
     for (const live of feed.runs()) byId.set(live.runId, { ...live, stored: false, ...replayability(live.workflow, false) });
-    for (const info of await storedRuns()) {
+    const stored = await storedRuns();
+    const requests = await Promise.all(stored.map((info) => requestsOf?.(info)));
+    for (const [i, info] of stored.entries()) {
+      // The store knows a run waits for a person (its live feed, if any, has stopped).
+      const waiting = requests[i] ? { status: "waiting", requests: requests[i] } : {};
       const seen = byId.get(info.runId);
       if (seen) {
         delete seen.why;
-        Object.assign(seen, { stored: true, ...(info.sessionId ? { sessionId: info.sessionId } : {}), ...replayability(info.workflow, true) });
+        Object.assign(seen, { stored: true, ...(info.sessionId ? { sessionId: info.sessionId } : {}), ...replayability(info.workflow, true), ...waiting });
         continue;
       }
       byId.set(info.runId, {
@@ -243,6 +270,7 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
         startedAt: info.createdAt,
         updatedAt: info.savedAt,
         events: 0,
+        ...waiting,
       });
     }
     return [...byId.values()].sort((a, b) => b.startedAt - a.startedAt || a.runId.localeCompare(b.runId));
@@ -271,14 +299,20 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
 
   let server: Promise<{ server: import("node:http").Server }> | undefined;
   return {
-    fetch: (request) => Promise.resolve(app.fetch(request)),
+    fetch: (request, env) => Promise.resolve(app.fetch(request, env)),
     feed,
     pageBytes,
+    get token() {
+      return token;
+    },
     async listen({ port = 4848, host = "127.0.0.1" } = {}) {
       if (server) throw new InvalidArgumentError("listen", "this visualizer is already listening");
+      const beyondLoopback = !isLoopbackHost(host);
+      if (beyondLoopback) token ??= randomBytes(24).toString("base64url");
       const listening = listenOn(app.fetch, port, host);
       server = listening;
-      return (await listening).address;
+      const address = (await listening).address;
+      return beyondLoopback ? { ...address, url: `${address.url}/#token=${token}`, token: token! } : address;
     },
     async close() {
       for (const stream of streams) stream.abort();

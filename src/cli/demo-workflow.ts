@@ -219,6 +219,9 @@ export interface SupplierQuoteOptions {
   approvalAboveUsd?: number;
 }
 
+/** The quote total above which the demo (`npm start`, `forge-ts visualize`) asks for approval. */
+export const DEMO_APPROVAL_ABOVE_USD = 50;
+
 /**
  * The demo: a fresh workflow, its oracle, the user's request and the prompt variables.
  *

@@ -19,11 +19,10 @@ import type { InspectionEvent } from "xstate";
 import { connectVisualizer, DEFAULT_VISUALIZER_URL } from "../../visualizer/inspector.js";
 import { assertBackend, backendLabel, buildClient, unreachable, type BackendOptions } from "./backends.js";
 import { demoApprover } from "./demo-approver.js";
-import { supplierQuoteWorkflow } from "./demo-workflow.js";
+import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "./demo-workflow.js";
 import { errorLine, isMainModule, runCli } from "./run-cli.js";
 
 /** Quotes whose total is above this need a person's approval (the demo's 250 × 0.34 = 85 USD does). */
-const DEMO_APPROVAL_ABOVE_USD = 50;
 
 const help = (command: string) => `Usage: ${command} [options]
 

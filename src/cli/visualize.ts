@@ -9,7 +9,7 @@ import { workflowMachine } from "../../machines/workflow.machine.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { forwardToStately, statelyInspector } from "../../visualizer/stately.js";
 import { redactedUrl } from "../queue/redis.js";
-import { supplierQuoteWorkflow } from "./demo-workflow.js";
+import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "./demo-workflow.js";
 import { loadWorkflow } from "./runs.js";
 import { openStore } from "./store.js";
 
@@ -68,7 +68,8 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
   const maxEventsPerRun = int("max-events", values["max-events"], 100, 10_000_000);
   const opened = values["no-store"] ? undefined : await openStore(values.store ?? ".forge");
   const store = opened?.store;
-  const workflows: Workflow[] = [supplierQuoteWorkflow().workflow];
+  // The demo's own workflow, approval rule included, so its stored runs replay as they ran.
+  const workflows: Workflow[] = [supplierQuoteWorkflow({ approvalAboveUsd: DEMO_APPROVAL_ABOVE_USD }).workflow];
   for (const module of values.workflow ?? []) workflows.push(await loadWorkflow(module));
 
   const queues = values.redis ? (await import("../queue/counts.js")).queueCounter(values.redis) : undefined;

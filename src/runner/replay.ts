@@ -2,9 +2,10 @@
  * Deterministic replay: re-drive the workflow statechart from a run's event log, with no model
  * and no tools. The log's `start` event is the machine input; each inference answers with the
  * response recorded for that iteration (its usage and clock), each tool call with the outcome
- * recorded for its call id; compaction runs the given context manager (it is deterministic: pass
- * one configured like the run's). Where a call was recorded twice (a crash, then a resume), the
- * later record is the one the run went on with.
+ * recorded for its call id, each wait for a person with the decisions recorded for its requests;
+ * compaction runs the given context manager (it is deterministic: pass one configured like the
+ * run's). Where a call was recorded twice (a crash, then a resume), the later record is the one
+ * the run went on with.
  *
  * The replay walks the same states and ends with the same messages, steps and result as the
  * run; it is what a visualizer plays back.
@@ -18,6 +19,7 @@ import type { Usage } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import type { Workflow } from "../core/workflow.js";
 import type { WorkflowContext } from "../loop/context.js";
+import { pendingRequests } from "../loop/human.js";
 import { stateName } from "../loop/state-name.js";
 import { RecordedToolError } from "../loop/tool-output.js";
 import type { RunEvent, RunStore } from "../persistence/run-store.js";
@@ -34,7 +36,10 @@ export interface ReplayOptions {
 export interface ReplayResult {
   /** Every state entered, in order (macrosteps, as `onStateChange` reports them). */
   states: string[];
-  /** The final state: "done", "failed", "cancelled", or "incomplete" when the log stops first. */
+  /**
+   * The final state: "done", "failed", "cancelled", "waiting" when the run waits for a person's
+   * decision the log does not have yet, or "incomplete" when the log stops first.
+   */
   state: string;
   context: WorkflowContext;
   messages: Message[];
@@ -44,6 +49,7 @@ export interface ReplayResult {
 
 type ResponseEvent = Extract<RunEvent, { type: "response" }>;
 type ToolEndEvent = Extract<RunEvent, { type: "toolEnd" }>;
+type DecisionEvent = Extract<RunEvent, { type: "decision" }>;
 
 /** The log ran out before the run's end (it was cancelled, or is still going): the replay stops there. */
 class LogExhausted extends Error {}
@@ -59,9 +65,12 @@ export async function replayRun(store: RunStore, runId: string, workflow: Workfl
   if (!start) throw new StoreError(`run ${runId} has no start event to replay from (runs recorded before event logs had one, or not by run())`, runId, "events");
   const responses = new Map<number, ResponseEvent>();
   const tools = new Map<string, ToolEndEvent>();
+  const decisions = new Map<string, DecisionEvent>();
   for (const e of events) {
     if (e.type === "response") responses.set(e.iteration, e);
     else if (e.type === "toolEnd") tools.set(e.callId, e);
+    // A call is decided once (a repeat is never recorded): the first record is the decision.
+    else if (e.type === "decision" && !decisions.has(e.callId)) decisions.set(e.callId, e);
   }
   const end = [...events].reverse().find((e): e is Extract<RunEvent, { type: "end" }> => e.type === "end");
   const contextManager = options.contextManager ?? new ContextManager({ budgetTokens: Number.MAX_SAFE_INTEGER, strategy: new NoCompact() });
@@ -100,6 +109,8 @@ export async function replayRun(store: RunStore, runId: string, workflow: Workfl
   bindServices(actor.system, services);
   const states: string[] = [];
   let exhausted = false;
+  let waiting = false;
+  const sent = new Set<string>();
   const settled = new Promise<void>((resolve) => {
     actor.on("serviceError", (e) => {
       if (e.error instanceof LogExhausted) exhausted = true;
@@ -108,7 +119,20 @@ export async function replayRun(store: RunStore, runId: string, workflow: Workfl
       next: (snapshot) => {
         const state = stateName(snapshot.value);
         if (states.at(-1) !== state) states.push(state);
-        if (snapshot.status === "done") resolve();
+        if (snapshot.status === "done") return resolve();
+        if (state !== "awaitingHuman") return;
+        // The person's decisions as the run took them; one the log lacks: the run still waits.
+        const pending = pendingRequests(snapshot.context);
+        for (const request of pending) {
+          const logged = decisions.get(request.callId);
+          if (!logged || sent.has(request.callId)) continue;
+          sent.add(request.callId);
+          actor.send({ type: "human.decide", callId: logged.callId, decision: logged.decision, at: logged.at });
+        }
+        if (pending.some((r) => !decisions.has(r.callId))) {
+          waiting = true;
+          resolve();
+        }
       },
       error: () => resolve(),
     });
@@ -118,6 +142,6 @@ export async function replayRun(store: RunStore, runId: string, workflow: Workfl
   const snapshot = actor.getSnapshot();
   const context = snapshot.context;
   // A log that stops early belongs to a cancelled run (or one still going).
-  const state = exhausted ? (end?.state === "cancelled" ? "cancelled" : "incomplete") : stateName(snapshot.value);
+  const state = waiting ? "waiting" : exhausted ? (end?.state === "cancelled" ? "cancelled" : "incomplete") : stateName(snapshot.value);
   return { states, state, context, messages: context.messages, ...(context.terminal ? { result: context.terminal.result } : {}) };
 }

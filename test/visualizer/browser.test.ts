@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { supplierQuoteWorkflow } from "../../src/cli/demo-workflow.js";
+import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "../../src/cli/demo-workflow.js";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import type { GraphLayout } from "../../visualizer/protocol.js";
 import { createVisualizer, type Visualizer } from "../../visualizer/server.js";
@@ -24,7 +24,10 @@ let leaves: Set<string>;
 
 beforeAll(async () => {
   storeDir = mkdtempSync(path.join(tmpdir(), "forge-viz-"));
-  viz = createVisualizer({ store: new FileRunStore({ dir: storeDir }), workflows: [supplierQuoteWorkflow().workflow], version: "test" });
+  // The workflow as the demo runs it (DEMO_APPROVAL_ABOVE_USD in src/cli/demo.ts): its quote
+  // waits for an approval, so a replay re-drives the same wait and decision.
+  const workflow = supplierQuoteWorkflow({ approvalAboveUsd: DEMO_APPROVAL_ABOVE_USD }).workflow;
+  viz = createVisualizer({ store: new FileRunStore({ dir: storeDir }), workflows: [workflow], version: "test" });
   ({ url } = await viz.listen({ port: 0 }));
   browser = await launchChromium();
   const layout = (await (await fetch(`${url}/api/graph`)).json()) as GraphLayout;

@@ -1,8 +1,10 @@
 // The page: the run list (SSE /api/feed), one run's events (SSE /api/runs/:id/feed, or
 // /api/runs/:id/replay stepped with a slider), folded by view.js, drawn by graph.js and here.
 // Data reaches the DOM only through textContent and attributes.
+import { api, apiEvents } from "./api.js";
 import { counters, describeEvent, initialView, reduce, shortJson } from "./view.js";
 import { drawGraph, flash, leafBox, setActive, setCounts, setRecent } from "./graph.js";
+import { renderHuman } from "./human.js";
 
 const CACHE_EVERY = 200;
 const TEXT_LIMIT = 1200;
@@ -62,7 +64,7 @@ function connectRuns() {
     conn.dataset.state = s;
     conn.querySelector(".conn-text").textContent = label;
   };
-  const es = new EventSource("/api/feed");
+  const es = apiEvents("/api/feed");
   set("connecting", "connecting…");
   es.addEventListener("open", () => set("open", "connected"));
   es.addEventListener("error", () => {
@@ -133,8 +135,24 @@ function onRuns(runs) {
   renderRuns();
   if (!state.explicit) autoFollow();
   else if (state.mode === "waiting" && runById(state.selected)) startSelected();
+  refreshReplay();
   schedule();
 }
+
+/**
+ * A stored run shown at the end of its replay that moved on in the store (a waiting run was
+ * continued elsewhere) is loaded again; a replay stepped back is left alone. A decision alone
+ * does not move a waiting run on: its requests panel shows it.
+ */
+function refreshReplay() {
+  const r = state.replay;
+  const run = runById(state.selected);
+  if (state.mode !== "replay" || !r || !run || run.live || r.pos !== r.events.length) return;
+  if (replayKey(run) !== r.key) startReplay(run.runId);
+}
+
+const replayKey = (run) =>
+  run?.status === "waiting" ? `waiting:${(run.requests ?? []).map((q) => q.callId).join(",")}` : `${run?.status}:${run?.updatedAt}`;
 
 const runById = (id) => state.runs.find((r) => r.runId === id);
 const newestFirst = (runs) => [...runs].sort((a, b) => (Number(b.startedAt) || 0) - (Number(a.startedAt) || 0) || String(b.runId).localeCompare(String(a.runId)));
@@ -196,6 +214,7 @@ function renderRuns() {
     top.append(h("code", "rid", r.runId.slice(0, 8)));
     if (r.live) top.append(h("span", "badge live", "live"));
     if (r.stored) top.append(h("span", "badge stored", "stored"));
+    if (r.status === "waiting") top.append(h("span", "badge needs-person", "waiting", { title: "waiting for a person to decide", "data-testid": "waiting-badge" }));
     const item = { li, st: h("span"), it: h("span", "it") };
     const mid = h("div", "row wf");
     mid.append(h("span", "wf-name", String(r.workflow ?? "")), item.it);
@@ -222,6 +241,7 @@ function renderRuns() {
 function stateClass(name, status) {
   const top = name.split(".")[0];
   if (FINAL.has(top)) return `s-${top}`;
+  if (status === "waiting") return "s-waiting";
   return status === "error" || status === "stopped" ? "s-failed" : "s-active";
 }
 
@@ -277,7 +297,7 @@ function startLive(runId) {
   // Opened again after an HTTP error: from the last event applied (EventSource's own
   // reconnections send Last-Event-ID).
   const after = state.lastId > 0 ? `?after=${state.lastId}` : "";
-  const es = new EventSource(`/api/runs/${encodeURIComponent(runId)}/feed${after}`);
+  const es = apiEvents(`/api/runs/${encodeURIComponent(runId)}/feed${after}`);
   state.feed = es;
   const parse = (m) => {
     try {
@@ -323,9 +343,11 @@ async function startReplay(runId) {
   state.mode = "loading";
   resetView();
   setNotice("loading the replay…", false);
+  // The run as listed when the replay was asked for: a later change loads it again.
+  const asked = runById(runId);
   let res, body;
   try {
-    res = await fetch(`/api/runs/${encodeURIComponent(runId)}/replay`);
+    res = await api(`/api/runs/${encodeURIComponent(runId)}/replay`);
     body = await res.json().catch(() => null);
   } catch (err) {
     body = { error: { message: err?.message ?? String(err) } };
@@ -339,11 +361,12 @@ async function startReplay(runId) {
   state.mode = "replay";
   setNotice("", false);
   const n = body.events.length;
-  state.replay = { events: body.events, pos: n, cache: new Map([[0, initialView()]]) };
+  state.replay = { events: body.events, pos: n, cache: new Map([[0, initialView()]]), key: replayKey(asked) };
   const slider = q("[data-testid=replay-slider]");
   slider.max = String(n);
   slider.value = String(n);
   setPos(n);
+  refreshReplay();
 }
 
 /** The fold of the replay's events[0..i), from the nearest cached view. */
@@ -417,6 +440,7 @@ function render() {
   const waiting = $("waiting");
   waiting.hidden = !!state.selected && !(v.events === 0 && (state.mode === "waiting" || state.mode === "live"));
   waiting.textContent = state.selected ? "waiting for events" : "no run selected: pick one, or start one (npm start -- --visualize)";
+  renderHuman(q("[data-testid=human]"), runById(state.selected));
   renderPanels(v);
   renderTimeline(v);
   renderSnapshot(v);
@@ -601,7 +625,7 @@ function renderSnapshot(v) {
 
 async function loadGraph() {
   try {
-    const res = await fetch("/api/graph");
+    const res = await api("/api/graph");
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     state.layout = await res.json();
     state.graph = drawGraph($("graph"), state.layout);
@@ -721,7 +745,9 @@ function hashRun() {
 
 async function loadInfo() {
   try {
-    const info = await (await fetch("/api/info")).json();
+    const res = await api("/api/info");
+    const info = await res.json();
+    if (res.status === 401 || res.status === 403) return setNotice(`${info?.error?.message ?? `HTTP ${res.status}`}`, true);
     if (typeof info.pageBytes === "number") q("[data-testid=page-weight]").textContent = `page ${Math.round(info.pageBytes / 1024)} KB, no external requests`;
     if (info.version) $("version").textContent = `visualizer ${info.version}`;
     $("store").textContent = info.store ? `store: ${info.store}` : "no run store";
