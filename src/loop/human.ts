@@ -172,10 +172,20 @@ export function isWaitExpiredAt(ctx: WorkflowContext, now: number): boolean {
   return max !== undefined && pendingRequests(ctx).some((r) => now - r.askedAt >= max);
 }
 
-/** Every undecided request rejected for want of a decision (the model is told why). */
+/**
+ * The rejections a wait past `maxWaitMs` makes (every undecided request; the model is told
+ * why), as decision events: the runner records them in the log like a person's, so a replay
+ * takes the same path.
+ */
+export function expiredDecisions(ctx: WorkflowContext, now: number): HumanDecisionEvent[] {
+  const reason = `no decision came within ${ctx.run.budget.maxWaitMs} ms`;
+  return pendingRequests(ctx).map((r) => ({ type: "human.decide", callId: r.callId, decision: { type: "reject", reason }, at: now }));
+}
+
+/** Every undecided request rejected for want of a decision. */
 export function expireWaits(ctx: WorkflowContext, now: number): Partial<WorkflowContext> {
   const batch = ctx.batch!;
-  const reason = `no decision came within ${ctx.run.budget.maxWaitMs} ms`;
-  const human = batch.human!.map((r) => (r.decision === undefined ? { ...r, decision: { type: "reject" as const, reason, at: now } } : r));
+  const expired = new Map(expiredDecisions(ctx, now).map((e) => [e.callId, { ...e.decision, at: e.at }] as const));
+  const human = batch.human!.map((r) => (r.decision === undefined && expired.has(r.callId) ? { ...r, decision: expired.get(r.callId)! } : r));
   return { batch: { ...batch, human } };
 }

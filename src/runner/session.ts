@@ -10,7 +10,7 @@ import type { Message } from "../core/messages.js";
 import { MAX_TIMER_MS } from "../core/tool.js";
 import type { AnyToolDef } from "../core/tool.js";
 import type { WorkflowContext } from "../loop/context.js";
-import { decisionProblem, pendingRequests, type HumanDecision, type HumanDecisionEvent, type HumanRequest } from "../loop/human.js";
+import { decisionProblem, expiredDecisions, isWaitExpiredAt, pendingRequests, type HumanDecision, type HumanDecisionEvent, type HumanRequest } from "../loop/human.js";
 import { runStatsFrom, type RunStats } from "../loop/run-stats.js";
 import { stateName } from "../loop/state-name.js";
 import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
@@ -228,7 +228,7 @@ export class RunSession {
           if (pendingRequests(actor.getSnapshot().context).some((r) => r.callId === d.callId)) actor.send(d);
         }
         // A wait that ran out while no process was watching ends now, as the run says.
-        actor.send({ type: "human.timeout", now: now() });
+        this.#timeOut(now());
         holding = false;
         const snapshot = actor.getSnapshot();
         if (snapshot.status === "active" && stateName(snapshot.value) === "awaitingHuman") wait(snapshot.context);
@@ -242,6 +242,18 @@ export class RunSession {
    * flight (the machine's own check runs only between steps). Re-checks the run's clock when it
    * fires (an injected `now` decides, and setTimeout caps long delays). Returns its canceller.
    */
+  /**
+   * The wait timer fired: a run set to reject records the rejections in its log first (as a
+   * person's decisions are), then the machine takes the timeout.
+   */
+  #timeOut(now: number): void {
+    const ctx = this.actor.getSnapshot().context;
+    if (isWaitExpiredAt(ctx, now) && ctx.run.budget.onWaitTimeout !== "fail") {
+      for (const e of expiredDecisions(ctx, now)) this.#hooks.checkpoints?.record({ type: "decision", callId: e.callId, decision: e.decision, at: e.at });
+    }
+    this.actor.send({ type: "human.timeout", now });
+  }
+
   #armWaitClock(): () => void {
     const { actor } = this;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -255,7 +267,7 @@ export class RunSession {
       const fire = () => {
         const now = this.#hooks.now();
         if (now < deadline) timer = setTimeout(fire, Math.min(Math.ceil(deadline - now), MAX_TIMER_MS));
-        else actor.send({ type: "human.timeout", now });
+        else this.#timeOut(now);
       };
       fire();
     });

@@ -44,4 +44,19 @@ describe("replayRun and a person's decisions", () => {
       expect(replay.messages).toEqual((await store.latest("r"))!.snapshot.context.messages);
     });
   }
+
+  it("re-applies a wait that ran out (maxWaitMs, reject): the runner logged the rejection", async () => {
+    const store = new MemoryRunStore();
+    let clock = 1_000;
+    const timed = (responses: ConstructorParameters<typeof ScriptedClient>[0]["responses"]) =>
+      new WorkflowRunner({ client: new ScriptedClient({ responses }), contextManager: new ContextManager({ budgetTokens: 8192 }), store, now: () => clock, maxWaitMs: 10 });
+    await timed([{ type: "tool_calls", toolCalls: [{ tool: "refund", args: { order: "A", amount: 5 } }] }]).start(workflow, "go", { runId: "t" });
+    clock += 60_000;
+    const done = await timed([finishing]).proceed("t", workflow);
+    expect(done).toMatchObject({ status: "done", result: expect.stringMatching(/no decision came within 10 ms/) });
+    expect((await store.events("t")).filter((e) => e.type === "decision")).toMatchObject([{ decision: { type: "reject" } }]);
+    const replay = await replayRun(store, "t", workflow);
+    expect(replay.state).toBe("done");
+    expect(replay.result).toBe((done as { result: unknown }).result);
+  });
 });
