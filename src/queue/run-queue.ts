@@ -13,7 +13,7 @@ import { gatedClient } from "./gated-client.js";
 import { jobError } from "./job-errors.js";
 import type { RunProgress } from "./progress.js";
 import { jobIdOf, redisOptions } from "./redis.js";
-import { isCancelled, markCancelled, readRunRecord, writeRunRecord } from "./run-records.js";
+import { isCancelled, markCancelled, markResume, readRunRecord, takeResume, writeRunRecord } from "./run-records.js";
 import { SESSION_TTL_MS } from "./session-scripts.js";
 import { promoteParked, SessionTurns } from "./session-turns.js";
 import { waitForJob } from "./wait.js";
@@ -177,7 +177,15 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
         const queue = queueFor(name);
         const job = await queue.getJob(runId);
         if (job) {
-          if ((await job.getState()) !== "completed" || !(job.returnvalue as RunJobResult | undefined)?.waiting) return "not-waiting";
+          // The mark first, the state second: a job that parks in between finds the mark.
+          await markResume(client, runId);
+          const state = await job.getState();
+          // Still running (or queued): its worker requeues it if it ends parked.
+          if (state !== "completed" && state !== "failed") return "requeued";
+          const parked = state === "completed" && Boolean(((await queue.getJob(runId))?.returnvalue as RunJobResult | undefined)?.waiting);
+          // One of resumeRun and the parking worker takes the mark and requeues.
+          if (!(await takeResume(client, runId))) return "requeued";
+          if (!parked) return "not-waiting";
           await job.retry("completed");
           return "requeued";
         }

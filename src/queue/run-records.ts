@@ -40,3 +40,17 @@ export async function isCancelled(client: Redis, runId: string): Promise<boolean
 export async function markCancelled(client: Redis, runId: string, ttlMs = RUN_RECORD_TTL_MS): Promise<void> {
   await client.multi().hset(recordKey(runId), "cancelled", String(Date.now())).pexpire(recordKey(runId), ttlMs).publish(CANCEL_CHANNEL, runId).exec();
 }
+
+/**
+ * A decided run asked to go back in the queue (`resumeRun`). Read and cleared by whoever
+ * requeues it: resumeRun when the job is already parked, or the worker whose job is just
+ * parking (a decision may come while the job is still finishing "waiting").
+ */
+export async function markResume(client: Redis, runId: string, ttlMs = RUN_RECORD_TTL_MS): Promise<void> {
+  await client.multi().hset(recordKey(runId), "resume", String(Date.now())).pexpire(recordKey(runId), ttlMs).exec();
+}
+
+/** Clears the resume mark; true when there was one (one caller wins). */
+export async function takeResume(client: Redis, runId: string): Promise<boolean> {
+  return (await client.hdel(recordKey(runId), "resume")) === 1;
+}

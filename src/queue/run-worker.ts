@@ -20,7 +20,7 @@ import type { RunJobData } from "./enqueue-options.js";
 import { closeWorkers, outageReporter, redisOptions, startWorkers } from "./redis.js";
 import { CANCELLED, runJobProcessor, TurnEndError } from "./run-job.js";
 import { runQueueName, type RunJobResult } from "./run-queue.js";
-import { CANCEL_CHANNEL, isCancelled } from "./run-records.js";
+import { CANCEL_CHANNEL, isCancelled, takeResume } from "./run-records.js";
 import { promoteParked, SessionTurns, type TurnEnd } from "./session-turns.js";
 
 export interface RunWorkerOptions {
@@ -115,8 +115,10 @@ export function startRunWorker(options: RunWorkerOptions): { workers: Worker<Run
   };
   for (const worker of workers) {
     worker.on("completed", (job: Job<RunJobData, RunJobResult>, result: RunJobResult) => {
-      // A run parked for a person keeps its session's turn until it is decided and finished.
-      if (job.data.sessionId !== undefined && !result?.waiting) endTurn(job.data, { kind: "done" });
+      // A run parked for a person keeps its session's turn until it is decided and finished;
+      // one decided while it was parking goes straight back in the queue.
+      if (result?.waiting) return void requeueIfDecided(client, job);
+      if (job.data.sessionId !== undefined) endTurn(job.data, { kind: "done" });
     });
     worker.on("failed", (job: Job<RunJobData, RunJobResult> | undefined, error: Error) => {
       // finishedOn: failed for good (a failure with attempts left goes back to wait for a retry).
@@ -134,4 +136,13 @@ export function startRunWorker(options: RunWorkerOptions): { workers: Worker<Run
       client.disconnect();
     },
   };
+}
+
+/** A resumeRun that came while this job was parking left a mark: requeue it now. */
+async function requeueIfDecided(client: Redis, job: Job<RunJobData, RunJobResult>): Promise<void> {
+  try {
+    if (await takeResume(client, job.data.runId)) await job.retry("completed");
+  } catch {
+    // Redis away, or resumeRun requeued it meanwhile: the mark or the job says what to do next.
+  }
 }

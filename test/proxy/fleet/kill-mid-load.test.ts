@@ -10,13 +10,16 @@ import { chat, fakeBackend, fleetConfig, fleetProxy, marker, reply, until, type 
 
 const TOOLS = [{ type: "function", function: { name: "get_weather", parameters: WEATHER_SCHEMA } }];
 
-/** Plain answers take 40–130 ms; streams send their text in pieces 12 ms apart; tool requests get a native call. */
+/**
+ * Plain answers take 120–390 ms; streams send their text in pieces 30 ms apart; tool requests get
+ * a native call. Slow enough that the load is still on when a busy machine gets to the kill.
+ */
 const model: Behaviour = (req, res, backend) => {
   const n = Number(marker(req).replace(/\D/g, "")) || 0;
   if (Array.isArray(req.body.tools) && req.body.tools.length > 0) {
-    return reply(req, res, backend, { toolCalls: [{ name: "get_weather", args: { city: `Oslo-${n}` } }] }, { delayMs: 40 + (n % 10) * 10 });
+    return reply(req, res, backend, { toolCalls: [{ name: "get_weather", args: { city: `Oslo-${n}` } }] }, { delayMs: 120 + (n % 10) * 30 });
   }
-  return reply(req, res, backend, { content: `answer ${n} from ${backend.name}, told in a few pieces` }, { delayMs: 40 + (n % 10) * 10, pieceMs: 12 });
+  return reply(req, res, backend, { content: `answer ${n} from ${backend.name}, told in a few pieces` }, { delayMs: 120 + (n % 10) * 30, pieceMs: 30 });
 };
 
 type Kind = "plain" | "stream" | "plain+tools" | "stream+tools";
@@ -51,7 +54,7 @@ describe("killing one of two backends under load", () => {
     });
 
     // Mid-load: b is busy and at least one of its streams has reached its caller.
-    await until(() => b.active >= 4 && b.streamed.size >= 1 && proxy.stats().inFlight >= 20);
+    await until(() => b.active >= 4 && b.streamed.size >= 1 && proxy.stats().inFlight >= 20, 20_000);
     const inFlightOnB = b.active;
     await b.kill();
     const startedOnB = new Set(b.streamed);
