@@ -12,6 +12,8 @@ export { detectHardware, parseNvidiaSmi, type GpuInfo, type HardwareProfile } fr
 export * from "./clients/index.js";
 export * from "./server/index.js";
 export { respondTool, RESPOND_TOOL_NAME } from "./tools/respond.js";
+export { workflowTool, type WorkflowToolOptions } from "./tools/workflow-tool.js";
+export { childRunId, childRunsOf, parentLinkOf, type ChildRunInfo } from "./runner/child-links.js";
 export { WorkflowRunner, MACHINE_VERSION, type WorkflowRunnerOptions, type RunOptions, type RunOutcome } from "./runner.js";
 export { recordDecision, type DecisionInput, type DecisionReceipt } from "./runner/decisions.js";
 export { forkRun, type ForkOptions, type ForkPatch, type ForkResult } from "./runner/fork.js";
@@ -24,7 +26,7 @@ export { assertRestorable, SERVICE_NAMES, type PersistedRun } from "./persistenc
 export { FileRunStore } from "./persistence/file-run-store.js";
 export { MemoryRunStore } from "./persistence/memory-run-store.js";
 export { replayRun, type ReplayOptions, type ReplayResult } from "./runner/replay.js";
-export type { Checkpoint, Commit, CommitRecord, RunEvent, RunInfo, RunLease, RunLock, RunStatus, RunStore, SessionInfo } from "./persistence/run-store.js";
+export type { Checkpoint, Commit, CommitRecord, ParentLink, RunEvent, RunInfo, RunLease, RunLock, RunStatus, RunStore, SessionInfo } from "./persistence/run-store.js";
 export { DEFAULT_LEASE_MS } from "./persistence/run-store.js";
 export { diffJson, applyJson, type JsonDelta } from "./persistence/json-delta.js";
 export {

@@ -32,6 +32,7 @@ import { RunSession, type DriveResult, type WorkflowActor } from "./runner/sessi
 import { recordDecision, type DecisionInput, type DecisionReceipt } from "./runner/decisions.js";
 import type { HumanDecisionEvent, HumanRequest } from "./loop/human.js";
 import { forkRun, type ForkOptions, type ForkResult } from "./runner/fork.js";
+import { runChildWorkflow } from "./runner/child-run.js";
 
 export type { RunOptions, WorkflowRunnerOptions } from "./runner/options.js";
 
@@ -47,6 +48,8 @@ export class WorkflowRunner {
   #record: RunRecord | undefined;
   /** A run or resume is between its call and its actor (reading the store, taking the lock). */
   #starting = false;
+  /** Child runs started by the current run's tool calls and not yet settled (see child-run.ts). */
+  readonly #children = new Set<Promise<unknown>>();
   /** This runner's services per workflow (the machine itself is shared: see machineFor). */
   readonly #services = new WeakMap<Workflow, WorkflowServices>();
 
@@ -207,7 +210,7 @@ export class WorkflowRunner {
     }
     const meta = { runId: input.runId, workflow: workflow.name, sessionId, createdAt: startedAt, seq: 0, state: "start", status: "active" as const };
     const writer = new CheckpointWriter(store, lease, meta, () => this.#now());
-    writer.record({ type: "start", input });
+    writer.record({ type: "start", input, ...(options.parent ? { parent: { runId: options.parent.runId, callId: options.parent.callId } } : {}) });
     return { input, record: { lease, writer, recorded: new Map() } };
   }
 
@@ -319,6 +322,15 @@ export class WorkflowRunner {
       beforeTool: () => this.#record?.writer.barrier() ?? Promise.resolve(),
       recordedOutcome: (key) => this.#record?.recorded.get(key),
       ...(o.store ? { afterTool: (outcome: OutcomeEvent) => this.#record?.writer.recordOutcome(outcome) ?? Promise.resolve() } : {}),
+      runChild: (call, child, message, options) => {
+        const context = this.#session?.actor.getSnapshot().context;
+        if (!context) return Promise.reject(new InvalidArgumentError("runChild", "no run is active on this runner"));
+        const caller = { options: o, context, now: this.#now(), runner: (options: WorkflowRunnerOptions) => new WorkflowRunner(options) };
+        const running = runChildWorkflow(caller, call, child, message, options);
+        this.#children.add(running);
+        void running.catch(() => undefined).finally(() => this.#children.delete(running));
+        return running;
+      },
     });
     this.#services.set(workflow, services);
     return services;
@@ -350,10 +362,12 @@ export class WorkflowRunner {
     });
     const runId = actor.getSnapshot().context.run.id;
     const flush = typeof inspect === "object" && typeof inspect.flush === "function" ? () => inspect.flush!() : undefined;
-    if (!record && !flush) return { runId, ...(await this.#session.drive(this.#servicesFor(workflow), signal)) };
     try {
       return { runId, ...(await this.#session.drive(this.#servicesFor(workflow), signal)) };
     } finally {
+      // A run that ended while a tool ran a child run (cancelled, stopped, failed) aborted that
+      // call's signal: the child is cancelled and durable as such before this run settles.
+      if (this.#children.size > 0) await Promise.allSettled([...this.#children]);
       // Whatever ended the run, its last checkpoint is written (or its write failure already
       // failed the run) and the run is unlocked for the next runner.
       if (record) {

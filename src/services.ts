@@ -11,7 +11,9 @@
 import { fromPromise } from "xstate";
 import type { CompactOutput, ExecuteToolInput, ExecuteToolOutput, InferInput, InferOutput, CompactInput } from "../machines/workflow.machine.js";
 import type { ContextManager } from "./context/context-manager.js";
-import { CallbackError, ClientContractError, StreamError, ToolTimeoutError } from "./core/errors.js";
+import { CallbackError, ClientContractError, InvalidArgumentError, StreamError, ToolTimeoutError } from "./core/errors.js";
+import type { ChildRunOptions, ToolExecuteContext } from "./core/tool.js";
+import type { ChildCall } from "./runner/child-run.js";
 import type { LLMClient, LLMResponse, StreamChunk } from "./core/llm.js";
 import type { ReasoningReplay, WireMessage } from "./core/messages.js";
 import type { Workflow } from "./core/workflow.js";
@@ -44,6 +46,8 @@ export interface ServiceOptions {
   recordedOutcome?: (idempotencyKey: string) => RecordedOutcome | undefined;
   /** Awaited with each finished call's outcome before the machine takes it in (write-ahead). */
   afterTool?: (outcome: RecordedOutcome) => Promise<void>;
+  /** Runs a workflow as a call's child run: what a tool gets as `ctx.runChild` (see src/runner/child-run.ts). */
+  runChild?: (call: ChildCall, workflow: Workflow, message: string, options?: ChildRunOptions) => Promise<unknown>;
 }
 
 /** A finished call's outcome as the run's log records it. */
@@ -59,7 +63,9 @@ export interface WorkflowServices {
 /** @example bindServices(actor.system, createServices({ workflow: wf, client, ... })) */
 export function createServices(o: ServiceOptions): WorkflowServices {
   const { client, contextManager, workflow, now } = o;
-  const specs = workflow.getToolSpecs();
+  // Read per model call, not once: an MCP tool's description and schema follow its server's
+  // tools/list_changed, and the model must see the schema its arguments are checked against.
+  const specs = () => workflow.getToolSpecs();
   const name = clientName(client);
   // The history in wire form, extended call to call (one run at a time per runner).
   const history = new WireHistory(client.apiFormat, o.reasoningReplay);
@@ -69,7 +75,7 @@ export function createServices(o: ServiceOptions): WorkflowServices {
   };
 
   async function streamed(wire: WireMessage[], signal: AbortSignal): Promise<LLMResponse> {
-    const stream: unknown = client.sendStream!(wire, specs, { signal });
+    const stream: unknown = client.sendStream!(wire, specs(), { signal });
     if (typeof (stream as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] !== "function") {
       throw new ClientContractError(name, ["sendStream must return an AsyncIterable of stream chunks"], previewValue(stream));
     }
@@ -89,7 +95,7 @@ export function createServices(o: ServiceOptions): WorkflowServices {
       throwIfHalted();
       const wire = history.serialize(input.messages);
       const response =
-        o.stream && client.sendStream ? await streamed(wire, signal) : assertLLMResponse(await client.send(wire, specs, { signal }), name);
+        o.stream && client.sendStream ? await streamed(wire, signal) : assertLLMResponse(await client.send(wire, specs(), { signal }), name);
       // Backends that report no usage still count against token budgets, by estimate.
       const usage = response.usage ?? {
         inputTokens: contextManager.estimateTokens(input.messages, { chars4Tokens: input.tokens }),
@@ -132,6 +138,7 @@ export function createServices(o: ServiceOptions): WorkflowServices {
             runId: input.runId,
             iteration: input.iteration,
             callIndex: input.index,
+            ...(o.runChild ? { runChild: childRunner(o.runChild, input, toolSignal) } : {}),
           }),
         );
         output = { ...toolOutput(tool.name, result, workflow.isTerminal(tool.name)), now: now() };
@@ -174,6 +181,17 @@ export const boundServices = {
   compact: fromPromise<CompactOutput, CompactInput>(async ({ input, system }) => servicesOf(system).compact(input)),
   executeTool: fromPromise<ExecuteToolOutput, ExecuteToolInput>(async ({ input, system, signal }) => servicesOf(system).executeTool(input, signal)),
 };
+
+/** `ctx.runChild` for one call: its child run is named after the call, so a call has one. */
+function childRunner(runChild: NonNullable<ServiceOptions["runChild"]>, input: ExecuteToolInput, signal: AbortSignal): NonNullable<ToolExecuteContext["runChild"]> {
+  let started = false;
+  return (workflow, message, options) => {
+    if (started) return Promise.reject(new InvalidArgumentError("runChild", `tool "${input.tool}" already ran a child workflow in this call; a call runs at most one`));
+    started = true;
+    const call = { runId: input.runId, callId: input.callId, iteration: input.iteration, index: input.index, signal };
+    return runChild(call, workflow, message, options);
+  };
+}
 
 async function deliverChunk(onChunk: NonNullable<ServiceOptions["onChunk"]>, chunk: StreamChunk): Promise<void> {
   try {

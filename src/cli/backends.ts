@@ -1,13 +1,16 @@
 /**
  * One place that turns command-line backend choices into an LLMClient, shared by
- * `npm start` (the demo) and the eval harness.
+ * `npm start` (the demo), the eval harness, `forge-ts worker` and `forge-ts mcp`.
  */
 import { AnthropicClient } from "../clients/anthropic.js";
+import { FAULT_PROFILES } from "../clients/fault-profiles.js";
+import { SimulatedClient, type Oracle } from "../clients/simulated.js";
 import { LlamafileClient, type LlamafileMode } from "../clients/llamafile.js";
 import { OllamaClient } from "../clients/ollama.js";
 import { OpenAICompatClient } from "../clients/openai-compat.js";
 import { BackendError, InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
+import type { Workflow } from "../core/workflow.js";
 import { positiveInt } from "./run-cli.js";
 
 export const BACKENDS = ["sim", "ollama", "llamaserver", "llamafile", "openai", "anthropic"] as const;
@@ -133,4 +136,46 @@ export async function unreachable(client: LLMClient, label: string, timeoutMs = 
 export function backendLabel(o: Pick<BackendOptions, "backend" | "model" | "baseUrl">): string {
   const url = o.baseUrl ?? DEFAULT_BASE_URLS[o.backend];
   return `${o.backend} ${o.model}${url ? ` at ${url}` : ""}`;
+}
+
+/** A workflow module as a command loaded it: its Workflow, and the Oracle it exports for the simulated model. */
+export interface LoadedWorkflow {
+  workflow: Workflow;
+  oracle?: Oracle;
+}
+
+/**
+ * The model each run gets (`forge-ts worker`, `forge-ts mcp`), from the backend flags: `sim` plays
+ * the Oracle the run's workflow module exports as `oracle` (profile from `--model`: clean, the
+ * default, small-model or chaotic); a real backend is asked whether it answers, and `problem`
+ * says in one line why not (the caller decides whether that stops it).
+ *
+ * @example
+ * const { clientFor, problem } = await runClients("sim", {}, [await loadWorkflowModule("notes.ts")]);
+ * new WorkflowRunner({ client: clientFor(workflow), contextManager });
+ */
+export async function runClients(
+  backend: string | undefined,
+  flags: BackendFlags,
+  modules: readonly LoadedWorkflow[],
+): Promise<{ clientFor: (workflow: Workflow) => LLMClient; label: string; problem?: string }> {
+  if (!backend) throw new InvalidArgumentError("--backend", `required (${BACKENDS.join(", ")})`);
+  assertBackend(backend);
+  if (backend === "sim") {
+    const without = modules.find((m) => !m.oracle);
+    if (without) throw new InvalidArgumentError("--backend", `sim plays the Oracle a workflow module exports as "oracle"; the module of workflow "${without.workflow.name}" exports none`);
+    const profile = flags.model ?? "clean";
+    if (!Object.hasOwn(FAULT_PROFILES, profile)) throw new InvalidArgumentError("--model", `the simulated model's profiles are ${Object.keys(FAULT_PROFILES).join(", ")}; got "${profile}"`);
+    const oracles = new Map(modules.map((m) => [m.workflow, m.oracle!]));
+    const clientFor = (workflow: Workflow) => {
+      const oracle = oracles.get(workflow);
+      if (!oracle) throw new InvalidArgumentError("workflow", `"${workflow.name}" is not one of the loaded workflow modules`);
+      return new SimulatedClient({ oracle, workflow, profile: profile as keyof typeof FAULT_PROFILES, seed: 1 });
+    };
+    return { clientFor, label: `the simulated model (profile ${profile})` };
+  }
+  const o = backendOptionsFrom(backend, flags);
+  const label = backendLabel(o);
+  const problem = await unreachable(buildClient(o), label);
+  return { clientFor: () => buildClient(o), label, ...(problem ? { problem } : {}) };
 }

@@ -21,6 +21,8 @@ Commands:
                    a resumable batch of eval configs into JSONL (see: forge-ts eval-batch --help)
   report <results.jsonl> [options]
                    tables, Markdown and an offline HTML dashboard from eval results (see: forge-ts report --help)
+  mcp --workflow <module> --backend <name> [options]
+                   serve workflows as MCP tools over stdio or Streamable HTTP (see: forge-ts mcp --help)
   visualize [options]
                    the live run visualizer: statechart, steps, budgets, timeline; replays stored runs (see: forge-ts visualize --help)
   worker --redis <url> [options]
@@ -57,6 +59,7 @@ async function main(args: readonly string[]): Promise<number | void> {
   if (command === "proxy") return proxyMain(rest);
   if (command === "run") return runMain(rest);
   if (command === "runs") return runsMain(rest);
+  if (command === "mcp") return (await import("./mcp.js")).mcpMain(rest, packageVersion());
   if (command === "worker") return (await import("./worker.js")).workerMain(rest);
   if (command === "visualize") return (await import("./visualize.js")).visualizeMain(rest, process, packageVersion());
   // The eval harness is loaded only when asked for.

@@ -1,11 +1,13 @@
 /**
  * `forge-ts runs show <runId>`: a run's latest checkpoint; for a waiting run its requests (with
  * the decisions logged since) and the commands that decide and continue it; for a fork where it
- * came from; `--history` every commit to fork from, `--events` the event log.
+ * came from; a child run's parent and a run's children (`workflowTool`); `--history` every
+ * commit to fork from, `--events` the event log.
  */
 import type { WorkflowContext } from "../loop/context.js";
 import type { HumanDecisionEvent } from "../loop/human.js";
 import type { Checkpoint, RunInfo, RunStore } from "../persistence/run-store.js";
+import { childRunsOf, parentLinkOf } from "../runner/child-links.js";
 import { requestsWithLog } from "../runner/decisions.js";
 import { resumeCommand, waitingLines, type HintFlags } from "./runs-decide.js";
 import { commitHistory, historyLines } from "./runs-fork.js";
@@ -34,14 +36,25 @@ export async function showMain(store: RunStore, checkpoint: Checkpoint, values: 
   const decisions: HumanDecisionEvent[] = log.flatMap((e) => (e.type === "decision" ? [{ type: "human.decide" as const, callId: e.callId, decision: e.decision, at: e.at }] : []));
   const requests = checkpoint.status === "waiting" ? requestsWithLog(ctx, decisions).map(({ parameters: _schema, index: _index, ...r }) => r) : undefined;
   const forkedFrom = log.find((e) => e.type === "fork")?.from;
+  const parent = parentLinkOf(log);
+  const children = (await childRunsOf(store, runId)).map(({ runId: child, callId, workflow, state, status }) => ({ runId: child, callId, workflow, state, status }));
   if (values.json) {
-    const extra = { ...(requests ? { requests } : {}), ...(forkedFrom ? { forkedFrom } : {}), ...(history ? { history } : {}), ...(values.events ? { events: log } : {}) };
+    const extra = {
+      ...(requests ? { requests } : {}),
+      ...(forkedFrom ? { forkedFrom } : {}),
+      ...(parent ? { parent } : {}),
+      ...(children.length > 0 ? { children } : {}),
+      ...(history ? { history } : {}),
+      ...(values.events ? { events: log } : {}),
+    };
     console.log(JSON.stringify({ ...checkpoint, ...extra }, null, 2));
     return 0;
   }
   const { snapshot: _snapshot, ...info } = checkpoint;
   console.log(runTable([info]));
   if (forkedFrom) console.log(`forked from run ${forkedFrom.runId} at commit ${forkedFrom.seq}`);
+  if (parent) console.log(`child of run ${parent.runId} (tool call ${parent.callId})`);
+  for (const c of children) console.log(`child run ${c.runId} (${c.workflow}, tool call ${c.callId}): ${c.state}, ${c.status}`);
   console.log(`iteration ${ctx.iteration}, ${ctx.messages.length} messages, steps done: ${ctx.steps.completed.map((s) => s.tool).join(", ") || "none"}`);
   if (ctx.terminal) console.log(`result ${JSON.stringify(ctx.terminal.result)}`);
   if (ctx.error) console.log(`error ${ctx.error.name} (${ctx.error.code}): ${ctx.error.message}`);

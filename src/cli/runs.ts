@@ -8,7 +8,10 @@
  *   forge-ts runs fork <runId> --at <seq> ...                  (runs-fork.ts)
  *
  * A workflow module is a JavaScript module (or TypeScript under tsx) exporting a Workflow:
- * as its default export, as `workflow`, or as its only Workflow export.
+ * as its default export, as `workflow`, or as its only Workflow export. Or it exports
+ * `createWorkflow({ mcpTools, mcpServers })`, which builds the Workflow from the tools of the
+ * MCP servers named by `--mcp`, `--mcp-url` and `--mcp-config` (required when one is given);
+ * the servers are closed when the command ends.
  */
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -17,6 +20,7 @@ import { ContextManager } from "../context/context-manager.js";
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest, type RunWaitingError } from "../core/errors.js";
 import { Workflow } from "../core/workflow.js";
 import type { Oracle } from "../clients/simulated.js";
+import type { ConnectedMcpServers, WorkflowModuleContext } from "../mcp/connect-servers.js";
 import type { RunInfo, RunStore } from "../persistence/run-store.js";
 import { openStore } from "./store.js";
 import { WorkflowRunner } from "../runner.js";
@@ -36,13 +40,18 @@ const BACKEND_FLAGS = `Backend:
   --api-key <key>        backend credential (else OPENAI_API_KEY / ANTHROPIC_API_KEY)
   --timeout <ms>         per backend request, default 300000                    [FORGE_TIMEOUT]
   --budget <tokens>      context budget in tokens, default 8192                  [FORGE_BUDGET]
-  --max-iterations <n>   model calls per run, default 10`;
+  --max-iterations <n>   model calls per run, default 10
+MCP servers (their tools go to the module's createWorkflow({ mcpTools, mcpServers })):
+  --mcp "<command …>"    a stdio MCP server to spawn (repeatable; named mcp-1, mcp-2, …)
+  --mcp-url <url>        a Streamable HTTP MCP server (repeatable; named mcp-url-1, …)
+  --mcp-config <file>    servers from a { "mcpServers": { "<name>": { "command", "args", "env" } | { "url", "headers" } } } file`;
 
 export const RUN_HELP = `Usage: forge-ts run <workflow-module> "<message>" --backend <name> --model <name> [options]
 
 Runs a workflow exported by <workflow-module> (its default export, "workflow", or its only
-Workflow) with every step checkpointed in the store: after a crash, "forge-ts runs resume"
-continues it without re-running a finished tool.
+Workflow; or the one its createWorkflow({ mcpTools, mcpServers }) returns, given the tools of
+the --mcp servers) with every step checkpointed in the store: after a crash, "forge-ts runs
+resume" continues it without re-running a finished tool.
 
   --store <dir|url>      run store: a directory (default ./.forge), a libSQL URL or postgres://…  [FORGE_STORE]
   --session <id>         continue this session's conversation (one run per turn)
@@ -124,6 +133,9 @@ const OPTIONS = {
   timeout: { type: "string" },
   budget: { type: "string" },
   "max-iterations": { type: "string" },
+  mcp: { type: "string", multiple: true },
+  "mcp-url": { type: "string", multiple: true },
+  "mcp-config": { type: "string" },
   help: { type: "boolean", short: "h", default: false },
 } as const;
 
@@ -139,34 +151,82 @@ function storeOf(values: Values): Promise<{ store: RunStore; label: string }> {
   return openStore(values.store ?? env("FORGE_STORE") ?? ".forge");
 }
 
-/** The Workflow a module exports: default, `workflow`, or its only Workflow export. */
-export async function loadWorkflow(modulePath: string): Promise<Workflow> {
-  return (await loadWorkflowModule(modulePath)).workflow;
+/** The Workflow a module exports: default, `workflow`, its only Workflow export, or what its `createWorkflow` builds. */
+export async function loadWorkflow(modulePath: string, mcp?: WorkflowModuleContext): Promise<Workflow> {
+  return (await loadWorkflowModule(modulePath, mcp)).workflow;
 }
 
-/** A module's Workflow, and the Oracle it exports as `oracle` if any (for the simulated model). */
-export async function loadWorkflowModule(modulePath: string): Promise<{ workflow: Workflow; oracle?: Oracle }> {
-  const { workflow, mod } = await findWorkflow(modulePath);
+/**
+ * A module's Workflow, and the Oracle it exports as `oracle` if any (for the simulated model).
+ * `mcp`: the connected MCP servers' tools, for a module that exports `createWorkflow`.
+ */
+export async function loadWorkflowModule(modulePath: string, mcp?: WorkflowModuleContext): Promise<{ workflow: Workflow; oracle?: Oracle }> {
+  const { workflow, mod } = await findWorkflow(modulePath, mcp);
   return typeof mod.oracle === "function" ? { workflow, oracle: mod.oracle as Oracle } : { workflow };
 }
 
-async function findWorkflow(modulePath: string): Promise<{ workflow: Workflow; mod: Record<string, unknown> }> {
+const isWorkflow = (v: unknown): v is Workflow => v instanceof Workflow || (typeof v === "object" && v !== null && typeof (v as Workflow).getToolSpecs === "function");
+
+async function importModule(modulePath: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path.resolve(modulePath)).href;
-  let mod: Record<string, unknown>;
   try {
-    mod = (await import(url)) as Record<string, unknown>;
+    return (await import(url)) as Record<string, unknown>;
   } catch (error) {
     throw new InvalidArgumentError("workflow-module", `cannot import ${modulePath}: ${(error as Error).message}`);
   }
-  const isWorkflow = (v: unknown): v is Workflow => v instanceof Workflow || (typeof v === "object" && v !== null && typeof (v as Workflow).getToolSpecs === "function");
-  if (isWorkflow(mod.default)) return { workflow: mod.default, mod };
-  if (isWorkflow(mod.workflow)) return { workflow: mod.workflow, mod };
+}
+
+/** A module's `createWorkflow`; `required` (MCP servers were named) makes its absence an error. */
+function factoryOf(mod: Record<string, unknown>, modulePath: string, required: boolean): ((context: WorkflowModuleContext) => unknown) | undefined {
+  if (typeof mod.createWorkflow === "function") return mod.createWorkflow as (context: WorkflowModuleContext) => unknown;
+  if (required) throw new InvalidArgumentError("--mcp", `${modulePath} must export createWorkflow({ mcpTools, mcpServers }) to take the MCP servers' tools; it exports none`);
+  return undefined;
+}
+
+async function findWorkflow(modulePath: string, mcp: WorkflowModuleContext | undefined): Promise<{ workflow: Workflow; mod: Record<string, unknown> }> {
+  const mod = await importModule(modulePath);
+  const factory = factoryOf(mod, modulePath, mcp !== undefined);
+  if (!mcp) {
+    if (isWorkflow(mod.default)) return { workflow: mod.default, mod };
+    if (isWorkflow(mod.workflow)) return { workflow: mod.workflow, mod };
+  }
   const found = Object.values(mod).filter(isWorkflow);
-  if (found.length === 1) return { workflow: found[0]!, mod };
+  if (!mcp && found.length === 1) return { workflow: found[0]!, mod };
+  if (factory) {
+    const built = await factory(mcp ?? { mcpTools: {}, mcpServers: {} });
+    if (!isWorkflow(built)) throw new InvalidArgumentError("workflow-module", `createWorkflow of ${modulePath} must return a Workflow`);
+    return { workflow: built, mod };
+  }
   throw new InvalidArgumentError(
     "workflow-module",
-    `${modulePath} must export one Workflow (as default, as "workflow", or as its only Workflow export); it exports ${found.length}`,
+    `${modulePath} must export one Workflow (as default, as "workflow", or as its only Workflow export) or createWorkflow({ mcpTools, mcpServers }); it exports ${found.length} Workflows`,
   );
+}
+
+/**
+ * A module's Workflow with the MCP servers its flags name connected (and closed by `close()`,
+ * which the caller awaits when the command is done).
+ */
+async function openWorkflow(values: Values, modulePath: string): Promise<{ workflow: Workflow; close: () => Promise<void> }> {
+  const wanted = (values.mcp?.length ?? 0) + (values["mcp-url"]?.length ?? 0) > 0 || values["mcp-config"] !== undefined;
+  if (!wanted) return { workflow: await loadWorkflow(modulePath), close: async () => undefined };
+  // The module first: no server is started for a module that cannot take its tools.
+  factoryOf(await importModule(modulePath), modulePath, true);
+  let servers: ConnectedMcpServers;
+  try {
+    // Only now: @modelcontextprotocol/sdk is an optional dependency.
+    const { connectFromFlags } = await import("../mcp/cli-servers.js");
+    servers = await connectFromFlags({ mcp: values.mcp, mcpUrl: values["mcp-url"], mcpConfig: values["mcp-config"] });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes("@modelcontextprotocol/sdk")) throw error;
+    throw new InvalidArgumentError("--mcp", "needs the package @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk");
+  }
+  try {
+    return { workflow: await loadWorkflow(modulePath, servers), close: () => servers.close() };
+  } catch (error) {
+    await servers.close();
+    throw error;
+  }
 }
 
 /**
@@ -205,17 +265,21 @@ export async function runMain(args: readonly string[]): Promise<number> {
   if (values.help) return console.log(RUN_HELP), 0;
   const [modulePath, message, ...extra] = positionals;
   if (!modulePath || message === undefined || extra.length > 0) throw new InvalidArgumentError("arguments", 'expected <workflow-module> "<message>" (see forge-ts run --help)');
-  const workflow = await loadWorkflow(modulePath);
-  let label: string | undefined;
-  const runner = await runnerFor(values, (l) => (label = l));
-  if (typeof runner === "string") return console.error(runner), 1;
-  const hints: HintFlags = { ...values, workflow: modulePath, ...(values.store !== undefined ? { store: label } : {}) };
-  const runId = values["run-id"] ?? globalThis.crypto.randomUUID();
-  console.log(`run ${runId}`);
-  const outcome = await runner.start(workflow, message, { runId, ...(values.session ? { sessionId: values.session } : {}) });
-  if (outcome.status === "waiting") return console.log(waitingLines(runId, outcome.requests, hints).join("\n")), 0;
-  console.log(JSON.stringify(outcome.result, null, 2));
-  return 0;
+  const { workflow, close } = await openWorkflow(values, modulePath);
+  try {
+    let label: string | undefined;
+    const runner = await runnerFor(values, (l) => (label = l));
+    if (typeof runner === "string") return console.error(runner), 1;
+    const hints: HintFlags = { ...values, workflow: modulePath, ...(values.store !== undefined ? { store: label } : {}) };
+    const runId = values["run-id"] ?? globalThis.crypto.randomUUID();
+    console.log(`run ${runId}`);
+    const outcome = await runner.start(workflow, message, { runId, ...(values.session ? { sessionId: values.session } : {}) });
+    if (outcome.status === "waiting") return console.log(waitingLines(runId, outcome.requests, hints).join("\n")), 0;
+    console.log(JSON.stringify(outcome.result, null, 2));
+    return 0;
+  } finally {
+    await close();
+  }
 }
 
 const RUN_STATUSES = ["active", "waiting", "done", "failed", "cancelled"];
@@ -267,7 +331,15 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   if (!checkpoint) throw new InvalidArgumentError("runId", `no run ${runId} in ${label} (see forge-ts runs list)`);
   const hints: HintFlags = { ...values, ...(values.store !== undefined ? { store: label } : {}) };
   if (decide) return decideMain(decide, store, runId, callId, hints);
-  if (sub === "fork") return forkMain(store, runId, hints, values.workflow ? await loadWorkflow(values.workflow) : undefined);
+  if (sub === "fork") {
+    if (!values.workflow) return forkMain(store, runId, hints, undefined);
+    const { workflow, close } = await openWorkflow(values, values.workflow);
+    try {
+      return await forkMain(store, runId, hints, workflow);
+    } finally {
+      await close();
+    }
+  }
   if (sub === "show") return showMain(store, checkpoint, values, hints);
   if (sub === "delete") {
     await store.deleteRun(runId);
@@ -275,7 +347,16 @@ export async function runsMain(args: readonly string[]): Promise<number> {
     return 0;
   }
   if (!values.workflow) throw new InvalidArgumentError("--workflow", `${sub} needs the module that exports the run's workflow`);
-  const workflow = await loadWorkflow(values.workflow);
+  const { workflow, close } = await openWorkflow(values, values.workflow);
+  try {
+    return await continueRun(sub, runId, workflow, store, values, hints);
+  } finally {
+    await close();
+  }
+}
+
+/** `runs replay | resume | retry` of one run with its workflow. */
+async function continueRun(sub: string, runId: string, workflow: Workflow, store: RunStore, values: Values, hints: HintFlags): Promise<number> {
   if (sub === "replay") {
     const forked = (await store.events(runId)).find((e) => e.type === "fork");
     if (forked?.type === "fork") {

@@ -4,15 +4,12 @@
  * jobs of the backends it has (`--eval sim,ollama`).
  */
 import { parseArgs } from "node:util";
-import { SimulatedClient } from "../clients/simulated.js";
 import { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
-import type { Workflow } from "../core/workflow.js";
 import { assertRedisReachable, redactedUrl, redisOptions } from "../queue/redis.js";
 import { startRunWorker } from "../queue/run-worker.js";
-import type { Oracle } from "../clients/simulated.js";
-import { assertBackend, backendLabel, backendOptionsFrom, buildClient, BACKENDS, unreachable } from "./backends.js";
+import { assertBackend, runClients, type LoadedWorkflow } from "./backends.js";
 import { positiveInt } from "./run-cli.js";
 import { loadWorkflowModule } from "./runs.js";
 import { openStore } from "./store.js";
@@ -156,18 +153,12 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
 type Values = Record<string, string | string[] | boolean | undefined>;
 
 /** A client per run: the simulated model plays the module's oracle; a real backend must answer first. */
-async function clientFor(values: Values, modules: { workflow: Workflow; oracle?: Oracle }[]): Promise<(() => LLMClient) | string> {
-  const backend = (values.backend as string | undefined) ?? "";
-  if (!backend) throw new InvalidArgumentError("--backend", `required with --workflow (${BACKENDS.join(", ")})`);
-  assertBackend(backend);
-  if (backend === "sim") {
-    if (modules.length !== 1 || !modules[0]!.oracle) throw new InvalidArgumentError("--backend", 'sim plays one workflow module that exports an Oracle named "oracle"');
-    const { workflow, oracle } = modules[0]!;
-    const profile = ((values.model as string | undefined) ?? "clean") as "clean";
-    return () => new SimulatedClient({ oracle: oracle!, workflow, profile, seed: 1 });
-  }
+async function clientFor(values: Values, modules: LoadedWorkflow[]): Promise<(() => LLMClient) | string> {
+  const backend = values.backend as string | undefined;
+  // One runner factory serves every workflow of this worker, so sim can play one module only.
+  if (backend === "sim" && modules.length !== 1) throw new InvalidArgumentError("--backend", 'sim plays one workflow module that exports an Oracle named "oracle"');
   const flag = (name: string) => values[name] as string | undefined;
-  const o = backendOptionsFrom(backend, { model: flag("model"), baseUrl: flag("base-url"), mode: flag("mode"), think: flag("think"), apiKey: flag("api-key"), timeout: flag("timeout") });
-  const problem = await unreachable(buildClient(o), backendLabel(o));
-  return problem ?? (() => buildClient(o));
+  const flags = { model: flag("model"), baseUrl: flag("base-url"), mode: flag("mode"), think: flag("think"), apiKey: flag("api-key"), timeout: flag("timeout") };
+  const { clientFor, problem } = await runClients(backend, flags, modules);
+  return problem ?? (() => clientFor(modules[0]!.workflow));
 }

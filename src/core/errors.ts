@@ -638,6 +638,37 @@ export class HumanDecisionError extends ForgeError {
   }
 }
 
+/**
+ * A workflow run as another workflow's tool (`workflowTool`) did not give a result: it failed
+ * (`reason: "failed"`, its error's code and message here), waits for a person (`"waiting"`:
+ * decide it under `runId`), or could not start because the calling run has no budget left
+ * (`"no_budget"`). Thrown inside the calling run's tool call, so its model sees it on the
+ * tool-error channel; `runId` is the child run's id in the store.
+ */
+export class ChildWorkflowError extends ForgeError {
+  override readonly code = "FORGE_CHILD_WORKFLOW";
+  constructor(
+    readonly workflow: string,
+    readonly runId: string,
+    readonly reason: "failed" | "waiting" | "no_budget",
+    readonly detail: string,
+    readonly childCode?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      reason === "failed"
+        ? `workflow "${workflow}" (run ${runId}) failed: ${detail}`
+        : reason === "waiting"
+          ? `workflow "${workflow}" (run ${runId}) is waiting for a person: ${detail}`
+          : `workflow "${workflow}" (run ${runId}) did not start: ${detail}`,
+      options,
+    );
+  }
+  override get data() {
+    return { workflow: this.workflow, runId: this.runId, reason: this.reason, detail: this.detail, childCode: this.childCode ?? null };
+  }
+}
+
 /** A person did not decide within the workflow's `maxWaitMs` and the run was set to fail then. */
 export class HumanWaitTimeoutError extends ForgeError {
   override readonly code = "FORGE_HUMAN_WAIT_TIMEOUT";
@@ -650,6 +681,48 @@ export class HumanWaitTimeoutError extends ForgeError {
   }
   override get data() {
     return { waitedMs: this.waitedMs, maxWaitMs: this.maxWaitMs, pending: this.pending };
+  }
+}
+
+/**
+ * An MCP server (`mcpTools()`, `forge-ts run --mcp`) could not be started or reached, exited or
+ * lost its connection, or was already closed. Names the server and ends with the tail of its
+ * stderr when it is a process. Thrown by `mcpTools()` at connect time; from a tool call it is a
+ * tool error like any throwing tool's.
+ */
+export class McpServerError extends ForgeError {
+  override readonly code = "FORGE_MCP_SERVER";
+  constructor(
+    readonly server: string,
+    readonly reason: string,
+    readonly stderrTail: string = "",
+    options?: { cause?: unknown },
+  ) {
+    super(`MCP server "${server}" ${reason}${stderrTail ? `\n--- server stderr (tail) ---\n${stderrTail}` : ""}`, options);
+  }
+  override get data() {
+    return { server: this.server, reason: this.reason, stderrTail: this.stderrTail };
+  }
+}
+
+/**
+ * An MCP tool answered with `isError: true`, or the server refused the call (a JSON-RPC error
+ * such as an unknown tool). The message is what the server said; it reaches the model on the
+ * tool-error channel. The raw result, when there was one, is on `result` (not in `data`).
+ */
+export class McpToolError extends ForgeError {
+  override readonly code = "FORGE_MCP_TOOL";
+  constructor(
+    readonly server: string,
+    readonly tool: string,
+    message: string,
+    readonly result?: unknown,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+  override get data() {
+    return { server: this.server, tool: this.tool };
   }
 }
 
@@ -707,6 +780,10 @@ const REVIVERS: Record<string, Revivable> = {
   FORGE_CLIENT_CONTRACT: (d) => new ClientContractError(asText(d.client), asStrings(d.issues), asText(d.received)),
   FORGE_TOOL_TIMEOUT: (d) => new ToolTimeoutError(asText(d.toolName), asNumber(d.timeoutMs)),
   FORGE_TOOL_RESULT: (d) => new ToolResultError(asText(d.toolName), asText(d.reason), d.terminal === true),
+  FORGE_MCP_SERVER: (d) => new McpServerError(asText(d.server), asText(d.reason), asText(d.stderrTail)),
+  FORGE_MCP_TOOL: (d, m) => new McpToolError(asText(d.server), asText(d.tool), m),
+  FORGE_CHILD_WORKFLOW: (d) =>
+    new ChildWorkflowError(asText(d.workflow), asText(d.runId), d.reason as ChildWorkflowError["reason"], asText(d.detail), typeof d.childCode === "string" ? d.childCode : undefined),
   FORGE_HUMAN_WAIT_TIMEOUT: (d) => new HumanWaitTimeoutError(asNumber(d.waitedMs), asNumber(d.maxWaitMs), asStrings(d.pending)),
 };
 

@@ -7,6 +7,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import { z } from "zod";
 import { describeError, ToolDefinitionError } from "./errors.js";
 import { isPlainObject, jsonIssue } from "./messages.js";
+import type { Workflow } from "./workflow.js";
 
 export type JSONSchema = Record<string, unknown>;
 
@@ -26,6 +27,22 @@ export interface ToolExecuteContext {
   runId: string;
   iteration: number;
   callIndex: number;
+  /**
+   * Run another workflow as this call's child run and resolve with its result (what
+   * `workflowTool` does). Present when the tool runs inside a WorkflowRunner. The child runs
+   * on the calling runner's client, context manager, store and callbacks, within the calling
+   * run's remaining budgets; its run id is derived from this call (`<runId>.<iteration>-<callIndex>`),
+   * so a call re-run after a crash resumes it, or answers from the store once it finished,
+   * instead of starting it again. Cancelled with this call's `signal`. Its failure rejects
+   * with ChildWorkflowError. One child per call.
+   */
+  runChild?: (workflow: Workflow, message: string, options?: ChildRunOptions) => Promise<unknown>;
+}
+
+/** Options of `ToolExecuteContext.runChild`. */
+export interface ChildRunOptions {
+  /** Fills the child workflow's `{placeholders}` in its system prompt. */
+  promptVars?: Record<string, string>;
 }
 
 /**

@@ -51,8 +51,11 @@ export interface Checkpoint {
  * repeated here.
  */
 export type RunEvent =
-  /** A new run's machine input (history seed, budgets): where a replay starts. */
-  | { type: "start"; input: WorkflowInput }
+  /**
+   * A new run's machine input (history seed, budgets): where a replay starts. `parent`: the run
+   * was started by a tool call of another run (`workflowTool`): that run and the call's id.
+   */
+  | { type: "start"; input: WorkflowInput; parent?: ParentLink }
   /**
    * A fork's first event, instead of `start`: the run began as a copy of commit `from.seq` of
    * run `from.runId` (its state is this run's first commit; see src/runner/fork.ts).
@@ -73,6 +76,12 @@ export type RunEvent =
    */
   | { type: "decision"; callId: string; decision: HumanDecision; at: number }
   | { type: "end"; state: string; error?: ErrorJSON };
+
+/** A child run's caller: the run whose tool call started it, and that call's id. */
+export interface ParentLink {
+  runId: string;
+  callId: string;
+}
 
 /** A run as listed: its latest checkpoint without the snapshot. */
 export type RunInfo = Omit<Checkpoint, "snapshot">;

@@ -13,7 +13,7 @@ import type { Workflow } from "../core/workflow.js";
 import type { WorkflowContext } from "../loop/context.js";
 import type { HumanDecision, HumanRequest } from "../loop/human.js";
 import type { PersistedRun } from "../persistence/snapshot.js";
-import type { RunStore } from "../persistence/run-store.js";
+import { isRunId, type ParentLink, type RunStore } from "../persistence/run-store.js";
 
 /** An inspection observer that may also take streamed chunks and be flushed (see `inspect`). */
 export interface InspectionSink extends Observer<InspectionEvent> {
@@ -94,6 +94,11 @@ export interface RunOptions {
   runId?: string;
   /** Continue this session's conversation from the runner's store, and record the turn in it. */
   sessionId?: string;
+  /**
+   * This run is a child of another run's tool call (`workflowTool` sets it): recorded in its
+   * start event, so `forge-ts runs show` links the two.
+   */
+  parent?: ParentLink;
 }
 
 /** Options of `WorkflowRunner.resume`. */
@@ -204,6 +209,10 @@ export function assertRunOptions(options: unknown): asserts options is RunOption
   if (from !== undefined && initialMessages !== undefined) throw new InvalidArgumentError("from", "give from or initialMessages, not both");
   if (signal !== undefined && !isAbortSignal(signal)) throw new InvalidArgumentError("signal", `expected an AbortSignal, got ${previewValue(signal)}`);
   if (runId !== undefined && !(typeof runId === "string" && runId.length > 0)) throw new InvalidArgumentError("runId", "expected a non-empty string");
+  const parent: unknown = (options as RunOptions).parent;
+  if (parent !== undefined && !(isPlainObject(parent) && isRunId(parent.runId) && typeof parent.callId === "string")) {
+    throw new InvalidArgumentError("parent", `expected { runId, callId } naming the calling run and its tool call, got ${previewValue(parent)}`);
+  }
 }
 
 export function assertResumeOptions(options: unknown): asserts options is ResumeOptions {

@@ -1,0 +1,115 @@
+/**
+ * Streamable HTTP for the workflow MCP server: one endpoint (`/mcp`, POST/GET/DELETE), one MCP
+ * server and transport per session (a client's cancel arrives as a POST of its own, and must
+ * reach the server running the call it cancels). Loopback servers refuse a Host or Origin that
+ * is not loopback (DNS rebinding: the MCP spec's "servers MUST validate the Origin header"); with
+ * an API key, every request must carry it (Bearer or x-api-key, as for `forge-ts proxy`).
+ */
+import { randomUUID } from "node:crypto";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Hono, type MiddlewareHandler } from "hono";
+import { callerAuth } from "../proxy/caller-auth.js";
+import { HttpError } from "../proxy/http-error.js";
+
+export const MCP_PATH = "/mcp";
+
+export interface McpHttpAppOptions {
+  /** A new MCP server, connected to each new session's transport. */
+  newServer: () => McpServer;
+  /** Require this key from every caller. */
+  apiKey?: string;
+  /** Accept only loopback Host and Origin headers (set when listening on a loopback address). */
+  loopbackOnly?: boolean;
+}
+
+export interface McpHttpApp {
+  fetch: (request: Request) => Promise<Response>;
+  /** Open sessions. */
+  readonly sessions: number;
+  /** Close every session (their calls in flight are aborted). */
+  close(): Promise<void>;
+}
+
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** Whether `host` (a --host value) is a loopback address. */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** A JSON-RPC error as the MCP transports send it, with no request id to answer. */
+function jsonRpcError(status: number, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, { status, headers });
+}
+
+const hostnameOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+};
+const isLoopbackName = (name: string | undefined) => name !== undefined && (LOOPBACK_NAMES.has(name) || isLoopbackHost(name));
+
+/**
+ * Refuse a request whose Host or Origin names anything but this machine's loopback. The Host
+ * header is the request URL's host (@hono/node-server builds the URL from it).
+ */
+function loopbackGuard(): MiddlewareHandler {
+  return async function requireLoopbackNames(c, next) {
+    const host = hostnameOf(c.req.url);
+    if (!isLoopbackName(host)) return jsonRpcError(403, `Host ${JSON.stringify(host ?? "")} is not this loopback server`);
+    const origin = c.req.header("origin");
+    if (origin !== undefined && !isLoopbackName(hostnameOf(origin))) return jsonRpcError(403, `Origin ${JSON.stringify(origin)} may not call this loopback server`);
+    await next();
+  };
+}
+
+/**
+ * @example
+ * const http = mcpHttpApp({ newServer: () => workflowMcpServer(options), loopbackOnly: true });
+ * await listenOn(http.fetch, 8765, "127.0.0.1");
+ */
+export function mcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
+  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; server: McpServer }>();
+  const app = new Hono();
+  app.onError((error) => {
+    if (error instanceof HttpError) return jsonRpcError(error.status, error.message, error.status === 401 ? { "www-authenticate": "Bearer" } : {});
+    return jsonRpcError(500, "Internal error");
+  });
+  if (options.loopbackOnly) app.use(MCP_PATH, loopbackGuard());
+  if (options.apiKey !== undefined) app.use(MCP_PATH, callerAuth(options.apiKey));
+  app.all(MCP_PATH, async (c) => {
+    const id = c.req.header("mcp-session-id");
+    if (id !== undefined) {
+      const session = sessions.get(id);
+      return session ? session.transport.handleRequest(c.req.raw) : jsonRpcError(404, "Session not found: initialize a new one");
+    }
+    // No session yet: only an initialize request makes one (the transport refuses anything else).
+    const server = options.newServer();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server }),
+      onsessionclosed: (sessionId) => void sessions.delete(sessionId),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    const response = await transport.handleRequest(c.req.raw);
+    if (transport.sessionId === undefined) await server.close();
+    return response;
+  });
+  return {
+    fetch: async (request) => app.fetch(request),
+    get sessions() {
+      return sessions.size;
+    },
+    async close() {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled(open.map(({ server }) => server.close()));
+    },
+  };
+}
