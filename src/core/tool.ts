@@ -66,6 +66,8 @@ export interface ToolDef<TArgs = Record<string, unknown>, TResult = unknown> {
   readonly needsApproval?: boolean | ((args: TArgs, context: ApprovalContext) => boolean);
   /** The result is a person's answer (the model asks, a person answers); `execute` never runs. */
   readonly humanInput?: true;
+  /** Argument names masked (at any depth) wherever forge-ts reports the call: spans, logs, the visualizer feed and, when asked, stored logs. */
+  readonly redact?: readonly string[];
   validateArgs(args: unknown): ArgValidation<TArgs>;
   execute(args: TArgs, context: ToolExecuteContext): TResult | Promise<TResult>;
 }
@@ -94,6 +96,8 @@ interface BaseOptions<TResult, TArgs> {
    * for the call's arguments (a function that throws asks too). Rejected calls never run.
    */
   needsApproval?: boolean | ((args: TArgs, context: ApprovalContext) => boolean);
+  /** Argument names (keys at any depth) masked as "[redacted]" wherever forge-ts reports the call; the tool itself gets them unmasked. */
+  redact?: readonly string[];
 }
 
 /**
@@ -134,7 +138,10 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
   if (options.prerequisites !== undefined && !Array.isArray(options.prerequisites)) {
     throw new ToolDefinitionError(name, "prerequisites must be an array of tool names or { tool, args }");
   }
-  const { timeoutMs, needsApproval } = options;
+  const { timeoutMs, needsApproval, redact } = options;
+  if (redact !== undefined && !(Array.isArray(redact) && redact.every((key) => typeof key === "string" && key !== ""))) {
+    throw new ToolDefinitionError(name, "redact must be an array of argument names");
+  }
   if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
     throw new ToolDefinitionError(name, "needsApproval must be a boolean or a function (args, context) => boolean");
   }
@@ -199,6 +206,7 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
     execute,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(needsApproval !== undefined && needsApproval !== false ? { needsApproval } : {}),
+    ...(redact !== undefined && redact.length > 0 ? { redact: Object.freeze([...redact]) } : {}),
   });
 }
 
