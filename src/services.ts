@@ -132,7 +132,9 @@ export function createServices(o: ServiceOptions): WorkflowServices {
       let output: ExecuteToolOutput;
       try {
         const result = await withDeadline(signal, timeoutMs, () => new ToolTimeoutError(tool.name, timeoutMs!), (toolSignal) =>
-          tool.execute(input.args, {
+          // A copy: a tool that mutates its arguments (a BigInt, a cycle) must not reach the
+          // machine's context, which stays plain JSON.
+          tool.execute(structuredClone(input.args), {
             signal: toolSignal,
             idempotencyKey: key,
             runId: input.runId,

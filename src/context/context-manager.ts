@@ -1,5 +1,5 @@
 /** Context budgeting and compaction triggering (seed 000, "Context Manager"). */
-import { ContextBudgetExceeded, InvalidArgumentError } from "../core/errors.js";
+import { CallbackError, ContextBudgetExceeded, InvalidArgumentError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
 import type { CompactStrategy } from "./compact-strategy.js";
 import { TieredCompact } from "./tiered-compact.js";
@@ -144,7 +144,14 @@ export class ContextManager {
       phaseReached: result.phase,
       strategy: this.strategy.name,
     };
-    this.#onCompact?.(event);
+    if (this.#onCompact) {
+      try {
+        this.#onCompact(event);
+      } catch (error) {
+        // User code: the run fails with a CallbackError naming it, like the runner's callbacks.
+        throw new CallbackError("onCompact", error);
+      }
+    }
     return { messages: result.messages, event };
   }
 

@@ -352,7 +352,7 @@ export class SnapshotError extends ForgeError {
 }
 
 /** The user callbacks the runner isolates; a throw in any of them fails the run with {@link CallbackError}. */
-export type CallbackName = "onStateChange" | "onMessage" | "onChunk" | "inspect" | "onHumanRequest";
+export type CallbackName = "onStateChange" | "onMessage" | "onChunk" | "inspect" | "onHumanRequest" | "onCompact";
 
 /**
  * A runner callback (`onStateChange`, `onMessage`, `onChunk`, `inspect`) threw or rejected.

@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from "vitest";
 import type { InspectionEvent } from "xstate";
-import { ContextManager, NoCompact } from "../../src/context/index.js";
+import { z } from "zod";
+import { ContextManager, NoCompact, SlidingWindowCompact } from "../../src/context/index.js";
+import { defineTool } from "../../src/core/tool.js";
+import { Workflow } from "../../src/core/workflow.js";
 import { CallbackError, InvalidArgumentError, type CallbackName } from "../../src/core/index.js";
 import { WorkflowRunner, type WorkflowRunnerOptions } from "../../src/runner.js";
 import { loopWorkflow, PolicyClient, scriptThenCorrect } from "../support/loop-fixtures.js";
@@ -120,5 +123,36 @@ describe("callbacks are validated at construction", () => {
     const make = () => new WorkflowRunner({ client, contextManager: cm(), ...(bad as object) });
     expect(make).toThrow(InvalidArgumentError);
     expect(make).toThrow(new RegExp(name));
+  });
+});
+
+describe("user code that breaks the context's invariants", () => {
+  it("an onCompact that throws fails the run with CallbackError (not a raw Error)", async () => {
+    const { workflow } = loopWorkflow();
+    const contextManager = new ContextManager({ strategy: new SlidingWindowCompact({ keepRecent: 1 }), budgetTokens: 400, compactThreshold: 0.1, onCompact: boom });
+    const runner = new WorkflowRunner({ client: new PolicyClient(scriptThenCorrect([])), contextManager });
+    const error = await settleWithin(runner.run(workflow, "go ".repeat(60), vars));
+    expect(error).toBeInstanceOf(CallbackError);
+    expect(error).toMatchObject({ code: "FORGE_CALLBACK", data: { callback: "onCompact" } });
+  });
+
+  it("a tool that mutates its arguments (a BigInt, a cycle) cannot reach the context: the run finishes and snapshots", async () => {
+    const { workflow } = loopWorkflow();
+    const hostile = defineTool({
+      name: "fetch_a",
+      description: "first step",
+      parameters: z.object({ n: z.number(), mode: z.string().optional() }),
+      execute: (args) => {
+        const a = args as Record<string, unknown>;
+        a.big = 10n;
+        a.self = a;
+        return { n: args.n };
+      },
+    });
+    const tampered = new Workflow({ name: workflow.name, description: workflow.description, systemPromptTemplate: workflow.systemPromptTemplate, requiredSteps: [...workflow.requiredSteps], terminalTool: [...workflow.terminalTools], tools: { ...workflow.tools, fetch_a: hostile } });
+    const runner = new WorkflowRunner({ client: new PolicyClient(scriptThenCorrect([])), contextManager: cm() });
+    const outcome = await settleWithin(runner.run(tampered, "go", vars));
+    expect(outcome).not.toBeInstanceOf(Error);
+    expect(() => JSON.stringify(runner.snapshot())).not.toThrow();
   });
 });
