@@ -8,6 +8,7 @@
  * snapshot, so its panels are right even though its timeline has a hole.
  */
 import { stateName } from "../src/loop/state-name.js";
+import { isRunId } from "../src/persistence/run-store.js";
 import type { FeedEvent, RunSummary, WireEvent } from "./protocol.js";
 
 export interface FeedOptions {
@@ -26,7 +27,7 @@ export interface FeedSlice {
   events: FeedEvent[];
 }
 
-type LiveSummary = Omit<RunSummary, "stored" | "replayable" | "why">;
+type LiveSummary = Omit<RunSummary, "stored" | "replayable" | "why" | "unreadable" | "depth">;
 
 interface RunBuffer {
   summary: LiveSummary;
@@ -155,11 +156,17 @@ function summarize(summary: LiveSummary, event: FeedEvent): void {
   if (event.type === "@xstate.microstep") summary.state = stateName(event.value);
   if (event.type !== "@xstate.snapshot") return;
   const { snapshot } = event;
-  const context = snapshot.context as { run?: { workflow?: string; startedAt?: number }; iteration?: number };
+  const context = snapshot.context as { run?: { workflow?: string; startedAt?: number; parent?: { runId?: unknown; callId?: unknown } }; iteration?: number };
   summary.state = stateName(snapshot.value);
   summary.status = snapshot.status;
   summary.live = snapshot.status === "active";
   if (typeof context.run?.workflow === "string") summary.workflow = context.run.workflow;
   if (typeof context.run?.startedAt === "number") summary.startedAt = context.run.startedAt;
   if (typeof context.iteration === "number") summary.iteration = context.iteration;
+  // A child run's link travels in its snapshots (the inspector sends nothing else about it);
+  // the ingest checks only the event's frame, so the link is checked here.
+  const parent = context.run?.parent;
+  if (parent && isRunId(parent.runId) && typeof parent.callId === "string" && parent.callId.length <= 256) {
+    summary.parent = { runId: parent.runId, callId: parent.callId };
+  }
 }

@@ -9,10 +9,11 @@
  */
 
 import type { HumanRequest } from "../src/loop/human.js";
+import type { ParentLink } from "../src/persistence/run-store.js";
 import type { QueueCount } from "../src/queue/counts.js";
 import type { DecisionInput, DecisionReceipt } from "../src/runner/decisions.js";
 
-export type { QueueCount };
+export type { ParentLink, QueueCount };
 
 /** Where a transition of the statechart is drawn: see transitionKey (visualizer/transitions.ts). */
 export interface TransitionRef {
@@ -79,7 +80,22 @@ export interface RunSummary {
   /** Dotted state name ("executingTools.running"), or the store's state for stored runs. */
   state: string;
   status: string;
-  iteration: number;
+  /**
+   * Model calls so far: the live run's newest snapshot's, or the stored run's latest
+   * checkpoint's; null when that checkpoint could not be read (`unreadable` says why).
+   */
+  iteration: number | null;
+  unreadable?: string;
+  /**
+   * A child run (`workflowTool`): the run and tool call that started it, from the live
+   * snapshot's `context.run.parent` or the stored run's start event.
+   */
+  parent?: ParentLink;
+  /**
+   * Nesting in the list, which comes in display order (visualizer/run-tree.ts): 0 for a
+   * top-level run and for a child whose parent is not listed, 1 for a child under its parent...
+   */
+  depth: number;
   startedAt: number;
   updatedAt: number;
   /** Events buffered for a live run. */

@@ -11,14 +11,15 @@ import { bodyLimit } from "hono/body-limit";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { errorToJSON, ForgeError, InvalidArgumentError } from "../src/core/errors.js";
 import type { Workflow } from "../src/core/workflow.js";
-import { isRunId, type RunInfo, type RunStore } from "../src/persistence/run-store.js";
+import { isRunId, type RunStore } from "../src/persistence/run-store.js";
 import { replayRun } from "../src/runner/replay.js";
 import { listenOn } from "../src/server/listen.js";
-import { decisionRoute, requestsReader } from "./decisions.js";
+import { decisionRoute } from "./decisions.js";
 import { Feed, type FeedOptions } from "./feed.js";
 import { accessGuard, isLoopbackHost } from "./guard.js";
 import { HttpProblem } from "./http-problem.js";
-import type { FeedEvent, IngestBody, QueueCount, ReplayBody, RunSummary, WireEvent } from "./protocol.js";
+import type { FeedEvent, IngestBody, QueueCount, ReplayBody, WireEvent } from "./protocol.js";
+import { runList, unknownWorkflow } from "./run-list.js";
 import { wireSerializer } from "./wire.js";
 
 export interface VisualizerOptions {
@@ -91,7 +92,8 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
   const pageBytes = [...page.values()].reduce((n, f) => n + f.body.byteLength, 0);
   const streams = new Set<SSEStreamingApi>();
   const replays = new Map<string, Promise<ReplayBody>>();
-  const requestsOf = store ? requestsReader(store) : undefined;
+  const runs = runList(feed, store, workflows);
+  const summaries = runs.summaries;
   /** Run-list streams to push now (a decision changed a run), not at their next poll. */
   const listChanged = new Set<() => void>();
 
@@ -206,7 +208,7 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
 
   // A person's decision on a waiting run: recorded in the store; whoever runs the run applies it.
   const [decisionLimit, recordDecision] = decisionRoute(store, () => {
-    listing = undefined;
+    runs.invalidate();
     for (const push of listChanged) push();
   });
   app.post("/api/runs/:runId/decisions", decisionLimit, recordDecision);
@@ -229,57 +231,6 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
     }
     return c.json(await replay);
   });
-
-  // Every open page asks for the run list: they share one read of the store a second.
-  let listing: { at: number; runs: Promise<RunInfo[]> } | undefined;
-  function storedRuns(): Promise<RunInfo[]> {
-    if (!store) return Promise.resolve([]);
-    if (!listing || Date.now() - listing.at > 1_000) {
-      const runs = store.listRuns();
-      listing = { at: Date.now(), runs };
-      runs.catch(() => (listing = undefined));
-    }
-    return listing.runs;
-  }
-
-  /** Live runs from the feed merged with the store's runs (a live run with a store is both). */
-  async function summaries(): Promise<RunSummary[]> {
-    const byId = new Map<string, RunSummary>();
-    for (const live of feed.runs()) byId.set(live.runId, { ...live, stored: false, ...replayability(live.workflow, false) });
-    const stored = await storedRuns();
-    const requests = await Promise.all(stored.map((info) => requestsOf?.(info)));
-    for (const [i, info] of stored.entries()) {
-      // The store knows a run waits for a person (its live feed, if any, has stopped).
-      const waiting = requests[i] ? { status: "waiting", requests: requests[i] } : {};
-      const seen = byId.get(info.runId);
-      if (seen) {
-        delete seen.why;
-        Object.assign(seen, { stored: true, ...(info.sessionId ? { sessionId: info.sessionId } : {}), ...replayability(info.workflow, true), ...waiting });
-        continue;
-      }
-      byId.set(info.runId, {
-        runId: info.runId,
-        workflow: info.workflow,
-        ...(info.sessionId ? { sessionId: info.sessionId } : {}),
-        live: false,
-        stored: true,
-        ...replayability(info.workflow, true),
-        state: info.state,
-        status: info.status,
-        iteration: 0,
-        startedAt: info.createdAt,
-        updatedAt: info.savedAt,
-        events: 0,
-        ...waiting,
-      });
-    }
-    return [...byId.values()].sort((a, b) => b.startedAt - a.startedAt || a.runId.localeCompare(b.runId));
-  }
-
-  function replayability(workflow: string, stored: boolean): { replayable: boolean; why?: string } {
-    if (!stored) return { replayable: false, why: "not in the store" };
-    return workflows.has(workflow) ? { replayable: true } : { replayable: false, why: unknownWorkflow(workflow) };
-  }
 
   function sse(c: Context, body: (stream: SSEStreamingApi) => Promise<void>): Response {
     return streamSSE(c, async (stream) => {
@@ -336,9 +287,6 @@ async function replayEvents(store: RunStore, runId: string, workflow: Workflow):
   });
   return { runId, workflow: workflow.name, state: replay.state, events };
 }
-
-const unknownWorkflow = (name: string) =>
-  `replaying this run re-drives workflow "${name}", which this visualizer was not given: start it with --workflow <module exporting it>`;
 
 function checkedRunId(runId: string): string {
   if (!isRunId(runId)) throw new HttpProblem(400, "bad_run_id", `${JSON.stringify(runId)} is not a run id`);

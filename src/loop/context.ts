@@ -10,6 +10,7 @@ import type { Prerequisite } from "../core/tool.js";
 import type { CompletedStep } from "../guardrails/step-enforcer.js";
 import type { ValidationResult } from "../guardrails/response-validator.js";
 import { estimateTokensChars4 } from "../context/token-estimator.js";
+import type { ParentLink } from "../persistence/run-store.js";
 import type { HumanRequest } from "./human.js";
 import { callCountEntries, callCountsFrom, EMPTY_CALL_COUNTS, type CallCountTrie } from "./call-counts.js";
 
@@ -103,6 +104,11 @@ export interface RunDefinition {
    * iteration and decides. Set again on resume, from the resuming runner's manager.
    */
   compactAt: number | null;
+  /**
+   * A child run (`workflowTool`): the run and tool call that started it. Also in the start
+   * event; here so that whoever sees only the run's snapshots (an inspector) knows it too.
+   */
+  parent?: ParentLink;
 }
 
 export interface StepTracker {
@@ -160,6 +166,7 @@ export interface WorkflowInput {
   switches: LoopSwitches;
   startedAt: number;
   compactAt: number | null;
+  parent?: ParentLink;
 }
 
 export function createInitialContext(input: WorkflowInput): WorkflowContext {
@@ -175,6 +182,7 @@ export function createInitialContext(input: WorkflowInput): WorkflowContext {
       switches: input.switches,
       startedAt: input.startedAt,
       compactAt: input.compactAt,
+      ...(input.parent ? { parent: { runId: input.parent.runId, callId: input.parent.callId } } : {}),
     },
     messages: input.messages,
     iteration: 0,

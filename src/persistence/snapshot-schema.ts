@@ -116,6 +116,7 @@ export const WorkflowContextSchema = z.looseObject({
     startedAt: z.number(),
     // Replaced on resume by the resuming runner's trigger.
     compactAt: count.nullable(),
+    parent: z.looseObject({ runId: z.string(), callId: z.string() }).optional(),
   }),
   messages: z.array(MessageSchema),
   iteration: count,

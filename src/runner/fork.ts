@@ -112,7 +112,9 @@ async function resumableAt(store: RunStore, runId: string, at: number): Promise<
 function forkedSnapshot(checkpoint: Checkpoint, runId: string, patch: ForkPatch, workflow: Workflow | undefined): PersistedRun {
   const snapshot = structuredClone(checkpoint.snapshot);
   const ctx: WorkflowContext = snapshot.context;
-  ctx.run = { ...ctx.run, id: runId };
+  // A fork is no call's child (its first event is `fork`, not a start naming a parent).
+  const { parent: _parent, ...run } = ctx.run;
+  ctx.run = { ...run, id: runId };
   if (patch.messages) patchMessages(snapshot, patch.messages);
   for (const [callId, args] of Object.entries(patch.args ?? {})) patchArgs(snapshot, callId, args, workflow);
   const tool = inFlightTool(snapshot);

@@ -63,6 +63,7 @@ export function runInput(
     switches: { rescueEnabled: o.rescueEnabled ?? true, stepEnforcement: o.stepEnforcement ?? true },
     startedAt: now,
     compactAt: o.contextManager.chars4Trigger,
+    ...(options.parent ? { parent: { runId: options.parent.runId, callId: options.parent.callId } } : {}),
   };
 }
 
@@ -101,6 +102,7 @@ export function restorableRun(
     switches: ctx.run.switches,
     startedAt: ctx.run.startedAt,
     compactAt: ctx.run.compactAt,
+    ...(ctx.run.parent ? { parent: ctx.run.parent } : {}),
   };
   // Shape was checked by assertRestorable; XState's snapshot type is opaque here.
   return { persisted: restored as unknown as Snapshot<unknown>, input };

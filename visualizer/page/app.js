@@ -5,6 +5,7 @@ import { api, apiEvents } from "./api.js";
 import { counters, describeEvent, initialView, reduce, shortJson } from "./view.js";
 import { drawGraph, flash, leafBox, setActive, setCounts, setRecent } from "./graph.js";
 import { renderHuman } from "./human.js";
+import { childrenOf, renderLineage, runLink } from "./lineage.js";
 
 const CACHE_EVERY = 200;
 const TEXT_LIMIT = 1200;
@@ -162,7 +163,9 @@ const newestFirst = (runs) => [...runs].sort((a, b) => (Number(b.startedAt) || 0
  * the run shown finishes); the run shown followed live if it turned live while replayed.
  */
 function autoFollow() {
-  const live = newestFirst(state.runs.filter((r) => r.live))[0];
+  // Top-level runs only: a child run is followed from its parent's page (it would take the
+  // view away from a parent that goes on after it).
+  const live = newestFirst(state.runs.filter((r) => r.live && !r.depth))[0];
   if (!live) return;
   const shownRun = runById(state.selected);
   if (live.runId !== state.selected) {
@@ -188,7 +191,9 @@ function fillRunLine(item, r) {
   if (item.li.getAttribute("data-status") !== status) item.li.setAttribute("data-status", status);
   item.st.className = `st ${stateClass(String(r.state ?? ""), status)}`;
   setText(item.st, String(r.state || r.status || "?"), 28);
-  item.it.textContent = `it ${Number(r.iteration) || 0}`;
+  // null: the stored checkpoint could not be read (the server says why).
+  item.it.textContent = r.iteration === null ? "it ?" : `it ${Number(r.iteration) || 0}`;
+  if (r.unreadable) item.it.title = String(r.unreadable);
 }
 
 function patchSelectedRun() {
@@ -199,8 +204,10 @@ function patchSelectedRun() {
 
 function renderRuns() {
   runItems.clear();
-  const items = newestFirst(state.runs).map((run) => {
+  // In the server's order: top-level runs newest first, child runs under their parents.
+  const items = state.runs.map((run) => {
     const r = withLiveView(run);
+    const depth = Math.max(0, Math.min(6, Number(r.depth) || 0));
     const li = h("li", `run-item${r.runId === state.selected ? " selected" : ""}`, undefined, {
       "data-testid": "run-item",
       "data-run-id": r.runId,
@@ -209,9 +216,13 @@ function renderRuns() {
       tabindex: "0",
       role: "button",
       title: r.runId,
+      "data-depth": String(depth),
+      ...(r.parent ? { "data-parent-run-id": String(r.parent.runId), style: `--depth: ${depth}` } : {}),
     });
     const top = h("div", "row");
-    top.append(h("code", "rid", r.runId.slice(0, 8)));
+    // A child's id is its parent's plus ".<iteration>-<index>": under its parent, the rest is what tells it apart.
+    const under = depth > 0 && r.runId.startsWith(`${r.parent.runId}.`);
+    top.append(h("code", "rid", under ? `…${r.runId.slice(r.parent.runId.length)}` : r.runId.slice(0, 8)));
     if (r.live) top.append(h("span", "badge live", "live"));
     if (r.stored) top.append(h("span", "badge stored", "stored"));
     if (r.status === "waiting") top.append(h("span", "badge needs-person", "waiting", { title: "waiting for a person to decide", "data-testid": "waiting-badge" }));
@@ -220,6 +231,10 @@ function renderRuns() {
     mid.append(h("span", "wf-name", String(r.workflow ?? "")), item.it);
     const bottom = h("div", "row");
     bottom.append(item.st, h("span", "when", r.startedAt ? new Date(r.startedAt).toLocaleTimeString() : ""));
+    if (r.parent) {
+      const call = h("div", "row pcall", `↳ ${depth ? "" : `${String(r.parent.runId).slice(0, 8)} `}call ${r.parent.callId}`, { "data-testid": "run-call" });
+      li.append(call);
+    }
     li.append(top, mid, bottom);
     fillRunLine(item, r);
     runItems.set(r.runId, item);
@@ -441,6 +456,7 @@ function render() {
   waiting.hidden = !!state.selected && !(v.events === 0 && (state.mode === "waiting" || state.mode === "live"));
   waiting.textContent = state.selected ? "waiting for events" : "no run selected: pick one, or start one (npm start -- --visualize)";
   renderHuman(q("[data-testid=human]"), runById(state.selected));
+  renderLineage($("lineage"), state.selected, runById(state.selected), state.runs);
   renderPanels(v);
   renderTimeline(v);
   renderSnapshot(v);
@@ -542,6 +558,9 @@ function renderPanels(v) {
     const head = h("div", "call-head");
     head.append(h("span", "idx", `#${i}`), h("code", "tool", String(call?.tool)), h("span", "cstatus", running ? "running…" : st));
     row.append(head, setText(h("code", "args"), shortJson(call?.args ?? {}), 120));
+    // The child run this call started (workflowTool), once the run list has it.
+    const child = childrenOf(state.runs, state.selected).find((c) => c.parent.callId === call?.callId);
+    if (child) row.append(runLink(child.runId, `child run ${child.runId} →`, { "data-testid": "batch-child" }));
     if (typeof rec?.content === "string" && rec.content) row.append(setText(h("div", "result"), rec.content, 160));
     return row;
   });
