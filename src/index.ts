@@ -26,6 +26,15 @@ export { assertRestorable, SERVICE_NAMES, type PersistedRun } from "./persistenc
 export { FileRunStore } from "./persistence/file-run-store.js";
 export { MemoryRunStore } from "./persistence/memory-run-store.js";
 export { replayRun, type ReplayOptions, type ReplayResult } from "./runner/replay.js";
+export { forgeTracer, TRACER_NAME, GenAI, Forge } from "./telemetry/tracer.js";
+export type { TelemetryOptions } from "./telemetry/telemetry-options.js";
+export { RunTrace, type AttemptOutcome, type RunTraceInit, type TracedCall } from "./telemetry/run-trace.js";
+export { interventionsBetween, type InterventionEvent } from "./telemetry/interventions.js";
+export { providerName, requestModel } from "./telemetry/provider-name.js";
+export { injectTraceCarrier, extractTraceCarrier, type TraceCarrier } from "./telemetry/trace-carrier.js";
+export { spanRefIn, TRACE_KEY, type SpanRef } from "./telemetry/span-ref.js";
+export { redactArgs, REDACTED } from "./telemetry/redact.js";
+export { rescueFormat } from "./parsing/rescue.js";
 export type { Checkpoint, Commit, CommitRecord, ParentLink, RunEvent, RunInfo, RunLease, RunLock, RunStatus, RunStore, SessionInfo } from "./persistence/run-store.js";
 export { DEFAULT_LEASE_MS } from "./persistence/run-store.js";
 export { diffJson, applyJson, type JsonDelta } from "./persistence/json-delta.js";

@@ -7,8 +7,13 @@
  * restore (run-input.ts), one run from start to settled promise (session.ts), and the guard
  * around user callbacks (callback-guard.ts).
  */
+import { context as otelContext, type Context } from "@opentelemetry/api";
 import { createActor, type InspectionEvent } from "xstate";
-import { InvalidArgumentError, RunWaitingError, StoreError } from "./core/errors.js";
+import { InvalidArgumentError, RunWaitingError, StoreError, WorkflowCancelledError } from "./core/errors.js";
+import { stateName } from "./loop/state-name.js";
+import { RunTrace } from "./telemetry/run-trace.js";
+import { spanRefIn, withoutSpanRef, type SpanRef } from "./telemetry/span-ref.js";
+import { runTracer } from "./telemetry/telemetry-options.js";
 import type { StreamChunk } from "./core/llm.js";
 import type { Workflow } from "./core/workflow.js";
 import { MACHINE_VERSION, type WorkflowInput } from "./loop/context.js";
@@ -50,6 +55,8 @@ export class WorkflowRunner {
   #starting = false;
   /** Child runs started by the current run's tool calls and not yet settled (see child-run.ts). */
   readonly #children = new Set<Promise<unknown>>();
+  /** The current run attempt's spans (undefined when tracing is off). */
+  #trace: RunTrace | undefined;
   /** This runner's services per workflow (the machine itself is shared: see machineFor). */
   readonly #services = new WeakMap<Workflow, WorkflowServices>();
 
@@ -115,7 +122,7 @@ export class WorkflowRunner {
         : await this.#prepare(() => this.#storedStart(workflow, userMessage, options));
     const callbacks = new CallbackGuard();
     const actor = createActor(machineFor(workflow), { input, ...this.#inspectOption(callbacks) });
-    return this.#drive(workflow, actor, options.signal, callbacks, record);
+    return this.#drive(workflow, actor, options.signal, callbacks, record, { parent: options.traceContext, sessionId: options.sessionId });
   }
 
   /**
@@ -172,8 +179,8 @@ export class WorkflowRunner {
         ? (this.#assertIdle(), { restorable: restorableRun(from, workflow, this.options.contextManager), record: undefined })
         : await this.#prepare(() => this.#restore(from, workflow));
     const callbacks = new CallbackGuard();
-    const actor: WorkflowActor = createActor(machineFor(workflow), { snapshot: restorable.persisted, input: restorable.input, ...this.#inspectOption(callbacks) });
-    return this.#drive(workflow, actor, options.signal, callbacks, record);
+    const actor: WorkflowActor = createActor(machineFor(workflow), { snapshot: withoutSpanRef(restorable.persisted), input: restorable.input, ...this.#inspectOption(callbacks) });
+    return this.#drive(workflow, actor, options.signal, callbacks, record, { parent: options.traceContext, previous: spanRefIn(restorable.persisted) });
   }
 
   /**
@@ -187,8 +194,8 @@ export class WorkflowRunner {
     if (typeof runId !== "string") throw new InvalidArgumentError("runId", "expected the id of a run in the runner's store");
     const { restorable, record } = await this.#prepare(() => this.#restore(runId, workflow, { retry: true }));
     const callbacks = new CallbackGuard();
-    const actor: WorkflowActor = createActor(machineFor(workflow), { snapshot: restorable.persisted, input: restorable.input, ...this.#inspectOption(callbacks) });
-    return resultOf(await this.#drive(workflow, actor, options.signal, callbacks, record));
+    const actor: WorkflowActor = createActor(machineFor(workflow), { snapshot: withoutSpanRef(restorable.persisted), input: restorable.input, ...this.#inspectOption(callbacks) });
+    return resultOf(await this.#drive(workflow, actor, options.signal, callbacks, record, { parent: options.traceContext, previous: spanRefIn(restorable.persisted) }));
   }
 
   /** A new run's input with its store record: the session's history as seed, the run leased and new. */
@@ -319,6 +326,7 @@ export class WorkflowRunner {
       ...(o.toolTimeoutMs !== undefined ? { toolTimeoutMs: o.toolTimeoutMs } : {}),
       now: () => this.#now(),
       haltedBy: () => this.#session?.haltedBy,
+      trace: () => this.#trace,
       beforeTool: () => this.#record?.writer.barrier() ?? Promise.resolve(),
       recordedOutcome: (key) => this.#record?.recorded.get(key),
       ...(o.store ? { afterTool: (outcome: OutcomeEvent) => this.#record?.writer.recordOutcome(outcome) ?? Promise.resolve() } : {}),
@@ -336,6 +344,24 @@ export class WorkflowRunner {
     return services;
   }
 
+  /** This attempt's spans, or undefined when tracing is off. The run span's parent is the caller's context (or the active one). */
+  #startTrace(workflow: Workflow, actor: WorkflowActor, record: RunRecord | undefined, tracing: AttemptTracing): RunTrace | undefined {
+    const telemetry = this.options.telemetry;
+    const tracer = runTracer(telemetry);
+    if (!tracer) return undefined;
+    const sessionId = tracing.sessionId ?? record?.writer.sessionId;
+    return new RunTrace({
+      tracer,
+      recordContent: telemetry?.recordContent ?? false,
+      workflow,
+      client: this.options.client,
+      runId: actor.getSnapshot().context.run.id,
+      sessionId,
+      parent: tracing.parent ?? otelContext.active(),
+      previous: tracing.previous,
+    });
+  }
+
   #assertIdle(): void {
     if (this.#session?.active || this.#starting) {
       throw new InvalidArgumentError("run", "a run is already active on this runner (one run at a time: use another runner, or stop() it)");
@@ -348,9 +374,12 @@ export class WorkflowRunner {
     signal: AbortSignal | undefined,
     callbacks: CallbackGuard,
     record: RunRecord | undefined,
+    tracing: AttemptTracing,
   ): Promise<Driven> {
     const { onMessage, onStateChange, inspect, onHumanRequest } = this.options;
     this.#record = record;
+    const trace = this.#startTrace(workflow, actor, record, tracing);
+    this.#trace = trace;
     this.#session = new RunSession(actor, callbacks, {
       now: () => this.#now(),
       tools: workflow.tools,
@@ -359,12 +388,20 @@ export class WorkflowRunner {
       onMessage,
       onStateChange,
       checkpoints: record?.writer,
+      traceRef: trace?.ref,
     });
     const runId = actor.getSnapshot().context.run.id;
     const flush = typeof inspect === "object" && typeof inspect.flush === "function" ? () => inspect.flush!() : undefined;
+    const observing = trace ? observeSteps(actor, trace) : undefined;
     try {
-      return { runId, ...(await this.#session.drive(this.#servicesFor(workflow), signal)) };
+      const driven = await this.#session.drive(this.#servicesFor(workflow), signal);
+      trace?.end(driven.kind === "done" ? "done" : "waiting", stateName(actor.getSnapshot().value), actor.getSnapshot().context);
+      return { runId, ...driven };
+    } catch (error) {
+      trace?.end((error as { code?: unknown } | null)?.code === new WorkflowCancelledError([], [], 0).code ? "cancelled" : "failed", stateName(actor.getSnapshot().value), actor.getSnapshot().context, error);
+      throw error;
     } finally {
+      observing?.unsubscribe();
       // A run that ended while a tool ran a child run (cancelled, stopped, failed) aborted that
       // call's signal: the child is cancelled and durable as such before this run settles.
       if (this.#children.size > 0) await Promise.allSettled([...this.#children]);
@@ -385,6 +422,29 @@ export { MACHINE_VERSION };
 type OutcomeEvent = Extract<RunEvent, { type: "outcome" }>;
 
 type Driven = DriveResult & { runId: string };
+
+/** Where an attempt's run span belongs: its parent context, the earlier attempt it links to, the session. */
+interface AttemptTracing {
+  parent?: Context | undefined;
+  previous?: SpanRef | undefined;
+  sessionId?: string | undefined;
+}
+
+/** Feeds each machine step to the attempt's spans (interventions as events), from the state the actor starts in. */
+function observeSteps(actor: WorkflowActor, trace: RunTrace): { unsubscribe(): void } {
+  let prev = actor.getSnapshot();
+  let prevState = stateName(prev.value);
+  return actor.subscribe({
+    next: (snapshot) => {
+      const state = stateName(snapshot.value);
+      trace.observe(prev.context, snapshot.context, prevState, state);
+      prev = snapshot;
+      prevState = state;
+    },
+    // The session's own subscription reports actor errors; this one only watches.
+    error: () => undefined,
+  });
+}
 
 /** How `start()` / `proceed()` end without an error: done, or waiting for a person. */
 export type RunOutcome = { status: "done"; runId: string; result: unknown } | { status: "waiting"; runId: string; requests: HumanRequest[] };

@@ -8,6 +8,7 @@
  * a client's answer against the LLMResponse contract, a tool's result against JSON, a user
  * callback's throw turned into a CallbackError.
  */
+import type { Context } from "@opentelemetry/api";
 import { fromPromise } from "xstate";
 import type { CompactOutput, ExecuteToolInput, ExecuteToolOutput, InferInput, InferOutput, CompactInput } from "../machines/workflow.machine.js";
 import type { ContextManager } from "./context/context-manager.js";
@@ -24,6 +25,7 @@ import { outcomeFromError } from "./loop/actions.js";
 import { isFatalToolError } from "./loop/guards.js";
 import { RecordedToolError } from "./loop/tool-output.js";
 import type { RunEvent } from "./persistence/run-store.js";
+import type { RunTrace } from "./telemetry/run-trace.js";
 
 export interface ServiceOptions {
   workflow: Workflow;
@@ -46,6 +48,8 @@ export interface ServiceOptions {
   recordedOutcome?: (idempotencyKey: string) => RecordedOutcome | undefined;
   /** Awaited with each finished call's outcome before the machine takes it in (write-ahead). */
   afterTool?: (outcome: RecordedOutcome) => Promise<void>;
+  /** The current run attempt's spans (undefined: tracing is off): model calls and tool calls are traced through it. */
+  trace?: () => RunTrace | undefined;
   /** Runs a workflow as a call's child run: what a tool gets as `ctx.runChild` (see src/runner/child-run.ts). */
   runChild?: (call: ChildCall, workflow: Workflow, message: string, options?: ChildRunOptions) => Promise<unknown>;
 }
@@ -74,8 +78,8 @@ export function createServices(o: ServiceOptions): WorkflowServices {
     if (halted) throw halted;
   };
 
-  async function streamed(wire: WireMessage[], signal: AbortSignal): Promise<LLMResponse> {
-    const stream: unknown = client.sendStream!(wire, specs(), { signal });
+  async function streamed(wire: WireMessage[], signal: AbortSignal, traceContext: Context | undefined): Promise<LLMResponse> {
+    const stream: unknown = client.sendStream!(wire, specs(), traceContext ? { signal, traceContext } : { signal });
     if (typeof (stream as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] !== "function") {
       throw new ClientContractError(name, ["sendStream must return an AsyncIterable of stream chunks"], previewValue(stream));
     }
@@ -94,8 +98,12 @@ export function createServices(o: ServiceOptions): WorkflowServices {
     async infer(input, signal) {
       throwIfHalted();
       const wire = history.serialize(input.messages);
-      const response =
-        o.stream && client.sendStream ? await streamed(wire, signal) : assertLLMResponse(await client.send(wire, specs(), { signal }), name);
+      const send = async (traceContext?: Context): Promise<LLMResponse> =>
+        o.stream && client.sendStream
+          ? streamed(wire, signal, traceContext)
+          : assertLLMResponse(await client.send(wire, specs(), traceContext ? { signal, traceContext } : { signal }), name);
+      const trace = o.trace?.();
+      const response = trace ? await trace.chat(input.iteration + 1, input.messages, send) : await send();
       // Backends that report no usage still count against token budgets, by estimate.
       const usage = response.usage ?? {
         inputTokens: contextManager.estimateTokens(input.messages, { chars4Tokens: input.tokens }),
@@ -118,10 +126,14 @@ export function createServices(o: ServiceOptions): WorkflowServices {
       throwIfHalted();
       const key = input.idempotencyKey;
       const recorded = o.recordedOutcome?.(key);
+      const trace = o.trace?.();
       if (recorded) {
         // Finished before a crash and written ahead: the tool does not run again.
-        if (recorded.error) throw new RecordedToolError(recorded.error.status, recorded.error.content);
-        return recorded.output as ExecuteToolOutput;
+        const answer = async () => {
+          if (recorded.error) throw new RecordedToolError(recorded.error.status, recorded.error.content);
+          return recorded.output as ExecuteToolOutput;
+        };
+        return trace ? trace.tool({ tool: input.tool, callId: input.callId, args: input.args, replayed: true }, answer) : answer();
       }
       if (o.beforeTool) {
         await o.beforeTool();
@@ -129,8 +141,7 @@ export function createServices(o: ServiceOptions): WorkflowServices {
       }
       const tool = workflow.getTool(input.tool);
       const timeoutMs = tool.timeoutMs ?? o.toolTimeoutMs;
-      let output: ExecuteToolOutput;
-      try {
+      const run = async (traceContext?: Context): Promise<ExecuteToolOutput> => {
         const result = await withDeadline(signal, timeoutMs, () => new ToolTimeoutError(tool.name, timeoutMs!), (toolSignal) =>
           // A copy: a tool that mutates its arguments (a BigInt, a cycle) must not reach the
           // machine's context, which stays plain JSON.
@@ -140,10 +151,14 @@ export function createServices(o: ServiceOptions): WorkflowServices {
             runId: input.runId,
             iteration: input.iteration,
             callIndex: input.index,
-            ...(o.runChild ? { runChild: childRunner(o.runChild, input, toolSignal) } : {}),
+            ...(o.runChild ? { runChild: childRunner(o.runChild, input, toolSignal, traceContext) } : {}),
           }),
         );
-        output = { ...toolOutput(tool.name, result, workflow.isTerminal(tool.name)), now: now() };
+        return { ...toolOutput(tool.name, result, workflow.isTerminal(tool.name)), now: now() };
+      };
+      let output: ExecuteToolOutput;
+      try {
+        output = trace ? await trace.tool({ tool: input.tool, callId: input.callId, args: input.args }, run) : await run();
       } catch (error) {
         // A call cut off (the run cancelled or stopped) has no outcome: it runs again on resume.
         // A fatal one fails the run: nothing to resume into.
@@ -185,12 +200,12 @@ export const boundServices = {
 };
 
 /** `ctx.runChild` for one call: its child run is named after the call, so a call has one. */
-function childRunner(runChild: NonNullable<ServiceOptions["runChild"]>, input: ExecuteToolInput, signal: AbortSignal): NonNullable<ToolExecuteContext["runChild"]> {
+function childRunner(runChild: NonNullable<ServiceOptions["runChild"]>, input: ExecuteToolInput, signal: AbortSignal, traceContext: Context | undefined): NonNullable<ToolExecuteContext["runChild"]> {
   let started = false;
   return (workflow, message, options) => {
     if (started) return Promise.reject(new InvalidArgumentError("runChild", `tool "${input.tool}" already ran a child workflow in this call; a call runs at most one`));
     started = true;
-    const call = { runId: input.runId, callId: input.callId, iteration: input.iteration, index: input.index, signal };
+    const call = { runId: input.runId, callId: input.callId, iteration: input.iteration, index: input.index, signal, ...(traceContext ? { traceContext } : {}) };
     return runChild(call, workflow, message, options);
   };
 }

@@ -4,6 +4,7 @@
  * calls the Messages API and maps the answer back to an LLMResponse. The SDK never retries
  * (`maxRetries: 0`): retries belong to the loop.
  */
+import { propagation } from "@opentelemetry/api";
 import Anthropic from "@anthropic-ai/sdk";
 import { BackendError, InvalidArgumentError, StreamError } from "../core/errors.js";
 import type { CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, ToolCall, Usage } from "../core/llm.js";
@@ -270,7 +271,10 @@ export class AnthropicClient implements LLMClient {
 /** Per-request SDK options: the signal, and a caller's own key when the proxy forwards it. */
 function requestOptions(options: SendOptions): Anthropic.RequestOptions {
   const apiKey = options.request?.apiKey;
-  return apiKey === undefined ? { signal: options.signal } : { signal: options.signal, headers: { "x-api-key": apiKey, authorization: null } };
+  const trace: Record<string, string> = {};
+  if (options.traceContext) propagation.inject(options.traceContext, trace);
+  const headers = apiKey === undefined ? trace : { ...trace, "x-api-key": apiKey, authorization: null };
+  return Object.keys(headers).length === 0 ? { signal: options.signal } : { signal: options.signal, headers };
 }
 
 function usageOf(usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): Usage {

@@ -8,6 +8,7 @@
  * - no HTTP answer (refused, reset, closed mid-body) → BackendError(0, ...) with the cause
  * - an aborted signal         → the abort reason, untouched (a DOMException "AbortError" by default)
  */
+import { propagation, type Context } from "@opentelemetry/api";
 import { request } from "undici";
 import { BackendError, ForgeError, InvalidArgumentError } from "../core/errors.js";
 
@@ -32,6 +33,8 @@ export interface HttpCallOptions {
   /** Applied both as headersTimeout and bodyTimeout (idle gap between chunks). */
   timeoutMs: number;
   signal?: AbortSignal | undefined;
+  /** Sent as trace headers (`traceparent`, ...) by the registered OpenTelemetry propagator. */
+  traceContext?: Context | undefined;
 }
 
 export interface HttpResponse {
@@ -58,6 +61,7 @@ export async function httpCall(url: string, options: HttpCallOptions): Promise<H
   const headers: Record<string, string> = { accept: "application/json, text/event-stream, application/x-ndjson" };
   if (options.json !== undefined) headers["content-type"] = "application/json";
   Object.assign(headers, options.headers);
+  if (options.traceContext) propagation.inject(options.traceContext, headers);
   let raw: Awaited<ReturnType<typeof request>>;
   try {
     raw = await request(url, {

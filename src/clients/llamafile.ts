@@ -260,6 +260,7 @@ export class LlamafileClient implements LLMClient {
       headers: authHeaders(undefined, options.request),
       timeoutMs: this.timeoutMs,
       signal: options.signal,
+      traceContext: options.traceContext,
       ...toolsForRescue(tools),
       think: this.think,
     };

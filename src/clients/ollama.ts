@@ -174,7 +174,7 @@ export class OllamaClient implements LLMClient {
     const url = joinUrl(this.baseUrl, "/api/chat");
     const headers = authHeaders(undefined, options.request);
     const post = () =>
-      httpCall(url, { method: "POST", json: ollamaBody(this.body(messages, tools, stream), options.request), headers, timeoutMs: this.timeoutMs, signal: options.signal });
+      httpCall(url, { method: "POST", json: ollamaBody(this.body(messages, tools, stream), options.request), headers, timeoutMs: this.timeoutMs, signal: options.signal, traceContext: options.traceContext });
     try {
       return await post();
     } catch (error) {

@@ -103,6 +103,7 @@ export class OpenAICompatClient implements LLMClient {
       headers: authHeaders(this.headers, options.request),
       timeoutMs: this.timeoutMs,
       signal: options.signal,
+      traceContext: options.traceContext,
       ...toolsForRescue(tools),
     };
   }

@@ -9,6 +9,7 @@ import type { LLMResponse, ModelInfo, StreamChunk, ToolCall, Usage } from "../co
 import { isPlainObject } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { extractToolCalls, splitReasoning } from "../parsing/index.js";
+import type { Context } from "@opentelemetry/api";
 import { httpCall, parseJsonBody } from "./http.js";
 import { parseSse } from "./sse.js";
 import { decodeToolArguments } from "./tool-args.js";
@@ -172,6 +173,8 @@ export interface ChatCallContext {
   headers?: Record<string, string> | undefined;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
+  /** Sent as trace headers (see HttpCallOptions.traceContext). */
+  traceContext?: Context | undefined;
   availableTools: readonly string[];
   schemas?: Readonly<Record<string, unknown>> | undefined;
   think?: boolean | undefined;
@@ -184,7 +187,7 @@ export interface ChatCallContext {
  * const response = await sendChatCompletion({ model, messages, stream: false }, { url, timeoutMs: 60_000, availableTools: [] });
  */
 export async function sendChatCompletion(body: Record<string, unknown>, ctx: ChatCallContext): Promise<LLMResponse> {
-  const res = await httpCall(ctx.url, { method: "POST", json: body, headers: ctx.headers, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+  const res = await httpCall(ctx.url, { method: "POST", json: body, headers: ctx.headers, timeoutMs: ctx.timeoutMs, signal: ctx.signal, traceContext: ctx.traceContext });
   const { message, usage } = parseChatCompletion(parseJsonBody(await res.text(), res.statusCode), res.statusCode);
   return assembleResponse(message, { availableTools: ctx.availableTools, schemas: ctx.schemas, think: ctx.think, usage });
 }
@@ -197,7 +200,7 @@ export async function sendChatCompletion(body: Record<string, unknown>, ctx: Cha
  * yield* withStreamRetry(() => streamChatCompletion({ ...body, stream: true }, ctx), onRetry);
  */
 export async function* streamChatCompletion(body: Record<string, unknown>, ctx: ChatCallContext): AsyncGenerator<StreamChunk> {
-  const res = await httpCall(ctx.url, { method: "POST", json: body, headers: ctx.headers, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
+  const res = await httpCall(ctx.url, { method: "POST", json: body, headers: ctx.headers, timeoutMs: ctx.timeoutMs, signal: ctx.signal, traceContext: ctx.traceContext });
   const assembler = new OpenAIStreamAssembler(ctx.think);
   let done = false;
   for await (const event of parseSse(res.body)) {

@@ -3,6 +3,7 @@
  * never raw text or HTTP; adapters own wire formats, native vs prompt-injected calling and
  * stream assembly.
  */
+import type { Context } from "@opentelemetry/api";
 import type { ApiFormat, WireMessage } from "./messages.js";
 import type { ToolSpec } from "./tool.js";
 
@@ -74,6 +75,12 @@ export interface RequestOverrides {
 export interface SendOptions {
   signal?: AbortSignal;
   request?: RequestOverrides;
+  /**
+   * The OpenTelemetry context of this call (the runner's `chat` span): HTTP clients send it as
+   * `traceparent` (the registered propagator's headers). Passed explicitly because users need
+   * not register an async context manager.
+   */
+  traceContext?: Context;
 }
 
 /** One entry of a backend's model list. */

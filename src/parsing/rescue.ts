@@ -29,6 +29,35 @@ const PARSERS: readonly FamilyParser[] = [
   parsePythonic, parseFencedJson, parseEmbeddedJson,
 ];
 
+/** Each family parser's name as telemetry reports a rescue's format (`forge.rescue.format`). */
+const FORMAT_NAMES = new Map<FamilyParser, string>([
+  [parseToolCallTags, "hermes"], [parseQwenCoder, "qwen-coder"], [parseInvokeXml, "invoke-xml"], [parseGemma, "gemma"],
+  [parseMistral, "mistral"], [parseRehearsal, "mistral-rehearsal"], [parsePythonTag, "python-tag"], [parseGranite, "granite"],
+  [parsePhiFunctools, "phi-functools"], [parseDeepSeek, "deepseek"], [parseKimi, "kimi"], [parseHarmony, "harmony"],
+  [parseFunctionary, "functionary"], [parseCommandR, "command-r"], [parsePythonic, "pythonic"], [parseFencedJson, "fenced-json"],
+  [parseEmbeddedJson, "json"],
+]);
+
+/**
+ * The format family of the first call region `rescueToolCall` would take from `text` (the same
+ * choice of region), or undefined when there is none. Telemetry labels a rescue with it.
+ *
+ * @example
+ * rescueFormat('<tool_call>{"name":"a","arguments":{}}</tool_call>', ["a"]); // "hermes"
+ */
+export function rescueFormat(text: string, availableTools: readonly string[]): string | undefined {
+  const tools = checkInputs(text, availableTools);
+  const ctx = scanContext(splitReasoning(text).content, tools);
+  let best: { span: CallSpan; rank: number } | undefined;
+  PARSERS.forEach((parse, rank) => {
+    for (const span of parse(ctx)) {
+      if (!span.calls.some((c) => tools.has(c.tool))) continue;
+      if (!best || span.start < best.span.start || (span.start === best.span.start && span.end > best.span.end)) best = { span, rank };
+    }
+  });
+  return best === undefined ? undefined : FORMAT_NAMES.get(PARSERS[best.rank]!);
+}
+
 /**
  * Non-overlapping call regions of `text`, in source order, before the availableTools filter.
  * Reasoning is NOT split off here (rescueToolCall does that).

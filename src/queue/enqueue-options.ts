@@ -2,7 +2,9 @@
  * enqueueRun's options, checked up front (an InvalidArgumentError naming the field, before
  * anything is queued) and split into the job's data and BullMQ's job options.
  */
+import type { Context } from "@opentelemetry/api";
 import type { JobsOptions } from "bullmq";
+import { injectTraceCarrier, type TraceCarrier } from "../telemetry/trace-carrier.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { MAX_TIMER_MS } from "../core/tool.js";
 import { assertRunId } from "../persistence/run-store.js";
@@ -19,6 +21,8 @@ export interface RunJobData {
   afterFailure?: "fail" | "continue";
   /** Each attempt is cancelled (its signal aborted) after this long on a worker. */
   timeoutMs?: number;
+  /** The producer's trace context (`traceparent`, ...): the worker's run span continues it. */
+  trace?: TraceCarrier;
 }
 
 export interface EnqueueRunOptions {
@@ -40,6 +44,11 @@ export interface EnqueueRunOptions {
   timeoutMs?: number;
   /** After an earlier turn of the session failed or was cancelled: "fail" (default) fails this turn at once with SessionTurnFailedError; "continue" runs it. */
   afterFailure?: "fail" | "continue";
+  /**
+   * The OpenTelemetry context the run's span continues on the worker (default: the active
+   * context, when a context manager is registered). Sent in the job by the registered propagator.
+   */
+  traceContext?: Context;
 }
 
 /** Jobs are kept a day after finishing, so that result() works for a caller who comes back for it. */
@@ -72,6 +81,11 @@ export function checkedEnqueue(o: EnqueueRunOptions): { workflow: string; runId:
   const priority = integer("priority", o.priority, 1, MAX_PRIORITY);
   const delay = integer("delay", o.delay, 0, MAX_TIMER_MS);
   const timeoutMs = integer("timeoutMs", o.timeoutMs, 1, MAX_TIMER_MS);
+  const traceContext: unknown = o.traceContext;
+  if (traceContext !== undefined && typeof (traceContext as { getValue?: unknown } | null)?.getValue !== "function") {
+    throw new InvalidArgumentError("traceContext", "expected an OpenTelemetry Context (context.active(), trace.setSpan(...))");
+  }
+  const trace = injectTraceCarrier(o.traceContext);
   let backoff: JobsOptions["backoff"];
   if (o.backoff !== undefined) {
     const b = o.backoff as { type?: unknown; delay?: unknown } | null;
@@ -86,6 +100,7 @@ export function checkedEnqueue(o: EnqueueRunOptions): { workflow: string; runId:
     ...(o.promptVars ? { promptVars: o.promptVars } : {}),
     ...(o.afterFailure ? { afterFailure: o.afterFailure } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(trace ? { trace } : {}),
   };
   const jobOptions: JobsOptions = {
     jobId: runId,

@@ -13,6 +13,7 @@ import type { RunStore } from "../persistence/run-store.js";
 import { WorkflowRunner, type RunOutcome } from "../runner.js";
 import type { WorkflowRunnerOptions } from "../runner/options.js";
 import type { RunJobData } from "./enqueue-options.js";
+import { asTraceCarrier, extractTraceCarrier } from "../telemetry/trace-carrier.js";
 import { logJobError } from "./job-errors.js";
 import { throttledProgress } from "./progress.js";
 import { isCancelled } from "./run-records.js";
@@ -152,9 +153,12 @@ async function drive(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, tok
 /** A new run, or one already in the store (a dead worker's, or a decided wait): continued, or answered if it had ended. */
 async function runOrResume(store: RunStore, runner: WorkflowRunner, workflow: Workflow, d: RunJobData, signal: AbortSignal): Promise<RunOutcome> {
   const checkpoint = await store.latest(d.runId);
+  // The producer's trace, carried in the job: this attempt's run span continues it.
+  const carrier = asTraceCarrier(d.trace);
+  const traceContext = carrier ? { traceContext: extractTraceCarrier(carrier) } : {};
   if (!checkpoint) {
     try {
-      return await runner.start(workflow, d.text, { runId: d.runId, signal, ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}), ...(d.promptVars ? { promptVars: d.promptVars } : {}) });
+      return await runner.start(workflow, d.text, { runId: d.runId, signal, ...traceContext, ...(d.sessionId !== undefined ? { sessionId: d.sessionId } : {}), ...(d.promptVars ? { promptVars: d.promptVars } : {}) });
     } catch (error) {
       // Another worker started the run between the look above and this one's lease (it was
       // paused with the job): go on from what it stored, as for any run found in the store.
@@ -162,7 +166,7 @@ async function runOrResume(store: RunStore, runner: WorkflowRunner, workflow: Wo
       return runOrResume(store, runner, workflow, d, signal);
     }
   }
-  if (checkpoint.status !== "done") return runner.proceed(d.runId, workflow, { signal });
+  if (checkpoint.status !== "done") return runner.proceed(d.runId, workflow, { signal, ...traceContext });
   // Finished before its worker could report it.
   const context = checkpoint.snapshot.context as { terminal?: { result: unknown }; error?: ErrorJSON };
   if (context.error) throw reviveError(context.error);

@@ -107,6 +107,10 @@ export class CheckpointWriter {
     return this.#meta.runId;
   }
 
+  get sessionId(): string | undefined {
+    return this.#meta.sessionId;
+  }
+
   /** Called once with the first write that failed (or the lease lost); the run must stop there. */
   onFailure(handler: (error: StoreError) => void): void {
     this.#onFailure = handler;

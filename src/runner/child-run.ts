@@ -18,6 +18,7 @@
  * - A child that waits for a person (no `onHumanRequest` answers it) is not waited for: the
  *   call fails with ChildWorkflowError("waiting") naming the child run to decide.
  */
+import type { Context } from "@opentelemetry/api";
 import { ChildWorkflowError, describeError, ForgeError, InvalidArgumentError, reviveError, type RunLockedError, type RunWaitingError } from "../core/errors.js";
 import type { ChildRunOptions } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";
@@ -36,6 +37,8 @@ export interface ChildCall {
   index: number;
   /** The call's signal: aborted when the calling run is cancelled or stopped, or the call times out. */
   signal: AbortSignal;
+  /** The call's `execute_tool` span context: the child's run span is its child. */
+  traceContext?: Context;
 }
 
 type ChildOutcome = { status: "done"; runId: string; result: unknown } | { status: "waiting"; runId: string; requests: HumanRequest[] };
@@ -72,7 +75,13 @@ export async function runChildWorkflow(caller: CallingRun, call: ChildCall, work
     const existing = store ? await store.latest(runId) : undefined;
     if (existing) return await continued(caller, call, store!, existing, workflow);
     const runner = caller.runner({ ...caller.options, ...remainingBudgets(caller, workflow.name, runId) });
-    const start: RunOptions = { runId, signal: call.signal, parent: { runId: call.runId, callId: call.callId }, ...(options.promptVars ? { promptVars: options.promptVars } : {}) };
+    const start: RunOptions = {
+      runId,
+      signal: call.signal,
+      parent: { runId: call.runId, callId: call.callId },
+      ...(options.promptVars ? { promptVars: options.promptVars } : {}),
+      ...(call.traceContext ? { traceContext: call.traceContext } : {}),
+    };
     return resultOf(await afterLease(call.signal, () => runner.start(workflow, message, start)), workflow.name);
   } catch (error) {
     throw childError(error, workflow.name, runId, call.signal);
@@ -87,7 +96,7 @@ async function continued(caller: CallingRun, call: ChildCall, store: RunStore, l
     throw new InvalidArgumentError("runId", `run ${runId} exists in the store but was not started by call ${call.callId} of run ${call.runId}; it cannot be this call's child`);
   }
   const runner = caller.runner(caller.options);
-  const signal = { signal: call.signal };
+  const signal = { signal: call.signal, ...(call.traceContext ? { traceContext: call.traceContext } : {}) };
   if (last.status !== "done") return resultOf(await afterLease(call.signal, () => runner.proceed(runId, workflow, signal)), workflow.name);
   const ctx = last.snapshot.context as WorkflowContext;
   if (last.state === "done") return ctx.terminal?.result;

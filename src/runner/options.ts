@@ -2,7 +2,9 @@
  * What a WorkflowRunner and its runs accept, and the checks that turn a wrong value into an
  * InvalidArgumentError naming the option (rather than a TypeError deep inside a run).
  */
+import type { Context } from "@opentelemetry/api";
 import type { InspectionEvent, Observer } from "xstate";
+import { assertTelemetryOptions, type TelemetryOptions } from "../telemetry/telemetry-options.js";
 import type { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient, StreamChunk } from "../core/llm.js";
@@ -82,6 +84,13 @@ export interface WorkflowRunnerOptions {
    * runs resume by id (`resume(runId, workflow)`), and `sessionId` continues a conversation.
    */
   store?: RunStore;
+  /**
+   * OpenTelemetry tracing of runs (`invoke_agent` / `chat` / `execute_tool` spans on
+   * `@opentelemetry/api`; no-op unless an SDK is registered). `{ enabled: false }` turns it off,
+   * `tracerProvider` / `tracer` bypass the global registration, `recordContent: true` puts
+   * messages, (redacted) tool arguments and results on spans.
+   */
+  telemetry?: TelemetryOptions;
 }
 
 export interface RunOptions {
@@ -99,11 +108,15 @@ export interface RunOptions {
    * start event, so `forge-ts runs show` links the two.
    */
   parent?: ParentLink;
+  /** The OpenTelemetry context the run span continues (default: the active context). */
+  traceContext?: Context;
 }
 
 /** Options of `WorkflowRunner.resume`. */
 export interface ResumeOptions {
   signal?: AbortSignal;
+  /** The OpenTelemetry context the resumed attempt's run span continues (default: the active context). */
+  traceContext?: Context;
 }
 
 const nonNegativeInt = (name: string, value: unknown): number => {
@@ -183,6 +196,7 @@ export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
     const missing = methods.filter((m) => !isPlainObjectLike(store) || typeof store[m] !== "function");
     if (missing.length > 0) throw new InvalidArgumentError("store", `expected a RunStore (new FileRunStore({ dir })); missing ${missing.join(", ")}`);
   }
+  assertTelemetryOptions(options.telemetry);
   const replay = options.reasoningReplay ?? "none";
   if (!["none", "keep-last", "full"].includes(replay)) throw new InvalidArgumentError("reasoningReplay", 'use "none", "keep-last" or "full"');
 }
@@ -213,10 +227,18 @@ export function assertRunOptions(options: unknown): asserts options is RunOption
   if (parent !== undefined && !(isPlainObject(parent) && isRunId(parent.runId) && typeof parent.callId === "string")) {
     throw new InvalidArgumentError("parent", `expected { runId, callId } naming the calling run and its tool call, got ${previewValue(parent)}`);
   }
+  assertTraceContext((options as RunOptions).traceContext);
+}
+
+function assertTraceContext(value: unknown): void {
+  if (value !== undefined && !(isPlainObjectLike(value) && typeof value.getValue === "function" && typeof value.setValue === "function")) {
+    throw new InvalidArgumentError("traceContext", `expected an OpenTelemetry Context (context.active(), propagation.extract(...)), got ${previewValue(value)}`);
+  }
 }
 
 export function assertResumeOptions(options: unknown): asserts options is ResumeOptions {
   if (!isPlainObject(options)) throw new InvalidArgumentError("options", "expected an options object");
   const { signal } = options as ResumeOptions;
   if (signal !== undefined && !isAbortSignal(signal)) throw new InvalidArgumentError("signal", "expected an AbortSignal");
+  assertTraceContext((options as ResumeOptions).traceContext);
 }

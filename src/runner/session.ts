@@ -17,6 +17,7 @@ import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
 import { bindServices, type WorkflowServices } from "../services.js";
 import type { CallbackGuard } from "./callback-guard.js";
 import type { CheckpointWriter } from "./checkpoints.js";
+import { withSpanRef, type SpanRef } from "../telemetry/span-ref.js";
 
 export type WorkflowActor = Actor<WorkflowMachine>;
 
@@ -35,6 +36,8 @@ export interface SessionHooks {
   checkpoints?: CheckpointWriter | undefined;
   onMessage?: ((message: Message) => void) | undefined;
   onStateChange?: ((state: string, context: Readonly<WorkflowContext>) => void) | undefined;
+  /** This attempt's run span, noted in every snapshot it saves or hands out (a later attempt links to it). */
+  traceRef?: SpanRef | undefined;
 }
 
 export class RunSession {
@@ -61,7 +64,7 @@ export class RunSession {
   /** JSON-safe persisted snapshot; after a stop, the one taken just before stopping. */
   snapshot(): PersistedRun {
     if (this.#stoppedAt) return this.#stoppedAt;
-    return dehydrate(this.actor.getPersistedSnapshot() as unknown as PersistedRun);
+    return dehydrate(withSpanRef(this.actor.getPersistedSnapshot() as unknown as PersistedRun, this.#hooks.traceRef));
   }
 
   /** Stop the actor (its in-flight service gets an aborted signal); the run's promise rejects. */
@@ -141,7 +144,7 @@ export class RunSession {
               checkpoints.record({ type: "response", iteration: ctx.iteration, response: ctx.lastResponse, usage: ctx.usage, now: ctx.now });
             }
             if (snapshot.status === "done") checkpoints.record({ type: "end", state, ...(ctx.error ? { error: ctx.error } : {}) });
-            checkpoints.save(actor.getPersistedSnapshot() as unknown as PersistedRun, state);
+            checkpoints.save(withSpanRef(actor.getPersistedSnapshot() as unknown as PersistedRun, this.#hooks.traceRef), state);
           }
           if (state !== lastState) {
             lastState = state;

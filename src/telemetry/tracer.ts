@@ -7,7 +7,7 @@
 import { trace, type Tracer } from "@opentelemetry/api";
 import { createRequire } from "node:module";
 
-const version = (() => {
+const version: string = (() => {
   try {
     return (createRequire(import.meta.url)("../../package.json") as { version?: string }).version ?? "0.0.0";
   } catch {
@@ -18,6 +18,9 @@ const version = (() => {
 
 /** The instrumentation scope's name, as a tracer provider sees it. */
 export const TRACER_NAME = "forge-ts";
+
+/** The instrumentation scope's version: forge-ts's own. */
+export const TRACER_VERSION = version;
 
 /**
  * The tracer, looked up at each call so a provider registered after import is used.
@@ -58,6 +61,21 @@ export const Forge = {
   state: "forge.machine.state",
   iteration: "forge.iteration",
   backend: "forge.backend",
+  /** The run continues an earlier attempt (resume, retry, a worker taking it over). */
+  resumed: "forge.run.resumed",
+  iterations: "forge.run.iterations",
+  toolStatus: "forge.tool.status",
+  /** The tool did not run: its outcome was answered from the run's log (written ahead before a crash). */
+  toolReplayed: "forge.tool.replayed",
+  rescueFormat: "forge.rescue.format",
+  nudgeReason: "forge.nudge.reason",
+  prerequisiteTools: "forge.prerequisite.tools",
+  loopBreakTools: "forge.loop_break.tools",
+  tokensBefore: "forge.compaction.tokens_before",
+  tokensAfter: "forge.compaction.tokens_after",
+  compactionPhase: "forge.compaction.phase",
+  humanRequests: "forge.human.requests",
+  humanTools: "forge.human.tools",
   /** Span events for guardrail interventions. */
   events: {
     rescue: "forge.rescue",
@@ -67,5 +85,6 @@ export const Forge = {
     loopBreak: "forge.loop_break",
     compaction: "forge.compaction",
     structuredOutputNudge: "forge.nudge.structured_output",
+    humanWait: "forge.human_wait",
   },
 } as const;
