@@ -11,6 +11,8 @@ export interface CallSpan {
   end: number;
   /** May be empty: a region that is clearly markup (e.g. a call to an unknown tool) still claims its text. */
   calls: ToolCall[];
+  /** The format family that read the region (set by findCallSpans; telemetry labels rescues with it). */
+  format?: string;
 }
 
 export interface ScanContext {

@@ -39,23 +39,15 @@ const FORMAT_NAMES = new Map<FamilyParser, string>([
 ]);
 
 /**
- * The format family of the first call region `rescueToolCall` would take from `text` (the same
- * choice of region), or undefined when there is none. Telemetry labels a rescue with it.
+ * The format family of the first region `rescueToolCall` takes a call from (see
+ * findCallSpans), or undefined when there is none. Telemetry labels a rescue with it.
  *
  * @example
  * rescueFormat('<tool_call>{"name":"a","arguments":{}}</tool_call>', ["a"]); // "hermes"
  */
 export function rescueFormat(text: string, availableTools: readonly string[]): string | undefined {
   const tools = checkInputs(text, availableTools);
-  const ctx = scanContext(splitReasoning(text).content, tools);
-  let best: { span: CallSpan; rank: number } | undefined;
-  PARSERS.forEach((parse, rank) => {
-    for (const span of parse(ctx)) {
-      if (!span.calls.some((c) => tools.has(c.tool))) continue;
-      if (!best || span.start < best.span.start || (span.start === best.span.start && span.end > best.span.end)) best = { span, rank };
-    }
-  });
-  return best === undefined ? undefined : FORMAT_NAMES.get(PARSERS[best.rank]!);
+  return findCallSpans(splitReasoning(text).content, tools).find((span) => span.calls.some((c) => tools.has(c.tool)))?.format;
 }
 
 /**
@@ -63,7 +55,7 @@ export function rescueFormat(text: string, availableTools: readonly string[]): s
  * Reasoning is NOT split off here (rescueToolCall does that).
  *
  * @example
- * findCallSpans('x <tool_call>{"name":"a","arguments":{}}</tool_call>'); // [{ start: 2, end: 52, calls: [{ tool: "a", args: {} }] }]
+ * findCallSpans('x <tool_call>{"name":"a","arguments":{}}</tool_call>'); // [{ start: 2, end: 52, calls: [{ tool: "a", args: {} }], format: "hermes" }]
  */
 export function findCallSpans(text: string, tools?: ReadonlySet<string>): CallSpan[] {
   const ctx = scanContext(text, tools);
@@ -71,9 +63,9 @@ export function findCallSpans(text: string, tools?: ReadonlySet<string>): CallSp
   all.sort((a, b) => a.span.start - b.span.start || b.span.end - a.span.end || a.rank - b.rank);
   const kept: CallSpan[] = [];
   let claimedTo = 0;
-  for (const { span } of all) {
+  for (const { span, rank } of all) {
     if (span.start < claimedTo) continue;
-    kept.push(span);
+    kept.push({ ...span, format: FORMAT_NAMES.get(PARSERS[rank]!) ?? "unknown" });
     claimedTo = span.end;
   }
   return kept;
