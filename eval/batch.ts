@@ -12,6 +12,7 @@ import { backendLabel, unreachable } from "../src/cli/backends.js";
 import { BackendError, InvalidArgumentError } from "../src/core/index.js";
 import { getAblation } from "./ablation.js";
 import { assertBackend, BACKENDS, clientFactory } from "./backends.js";
+import { fixturesOf, releaseAll, withFixtures, type EvalFixture } from "./fixture.js";
 import { configName, planKeys, runEval, type RunConfig } from "./harness.js";
 import { openResults, type RunRecord } from "./run-record.js";
 import type { InspectionSink } from "../src/runner/options.js";
@@ -139,37 +140,51 @@ export function batchProgress(options: Omit<BatchOptions, "onRecord">, records: 
 }
 
 /**
+ * A fixture (an MCP server) is opened before the first row whose runs need it and held until
+ * the batch ends, so every row shares one opening; a dead backend is still found before it.
+ *
  * @example await runBatch({ config: loadBatchConfig("sim"), runs: 5, out: "eval_results.jsonl" });
  */
 export async function runBatch(options: BatchOptions): Promise<{ ran: number; skipped: number }> {
   const file = openResults(options.out, options.log);
   const skip = new Set(file.records.map((r) => r.key));
   const scenarios = selectScenarios({ names: options.config.scenarios, tags: options.config.tags });
-  let ran = 0;
-  let skipped = 0;
-  for (const row of withAblation(options.config, options.ablation)) {
+  const rows = withAblation(options.config, options.ablation).map((row) => {
     const config = { ...runConfigFor(row, options.config.seed, options.timeoutMs), ...(options.inspect ? { inspect: options.inspect } : {}) };
     const planned = planKeys({ scenarios, runs: options.runs, config });
-    const todo = planned.filter((k) => !skip.has(k.key));
-    skipped += planned.length - todo.length;
-    if (todo.length > 0 && row.backend !== "sim") {
-      // Fail before the first run, not once per run: a dead backend would turn every run into a FAIL line.
-      const first = scenarios[0]!;
-      const client = await config.makeClient({ scenario: first, instance: first.build(), seed: 0 });
-      const problem = await unreachable(client, backendLabel(row));
-      if (problem) throw new BackendError(0, "", `${configName(config)}: ${problem}`);
+    return { row, config, planned, todo: planned.filter((k) => !skip.has(k.key)) };
+  });
+  let ran = 0;
+  const skipped = rows.reduce((n, r) => n + r.planned.length - r.todo.length, 0);
+  const held: EvalFixture<unknown>[] = [];
+  try {
+    for (const { row, config, todo } of rows) {
+      if (todo.length > 0 && row.backend !== "sim") {
+        // Fail before the first run, not once per run: a dead backend would turn every run into a FAIL line.
+        const first = scenarios[0]!;
+        const client = await withFixtures([first], () => config.makeClient({ scenario: first, instance: first.build(), seed: 0 }));
+        const problem = await unreachable(client, backendLabel(row));
+        if (problem) throw new BackendError(0, "", `${configName(config)}: ${problem}`);
+      }
+      for (const fixture of fixturesOf(todo.map((t) => t.scenario))) {
+        if (held.includes(fixture)) continue;
+        await fixture.acquire();
+        held.push(fixture);
+      }
+      await runEval({
+        scenarios,
+        runs: options.runs,
+        config,
+        skip,
+        onRecord: (record) => {
+          file.append(record);
+          ran++;
+          options.onRecord?.(record);
+        },
+      });
     }
-    await runEval({
-      scenarios,
-      runs: options.runs,
-      config,
-      skip,
-      onRecord: (record) => {
-        file.append(record);
-        ran++;
-        options.onRecord?.(record);
-      },
-    });
+  } finally {
+    await releaseAll(held);
   }
   return { ran, skipped };
 }

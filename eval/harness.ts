@@ -8,6 +8,7 @@ import { WorkflowRunner } from "../src/runner.js";
 import type { InspectionSink } from "../src/runner/options.js";
 import type { AblationConfig } from "./ablation.js";
 import type { ClientFactory } from "./backends.js";
+import { withFixtures } from "./fixture.js";
 import { resumeKey, type RunRecord } from "./run-record.js";
 import type { EvalScenario } from "./scenario.js";
 
@@ -78,11 +79,16 @@ function strategyFor(config: RunConfig): CompactStrategy {
 
 /**
  * One run of one scenario. Model failures (every ForgeError) become data in the record;
- * anything else is a harness or tool-author bug and propagates.
+ * anything else is a harness or tool-author bug and propagates. The scenario's fixture is held
+ * for the run: opened here unless a plan or batch already holds it.
  *
  * @example const record = await runScenario(basic2step, config, 0);
  */
 export async function runScenario(scenario: EvalScenario, config: RunConfig, runIndex: number): Promise<RunRecord> {
+  return withFixtures([scenario], () => playScenario(scenario, config, runIndex));
+}
+
+async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex: number): Promise<RunRecord> {
   const seed = runSeed(config.seed, scenario.name, runIndex);
   const instance = scenario.build();
   const client = await config.makeClient({ scenario, instance, seed });
@@ -167,17 +173,23 @@ export function planKeys(plan: Pick<EvalPlan, "scenarios" | "runs" | "config">):
 }
 
 /**
- * Run a plan sequentially (one model, one GPU: parallel runs would skew timings).
+ * Run a plan sequentially (one model, one GPU: parallel runs would skew timings). The fixtures
+ * of the runs to do are opened once for the whole plan and closed when it ends, however it ends.
  *
  * @example const records = await runEval({ scenarios: ALL_SCENARIOS, runs: 5, config });
  */
 export async function runEval(plan: EvalPlan): Promise<RunRecord[]> {
-  const out: RunRecord[] = [];
-  for (const { scenario, runIndex, key } of planKeys(plan)) {
-    if (plan.skip?.has(key)) continue;
-    const record = await runScenario(scenario, plan.config, runIndex);
-    out.push(record);
-    plan.onRecord?.(record);
-  }
-  return out;
+  const todo = planKeys(plan).filter(({ key }) => !plan.skip?.has(key));
+  return withFixtures(
+    todo.map((t) => t.scenario),
+    async () => {
+      const out: RunRecord[] = [];
+      for (const { scenario, runIndex } of todo) {
+        const record = await runScenario(scenario, plan.config, runIndex);
+        out.push(record);
+        plan.onRecord?.(record);
+      }
+      return out;
+    },
+  );
 }

@@ -4,9 +4,11 @@
  * goes to the scenario's person first, with the runner's outcomes: a rejection is a
  * `[Rejected]` result, an answer is the result, an approval may edit the arguments.
  */
-import { describeError, ToolResolutionError, type AnyToolDef } from "../src/core/index.js";
+import { describeError, isPlainObject, ToolResolutionError, type AnyToolDef } from "../src/core/index.js";
 import { rejectedMessage } from "../src/guardrails/nudges.js";
 import { humanKind, type HumanDecision } from "../src/loop/human.js";
+import { rescueToolCall } from "../src/parsing/index.js";
+import { withFixtures } from "./fixture.js";
 import type { EvalScenario, OracleView, TerminalCall } from "./scenario.js";
 
 export interface OraclePlay {
@@ -17,16 +19,23 @@ export interface OraclePlay {
 }
 
 /**
+ * A step the oracle writes as text is played as the runner's rescue parser reads it (a scenario
+ * whose model has no native tool calls); text with no call in it is an error.
+ *
  * @example
  * const play = await playOracle(basic2step); // { turns: 2, valid: true, ... }
  */
 export async function playOracle(scenario: EvalScenario, maxTurns = scenario.maxIterations): Promise<OraclePlay> {
+  return withFixtures([scenario], () => play(scenario, maxTurns));
+}
+
+async function play(scenario: EvalScenario, maxTurns: number): Promise<OraclePlay> {
   const { workflow, state } = scenario.build();
   const results: OracleView["results"] = [];
   for (let turn = 1; turn <= maxTurns; turn++) {
     const step = scenario.oracle({ results: [...results], userInput: scenario.userInput, toolNames: workflow.toolNames, turn });
-    if ("text" in step) throw new Error(`${scenario.name}: oracle answered with text on turn ${turn}`);
-    const calls = "calls" in step ? step.calls : [step];
+    const calls = "text" in step ? rescued(scenario, step.text, workflow.toolNames) : "calls" in step ? step.calls : [step];
+    if (calls.length === 0) throw new Error(`${scenario.name}: oracle answered with text and no call on turn ${turn}`);
     for (const [i, call] of calls.entries()) {
       const tool = workflow.getTool(call.tool);
       const parsed = tool.validateArgs(call.args);
@@ -68,6 +77,13 @@ function decide(scenario: EvalScenario, tool: AnyToolDef, args: Record<string, u
   return scenario.person({ callId, index, tool: tool.name, args, kind, askedAt: 0, parameters: tool.spec.parameters });
 }
 
+/** The calls in a text step, as the runner's rescue parser reads them. */
+function rescued(scenario: EvalScenario, text: string, toolNames: readonly string[]): { tool: string; args: Record<string, unknown> }[] {
+  return rescueToolCall(text, toolNames).map((c) => {
+    if (!isPlainObject(c.args)) throw new Error(`${scenario.name}: a call the oracle wrote as text has non-object args: ${text}`);
+    return { tool: c.tool, args: c.args };
+  });
+}
 
 function answerText(answer: unknown): string {
   return typeof answer === "string" ? answer : JSON.stringify(answer);

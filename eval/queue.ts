@@ -11,6 +11,7 @@ import type { InspectionSink } from "../src/runner/options.js";
 import { assertRedisReachable, closeWorkers, jobIdOf, redactedUrl, redisOptions, startWorkers } from "../src/queue/redis.js";
 import { waitForJob } from "../src/queue/wait.js";
 import { runConfigFor, withAblation, type BatchOptions, type BatchRow } from "./batch.js";
+import { releaseAll, type EvalFixture } from "./fixture.js";
 import { planKeys, runScenario } from "./harness.js";
 import { openResults, RunRecordSchema, type RunRecord } from "./run-record.js";
 import { ALL_SCENARIOS, selectScenarios } from "./scenarios/index.js";
@@ -128,7 +129,10 @@ async function countsOf(queues: readonly Queue[]): Promise<QueueCounts> {
   return total;
 }
 
-/** Workers for the eval jobs of `backends` (one BullMQ worker per backend queue). */
+/**
+ * Workers for the eval jobs of `backends` (one BullMQ worker per backend queue). A fixture a
+ * job needs (the mcp family's server) is opened at its first job and held until close().
+ */
 export function startEvalWorker(options: {
   redis: string;
   backends: readonly string[];
@@ -138,12 +142,36 @@ export function startEvalWorker(options: {
   inspect?: InspectionSink;
 }): { close(): Promise<void> } {
   if (options.backends.length === 0) throw new InvalidArgumentError("backends", "an eval worker needs at least one backend");
+  const held = new Map<EvalFixture<unknown>, Promise<void>>();
+  const hold = (fixture: EvalFixture<unknown>): Promise<void> => {
+    let acquired = held.get(fixture);
+    if (!acquired) {
+      // A failed opening is forgotten, so the next job tries again instead of failing on a stale error.
+      acquired = fixture.acquire().catch((error: unknown) => {
+        held.delete(fixture);
+        throw error;
+      });
+      held.set(fixture, acquired);
+    }
+    return acquired;
+  };
   const processor = async (job: Job<EvalJobData>): Promise<RunRecord> => {
     const d = job.data;
     const scenario = ALL_SCENARIOS.find((s) => s.name === d.scenario);
     if (!scenario) throw new InvalidArgumentError("scenario", `job ${job.id} names scenario "${d.scenario}", which this worker does not have`);
+    if (scenario.fixture) await hold(scenario.fixture);
     return runScenario(scenario, { ...runConfigFor(d.row, d.seed, d.timeoutMs), ...(options.inspect ? { inspect: options.inspect } : {}) }, d.runIndex);
   };
   const workers = startWorkers(options.backends.map(evalQueueName), processor, options);
-  return { close: () => closeWorkers(workers) };
+  return {
+    close: async () => {
+      try {
+        await closeWorkers(workers);
+      } finally {
+        const opened = await Promise.allSettled([...held].map(async ([fixture, acquired]) => (await acquired, fixture)));
+        held.clear();
+        await releaseAll(opened.flatMap((o) => (o.status === "fulfilled" ? [o.value] : [])));
+      }
+    },
+  };
 }

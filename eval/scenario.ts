@@ -5,6 +5,7 @@
  */
 import type { Workflow } from "../src/core/index.js";
 import type { HumanDecision, HumanRequest } from "../src/loop/human.js";
+import type { EvalFixture } from "./fixture.js";
 
 /** What the simulated model sees of the run so far (mirrors src/clients/simulated.ts). */
 export interface OracleView {
@@ -63,6 +64,11 @@ export interface EvalScenario<TState = unknown> {
   oracle: Oracle;
   /** Decides the run's approvals and questions; a scenario whose tools never ask a person has none. */
   person?: Person;
+  /**
+   * What `build` needs open (an MCP server): the harness holds it around every run, and a
+   * batch holds it once for all its runs. Shared by the scenarios of a family.
+   */
+  fixture?: EvalFixture<unknown>;
 }
 
 /**

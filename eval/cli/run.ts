@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError } from "../../src/core/index.js";
 import { getAblation } from "../ablation.js";
+import { withFixtures } from "../fixture.js";
 import { backendLabel, unreachable } from "../../src/cli/backends.js";
 import { isMainModule, runCli } from "../../src/cli/run-cli.js";
 import { assertBackend, clientFactory, type BackendOptions } from "../backends.js";
@@ -84,39 +85,42 @@ export async function evalMain(argv: readonly string[], command = "npm run eval 
   if (runs < 1) throw new InvalidArgumentError("--runs", "must be at least 1");
   const ablation = getAblation(one(p, "ablation") ?? "reforged");
   const first = scenarios[0] ?? ALL_SCENARIOS[0]!;
-  const client = await makeClient({ scenario: first, instance: first.build(), seed: 0 });
-  const problem = await unreachable(client, backendLabel(backendOptions));
-  if (p.flags.probe) {
+  // Held to the end: when the first scenario needs a fixture (an MCP server), the check and the runs share one opening.
+  return withFixtures([first], async (): Promise<number | void> => {
+    const client = await makeClient({ scenario: first, instance: first.build(), seed: 0 });
+    const problem = await unreachable(client, backendLabel(backendOptions));
+    if (p.flags.probe) {
+      if (problem) {
+        console.log(problem);
+        return 1;
+      }
+      for (const line of await probeLines(backend, model, client, scenarios)) console.log(line);
+      return;
+    }
     if (problem) {
-      console.log(problem);
+      console.error(problem);
       return 1;
     }
-    for (const line of await probeLines(backend, model, client, scenarios)) console.log(line);
-    return;
-  }
-  if (problem) {
-    console.error(problem);
-    return 1;
-  }
-  const config = {
-    backend, model, ...(mode ? { mode } : {}), ablation,
-    compactStrategy: strategy, stream: Boolean(p.flags.stream), seed: int(p, "seed", 42), makeClient,
-    ...(think !== undefined ? { think } : {}),
-    ...(backendOptions.baseUrl ? { baseUrl: backendOptions.baseUrl } : {}),
-    ...(backendOptions.ggufPath ? { ggufPath: backendOptions.ggufPath } : {}),
-  };
-  const out = one(p, "out");
-  const file = out ? openResults(out) : undefined;
-  const progress = createProgress({ total: scenarios.length * runs });
-  const records = await runEval({
-    scenarios, runs, config,
-    onRecord: (r) => {
-      file?.append(r);
-      progress.tick(r);
-    },
+    const config = {
+      backend, model, ...(mode ? { mode } : {}), ablation,
+      compactStrategy: strategy, stream: Boolean(p.flags.stream), seed: int(p, "seed", 42), makeClient,
+      ...(think !== undefined ? { think } : {}),
+      ...(backendOptions.baseUrl ? { baseUrl: backendOptions.baseUrl } : {}),
+      ...(backendOptions.ggufPath ? { ggufPath: backendOptions.ggufPath } : {}),
+    };
+    const out = one(p, "out");
+    const file = out ? openResults(out) : undefined;
+    const progress = createProgress({ total: scenarios.length * runs });
+    const records = await runEval({
+      scenarios, runs, config,
+      onRecord: (r) => {
+        file?.append(r);
+        progress.tick(r);
+      },
+    });
+    progress.done();
+    console.log(renderTable(buildReportData(records)));
   });
-  progress.done();
-  console.log(renderTable(buildReportData(records)));
 }
 
 if (isMainModule(import.meta.url)) runCli(evalMain, process.argv.slice(2));

@@ -726,6 +726,23 @@ export class McpToolError extends ForgeError {
   }
 }
 
+/**
+ * An eval fixture (a resource a scenario family shares across runs, such as an MCP server) was
+ * used while not open, or released more often than acquired: a harness bug, never model data.
+ */
+export class EvalFixtureError extends ForgeError {
+  override readonly code = "FORGE_EVAL_FIXTURE";
+  constructor(
+    readonly fixture: string,
+    message: string,
+  ) {
+    super(`eval fixture "${fixture}": ${message}`);
+  }
+  override get data() {
+    return { fixture: this.fixture };
+  }
+}
+
 /** Render any thrown value as a short string for feeding back to the model. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return `${safeProperty(error, "name")}: ${safeProperty(error, "message")}`;

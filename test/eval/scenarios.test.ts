@@ -1,15 +1,23 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { ALL_SCENARIOS, selectScenarios } from "../../eval/scenarios/index.js";
 import { playOracle } from "../../eval/oracle-play.js";
 import { facts, planOracle } from "../../eval/scenarios/oracle-kit.js";
+import { fixturesOf, releaseAll } from "../../eval/fixture.js";
 
 describe("scenario suite", () => {
-  it("has the seed's 29 scenarios plus the 10 human ones, with unique names", () => {
+  // One opening of each fixture (the mcp family's server) for every play below, not one per play.
+  const fixtures = fixturesOf(ALL_SCENARIOS);
+  beforeAll(async () => {
+    for (const f of fixtures) await f.acquire();
+  });
+  afterAll(() => releaseAll(fixtures));
+
+  it("has the seed's 29 scenarios plus the 10 human and 4 mcp ones, with unique names", () => {
     const names = ALL_SCENARIOS.map((s) => s.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names.length).toBe(39);
-    for (const n of ["basic_2step", "relevance_detection", "basic_2step_stateful_tre", "inventory_audit", "supplier_deep_dive", "compaction_chain_p3", "human_approval_granted", "human_ask_user_stateful"]) {
+    expect(names.length).toBe(43);
+    for (const n of ["basic_2step", "relevance_detection", "basic_2step_stateful_tre", "inventory_audit", "supplier_deep_dive", "compaction_chain_p3", "human_approval_granted", "human_ask_user_stateful", "mcp_rescue_text"]) {
       expect(names).toContain(n);
     }
   });
