@@ -27,6 +27,8 @@ export class EvalFixture<T> {
   constructor(
     readonly name: string,
     open: () => Promise<OpenedFixture<T>>,
+    /** Why it cannot open here (a package not installed), or undefined when it can. */
+    readonly missing: () => string | undefined = () => undefined,
   ) {
     this.#open = open;
   }

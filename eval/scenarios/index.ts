@@ -18,15 +18,34 @@ export const ALL_SCENARIOS: EvalScenario[] = [...CORE_SCENARIOS, ...STATEFUL_VAR
 
 /**
  * Pick scenarios by name (exact) and/or tag (any match); both empty selects all. An unknown
- * name is an error, not an empty selection.
+ * name is an error, not an empty selection. Selecting all leaves out the scenarios whose
+ * fixture cannot open here (the mcp family without its optional packages) and says so through
+ * `onLeftOut`; a scenario asked for by name or tag is kept, and fails loudly when it opens.
  *
  * @example selectScenarios({ names: ["basic_2step"], tags: [] })
  */
-export function selectScenarios(filter: { names?: string[]; tags?: string[] }, from: EvalScenario[] = ALL_SCENARIOS): EvalScenario[] {
+export function selectScenarios(
+  filter: { names?: string[]; tags?: string[] },
+  from: EvalScenario[] = ALL_SCENARIOS,
+  onLeftOut: (note: string) => void = (note) => console.error(note),
+): EvalScenario[] {
   const names = filter.names ?? [];
   const tags = filter.tags ?? [];
   const known = new Set(from.map((s) => s.name));
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length > 0) throw new InvalidArgumentError("scenario", `unknown scenario(s): ${unknown.join(", ")}; known: ${[...known].join(", ")}`);
-  return from.filter((s) => (names.length === 0 || names.includes(s.name)) && (tags.length === 0 || s.tags.some((t) => tags.includes(t))));
+  const picked = from.filter((s) => (names.length === 0 || names.includes(s.name)) && (tags.length === 0 || s.tags.some((t) => tags.includes(t))));
+  if (names.length > 0 || tags.length > 0) return picked;
+  const missing = new Map(fixturesOfAll(picked).map((f) => [f, f.missing()] as const));
+  const leftOut = picked.filter((s) => s.fixture && missing.get(s.fixture) !== undefined);
+  for (const [fixture, why] of missing) {
+    if (why === undefined) continue;
+    const scenarios = leftOut.filter((s) => s.fixture === fixture).map((s) => s.name);
+    onLeftOut(`left out ${scenarios.length} scenario(s) that need ${fixture.name} (${why}): ${scenarios.join(", ")}`);
+  }
+  return picked.filter((s) => !leftOut.includes(s));
+}
+
+function fixturesOfAll(scenarios: readonly EvalScenario[]) {
+  return [...new Set(scenarios.flatMap((s) => (s.fixture ? [s.fixture] : [])))];
 }

@@ -78,6 +78,20 @@ function mounted(tool: AnyToolDef, root: string): AnyToolDef {
   });
 }
 
+/** The optional packages the family needs that do not resolve from here, as one line (or undefined). */
+function missingPackages(): string | undefined {
+  const require = createRequire(import.meta.url);
+  const missing = ["@modelcontextprotocol/sdk/package.json", "@modelcontextprotocol/server-filesystem/package.json"].filter((id) => {
+    try {
+      require.resolve(id);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  return missing.length === 0 ? undefined : `not installed: ${missing.map((id) => id.replace("/package.json", "")).join(", ")}`;
+}
+
 /** The installed server's bin file; a missing package is an McpServerError saying what to install. */
 function filesystemBin(): string {
   const require = createRequire(import.meta.url);
@@ -144,4 +158,4 @@ async function openWorkspace(): Promise<{ value: McpWorkspace; close(): Promise<
  *
  * @example await withFixtures(MCP, async () => Object.keys(MCP_WORKSPACE.value.tools)); // ["fs_read_text_file", ...]
  */
-export const MCP_WORKSPACE = new EvalFixture<McpWorkspace>("mcp-workspace", openWorkspace);
+export const MCP_WORKSPACE = new EvalFixture<McpWorkspace>("mcp-workspace", openWorkspace, missingPackages);

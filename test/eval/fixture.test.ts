@@ -63,3 +63,27 @@ describe("EvalFixture", () => {
     expect(good.log).toEqual(["open 1", "close 1"]);
   });
 });
+
+describe("selecting all scenarios when a fixture cannot open here", () => {
+  it("leaves its scenarios out and says which and why; asked for by tag or name they stay", async () => {
+    const { selectScenarios, ALL_SCENARIOS } = await import("../../eval/scenarios/index.js");
+    const { EvalFixture } = await import("../../eval/fixture.js");
+    const absent = new EvalFixture("absent-server", async () => ({ value: 1, close: async () => {} }), () => "not installed: some-server");
+    const [a, b, c] = ALL_SCENARIOS;
+    const needy = { ...b!, name: "needs_absent", tags: ["absent"], fixture: absent };
+    const from = [a!, needy, c!];
+    const notes: string[] = [];
+    expect(selectScenarios({}, from, (n) => notes.push(n)).map((s) => s.name)).toEqual([a!.name, c!.name]);
+    expect(notes).toEqual(["left out 1 scenario(s) that need absent-server (not installed: some-server): needs_absent"]);
+    expect(selectScenarios({ tags: ["absent"] }, from, (n) => notes.push(n)).map((s) => s.name)).toEqual(["needs_absent"]);
+    expect(selectScenarios({ names: ["needs_absent"] }, from, (n) => notes.push(n)).map((s) => s.name)).toEqual(["needs_absent"]);
+    expect(notes).toHaveLength(1);
+  });
+
+  it("the mcp family is selected by default here, where its packages are installed", async () => {
+    const { selectScenarios } = await import("../../eval/scenarios/index.js");
+    const notes: string[] = [];
+    expect(selectScenarios({}, undefined, (n) => notes.push(n)).some((s) => s.tags.includes("mcp"))).toBe(true);
+    expect(notes).toEqual([]);
+  });
+});
