@@ -103,6 +103,12 @@ export interface RunDefinition {
    * iteration and decides. Set again on resume, from the resuming runner's manager.
    */
   compactAt: number | null;
+  /**
+   * Tool name → argument names its `redact` masks wherever the run is reported (the visualizer,
+   * `forge-ts runs show`, a stored log when asked). Kept in the run so a report needs no
+   * workflow module; absent when no tool redacts anything.
+   */
+  redact?: Record<string, string[]>;
 }
 
 export interface StepTracker {
@@ -160,6 +166,7 @@ export interface WorkflowInput {
   switches: LoopSwitches;
   startedAt: number;
   compactAt: number | null;
+  redact?: Record<string, string[]>;
 }
 
 export function createInitialContext(input: WorkflowInput): WorkflowContext {
@@ -175,6 +182,7 @@ export function createInitialContext(input: WorkflowInput): WorkflowContext {
       switches: input.switches,
       startedAt: input.startedAt,
       compactAt: input.compactAt,
+      ...(input.redact ? { redact: input.redact } : {}),
     },
     messages: input.messages,
     iteration: 0,
