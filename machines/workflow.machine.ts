@@ -78,7 +78,7 @@ export type WorkflowEmitted =
   | { type: "compact"; event: CompactEvent }
   | { type: "toolStart"; tool: string; args: Record<string, unknown>; callId: string; index: number }
   /** `result`: a terminal tool's JSON value (what `run()` returns); `now`: when a tool that returned finished. */
-  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown; now?: number }
+  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown; fullContent?: string; now?: number }
   /** The live error of a failed service (the context keeps only its JSON form). */
   | { type: "serviceError"; origin: "infer" | "compact"; error: unknown };
 
@@ -400,6 +400,7 @@ function commit(enqueue: Enqueue, context: WorkflowContext, outcome: act.ToolOut
     status: outcome.status,
     content: outcome.content,
     ...(outcome.result !== undefined ? { result: outcome.result } : {}),
+    ...(outcome.fullContent !== undefined ? { fullContent: outcome.fullContent } : {}),
     ...(now !== undefined ? { now } : {}),
   });
 }

@@ -38,6 +38,7 @@ import { recordDecision, type DecisionInput, type DecisionReceipt } from "./runn
 import type { HumanDecisionEvent, HumanRequest } from "./loop/human.js";
 import { forkRun, type ForkOptions, type ForkResult } from "./runner/fork.js";
 import { runChildWorkflow } from "./runner/child-run.js";
+import { redactionMapOf, type RedactionMap } from "./telemetry/redact-run.js";
 
 export type { RunOptions, WorkflowRunnerOptions } from "./runner/options.js";
 
@@ -216,7 +217,7 @@ export class WorkflowRunner {
       throw new InvalidArgumentError("runId", `run ${input.runId} already exists in the store: resume it (runner.resume("${input.runId}", workflow)) or choose another id`);
     }
     const meta = { runId: input.runId, workflow: workflow.name, sessionId, createdAt: startedAt, seq: 0, state: "start", status: "active" as const };
-    const writer = new CheckpointWriter(store, lease, meta, () => this.#now());
+    const writer = new CheckpointWriter(store, lease, meta, () => this.#now(), this.#storedRedaction(workflow));
     writer.record({ type: "start", input, ...(options.parent ? { parent: { runId: options.parent.runId, callId: options.parent.callId } } : {}) });
     return { input, record: { lease, writer, recorded: new Map() } };
   }
@@ -238,7 +239,7 @@ export class WorkflowRunner {
         const seq = last.seq;
         record = {
           lease,
-          writer: new CheckpointWriter(store, lease, { runId: from, workflow: name, sessionId, createdAt, seq, state, status }, () => this.#now()),
+          writer: new CheckpointWriter(store, lease, { runId: from, workflow: name, sessionId, createdAt, seq, state, status }, () => this.#now(), this.#storedRedaction(workflow)),
           recorded: state === "executingTools.running" ? await recordedOutcomes(store, from) : new Map(),
           decisions: state === "awaitingHuman" && !how.retry ? await recordedDecisions(store, from) : [],
         };
@@ -273,7 +274,7 @@ export class WorkflowRunner {
         state: previous?.state ?? "start",
         status: previous?.status ?? ("active" as const),
       };
-      record = { lease, writer: new CheckpointWriter(store, lease, meta, () => this.#now()), recorded: new Map() };
+      record = { lease, writer: new CheckpointWriter(store, lease, meta, () => this.#now(), this.#storedRedaction(workflow)), recorded: new Map() };
     }
     return { restorable, record };
   }
@@ -291,6 +292,12 @@ export class WorkflowRunner {
 
   #now(): number {
     return (this.options.now ?? Date.now)();
+  }
+
+  /** What the checkpoint writer masks: the workflow's `redact` names, with `redactStoredLogs` only. */
+  #storedRedaction(workflow: Workflow): { redact?: RedactionMap } {
+    const map = this.options.redactStoredLogs ? redactionMapOf(workflow.tools) : undefined;
+    return map ? { redact: map } : {};
   }
 
   /** The user's inspector behind the callback guard (XState would call it unprotected, mid-transition). */
@@ -324,6 +331,7 @@ export class WorkflowRunner {
       stream: o.stream ?? false,
       ...(onChunk ? { onChunk } : {}),
       ...(o.toolTimeoutMs !== undefined ? { toolTimeoutMs: o.toolTimeoutMs } : {}),
+      ...(o.maxResultChars !== undefined ? { maxResultChars: o.maxResultChars } : {}),
       now: () => this.#now(),
       haltedBy: () => this.#session?.haltedBy,
       trace: () => this.#trace,

@@ -19,7 +19,7 @@ import type { LLMClient, LLMResponse, StreamChunk } from "./core/llm.js";
 import type { ReasoningReplay, WireMessage } from "./core/messages.js";
 import type { Workflow } from "./core/workflow.js";
 import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "./core/response-contract.js";
-import { toolOutput } from "./loop/tool-output.js";
+import { capToolOutput, toolOutput } from "./loop/tool-output.js";
 import { WireHistory } from "./loop/wire-history.js";
 import { outcomeFromError } from "./loop/actions.js";
 import { isFatalToolError } from "./loop/guards.js";
@@ -37,6 +37,8 @@ export interface ServiceOptions {
   now: () => number;
   /** Deadline for one tool call in ms when the tool sets none (`defineTool({ timeoutMs })` wins). */
   toolTimeoutMs?: number;
+  /** What the model sees of a result, in chars, when the tool sets none (`defineTool({ maxResultChars })` wins). */
+  maxResultChars?: number;
   /**
    * The error that already ended the current run outside the machine (a callback threw), if
    * any. A service started in the same step as that failure must not begin its I/O.
@@ -154,7 +156,9 @@ export function createServices(o: ServiceOptions): WorkflowServices {
             ...(o.runChild ? { runChild: childRunner(o.runChild, input, toolSignal, traceContext) } : {}),
           }),
         );
-        return { ...toolOutput(tool.name, result, workflow.isTerminal(tool.name)), now: now() };
+        // The model sees at most maxResultChars; the whole text rides along for the caller (toolEnd).
+        const shaped = capToolOutput(toolOutput(tool.name, result, workflow.isTerminal(tool.name)), tool.maxResultChars ?? o.maxResultChars);
+        return { ...shaped, now: now() };
       };
       let output: ExecuteToolOutput;
       try {

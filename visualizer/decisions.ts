@@ -12,6 +12,7 @@ import { isPlainObject } from "../src/core/messages.js";
 import type { HumanDecisionEvent } from "../src/loop/human.js";
 import type { WorkflowContext } from "../src/loop/context.js";
 import { isRunId, type RunInfo, type RunStore } from "../src/persistence/run-store.js";
+import { redactHumanRequest, redactionMapIn } from "../src/telemetry/redact-run.js";
 import { recordDecision, requestsWithLog, type DecisionInput, type DecisionReceipt } from "../src/runner/decisions.js";
 import { HttpProblem } from "./http-problem.js";
 import type { HumanRequestView } from "./protocol.js";
@@ -111,7 +112,10 @@ export function requestsReader(store: RunStore): (info: RunInfo) => Promise<Huma
     if (!last || last.status !== "waiting") return [];
     const logged: HumanDecisionEvent[] = [];
     for (const e of await store.events(runId)) if (e.type === "decision") logged.push({ type: "human.decide", callId: e.callId, decision: e.decision, at: e.at });
-    return requestsWithLog(last.snapshot.context as unknown as WorkflowContext, logged).map(({ parameters: _schema, ...view }) => view);
+    const context = last.snapshot.context as unknown as WorkflowContext;
+    // The page shows the calls waiting for a person with their tools' `redact` names masked.
+    const redact = redactionMapIn(context);
+    return requestsWithLog(context, logged).map(({ parameters: _schema, ...view }) => redactHumanRequest(view, redact));
   };
   return async (info) => {
     if (info.status !== "waiting") return undefined;

@@ -9,7 +9,9 @@
  */
 import { stateName } from "../src/loop/state-name.js";
 import { isRunId } from "../src/persistence/run-store.js";
+import { redactionMapIn, type RedactionMap } from "../src/telemetry/redact-run.js";
 import type { FeedEvent, RunSummary, WireEvent } from "./protocol.js";
+import { redactWireEvent } from "./redact-wire.js";
 
 export interface FeedOptions {
   /** Events kept per run (default 20,000). */
@@ -40,6 +42,8 @@ interface RunBuffer {
   droppedThrough: number;
   /** The newest root snapshot among the dropped events. */
   base?: FeedEvent;
+  /** The run's redaction map, once a snapshot showed it: emitted events and chunks are masked with it. */
+  redact?: RedactionMap;
 }
 
 export type FeedListener = (event: FeedEvent) => void;
@@ -60,8 +64,11 @@ export class Feed {
 
   /** Take events in, in the order their process sent them. */
   ingest(events: readonly WireEvent[]): void {
-    for (const event of events) {
-      const buffer = this.#buffer(event);
+    for (const raw of events) {
+      const buffer = this.#buffer(raw);
+      // Masked again here: an inspector of another process (an older one, a third-party sender) may not have.
+      if (raw.type === "@xstate.snapshot") buffer.redact = redactionMapIn(raw.snapshot.context) ?? buffer.redact;
+      const event = redactWireEvent(raw, buffer.redact);
       const fed = { ...event, id: ++buffer.lastId } as FeedEvent;
       const size = JSON.stringify(event).length;
       buffer.events.push(fed);

@@ -13,6 +13,7 @@ import { errorToJSON, ForgeError, InvalidArgumentError } from "../src/core/error
 import type { Workflow } from "../src/core/workflow.js";
 import { isRunId, type RunStore } from "../src/persistence/run-store.js";
 import { replayRun } from "../src/runner/replay.js";
+import { redactionMapOf } from "../src/telemetry/redact-run.js";
 import { listenOn } from "../src/server/listen.js";
 import { decisionRoute } from "./decisions.js";
 import { Feed, type FeedOptions } from "./feed.js";
@@ -280,10 +281,15 @@ export function createVisualizer(options: VisualizerOptions = {}): Visualizer {
 }
 
 async function replayEvents(store: RunStore, runId: string, workflow: Workflow): Promise<ReplayBody> {
-  const serialize = wireSerializer();
+  // The workflow's `redact` names too: a run stored before runs carried their own map is masked as well.
+  const redact = redactionMapOf(workflow.tools);
+  const serialize = wireSerializer(Date.now, redact ? { redact } : {});
   const events: WireEvent[] = [];
   const replay = await replayRun(store, runId, workflow, {
     inspect: (event) => events.push(...serialize(event)),
+  }).catch((error: unknown) => {
+    if (ForgeError.isInstance(error) && error.code === "FORGE_RUN_NOT_REPLAYABLE") throw new HttpProblem(422, "not_replayable", error.message);
+    throw error;
   });
   return { runId, workflow: workflow.name, state: replay.state, events };
 }

@@ -12,6 +12,8 @@ import { describeError, errorToJSON } from "../src/core/errors.js";
 import type { StreamChunk } from "../src/core/llm.js";
 import type { RootSnapshot, WireEvent } from "./protocol.js";
 import { transitionRef, type TransitionLike } from "./transitions.js";
+import { redactWireEvent } from "./redact-wire.js";
+import { mergeRedactionMaps, redactionMapIn, type RedactionMap } from "../src/telemetry/redact-run.js";
 
 export type WireSerializer = {
   /**
@@ -27,9 +29,27 @@ interface RunContextLike {
   run?: { id?: unknown };
 }
 
-/** One serializer per process or replay: it remembers which root session is which run. */
-export function wireSerializer(now: () => number = Date.now): WireSerializer {
+/** Options of {@link wireSerializer}. */
+export interface WireSerializerOptions {
+  /** Argument names to mask besides those each run carries (`context.run.redact`): a replay passes its workflow's. */
+  redact?: RedactionMap;
+}
+
+/**
+ * One serializer per process or replay: it remembers which root session is which run, and
+ * which arguments each run masks (its tools' `redact`), so nothing leaves the process unmasked.
+ */
+export function wireSerializer(now: () => number = Date.now, options: WireSerializerOptions = {}): WireSerializer {
   const runOfRoot = new Map<string, string>();
+  /** Each root's redaction map, from its machine input or a snapshot's context. */
+  const redactOfRoot = new Map<string, RedactionMap | undefined>();
+  const redactionOf = (event: InspectionEvent): RedactionMap | undefined => {
+    if (event.actorRef.sessionId === event.rootId) {
+      const seen = redactionInside(event);
+      if (seen) redactOfRoot.set(event.rootId, seen);
+    }
+    return mergeRedactionMaps(redactOfRoot.get(event.rootId), options.redact);
+  };
   const rootOfRun = new Map<string, string>();
 
   /** Events of a root whose run id is not known yet (its @xstate.actor comes first). */
@@ -48,6 +68,7 @@ export function wireSerializer(now: () => number = Date.now): WireSerializer {
 
   const serialize = ((event: InspectionEvent): WireEvent[] => {
     const at = now();
+    redactionOf(event);
     const runId = runIdOf(event);
     if (!runId) {
       const held = waiting.get(event.rootId) ?? [];
@@ -58,16 +79,18 @@ export function wireSerializer(now: () => number = Date.now): WireSerializer {
     }
     const held = waiting.get(event.rootId);
     waiting.delete(event.rootId);
+    const redact = mergeRedactionMaps(redactOfRoot.get(event.rootId), options.redact);
     return [...(held ?? []), { event, at }].flatMap((e) => {
       const wire = toWire(e.event, runId, e.at);
-      return wire ? [wire] : [];
+      return wire ? [redactWireEvent(wire, redact)] : [];
     });
   }) as WireSerializer;
 
   serialize.chunk = (runId, chunk) => {
     const rootId = rootOfRun.get(runId);
     if (!rootId) return undefined;
-    return { runId, sessionId: rootId, rootId, at: now(), type: "forge.chunk", chunk: { ...chunk } };
+    const wire: WireEvent = { runId, sessionId: rootId, rootId, at: now(), type: "forge.chunk", chunk: { ...chunk } };
+    return redactWireEvent(wire, mergeRedactionMaps(redactOfRoot.get(rootId), options.redact));
   };
   return serialize;
 }
@@ -121,6 +144,16 @@ function runIdInside(event: InspectionEvent): string | undefined {
   if (event.type === "@xstate.event") {
     const input = (event.event as { input?: { runId?: unknown } }).input;
     return typeof input?.runId === "string" ? input.runId : undefined;
+  }
+  return undefined;
+}
+
+/** The redaction map an event of a root shows: in its snapshot's context, or its init event's input. */
+function redactionInside(event: InspectionEvent): RedactionMap | undefined {
+  if (event.type === "@xstate.snapshot" || event.type === "@xstate.microstep") return redactionMapIn((event.snapshot as { context?: unknown }).context);
+  if (event.type === "@xstate.event") {
+    const input = (event.event as { input?: { redact?: unknown } }).input;
+    return input ? redactionMapIn({ run: { redact: input.redact } }) : undefined;
   }
   return undefined;
 }

@@ -21,6 +21,7 @@ import { assertBackend, backendLabel, buildClient, unreachable, type BackendOpti
 import { demoApprover } from "./demo-approver.js";
 import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "./demo-workflow.js";
 import { errorLine, isMainModule, runCli } from "./run-cli.js";
+import { redactionMapOf, redactMessage } from "../telemetry/redact-run.js";
 
 /** Quotes whose total is above this need a person's approval (the demo's 250 × 0.34 = 85 USD does). */
 
@@ -190,6 +191,7 @@ export async function demoMain(args: readonly string[], command = "npm start --"
     if (!quiet) process.stdout.write(text);
     midLine = !text.endsWith("\n");
   });
+  const redaction = redactionMapOf(demo.workflow.tools);
   const runner = new WorkflowRunner({
     client,
     contextManager: new ContextManager({
@@ -213,7 +215,8 @@ export async function demoMain(args: readonly string[], command = "npm start --"
         say(`  ${green("rescue ")} ↳ the model wrote that call as text, recovered by the parser: "${clip(raw, 120)}"`);
       }
     },
-    onMessage: (m) => say(`  ${describe(m)}`),
+    // A log line is a report: the tools' `redact` names are masked (the tool still got them).
+    onMessage: (m) => say(`  ${describe(redactMessage(m, redaction))}`),
     onHumanRequest: demoApprover({ interactive, say, label: yellow("human  ") }),
   });
   try {

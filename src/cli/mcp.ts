@@ -3,6 +3,7 @@
  * or Streamable HTTP (`--http`), so a bigger agent can hand a sub-task to a local model inside
  * forge's guardrails. Each call is a durable run in the store (src/mcp-server/).
  */
+import { redactionMapOf } from "../telemetry/redact-run.js";
 import type { Server } from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -97,7 +98,7 @@ export async function mcpMain(args: readonly string[], version: string, io: Io =
     version,
     runner: (workflow) => ({ client: clientFor(workflow), contextManager: new ContextManager({ budgetTokens }), maxIterations, store }),
     waitingLines: (workflow, runId, requests) =>
-      waitingLines(runId, requests, { store: storeLabel, workflow: modulePath.get(workflow), backend: values.backend, model: values.model, "base-url": values["base-url"], mode: values.mode, think: values.think }),
+      waitingLines(runId, requests, { store: storeLabel, workflow: modulePath.get(workflow), backend: values.backend, model: values.model, "base-url": values["base-url"], mode: values.mode, think: values.think }, redactionMapOf(workflow.tools)),
     onCall: (call) => {
       calls.add(call);
       void call.finally(() => calls.delete(call));

@@ -3,6 +3,7 @@
  * store from this process (the run itself need not be loaded); and how every runs command shows
  * a run that waits: its pending requests, the commands that decide them and the one that goes on.
  */
+import { redactCall, type RedactionMap } from "../telemetry/redact-run.js";
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest } from "../core/errors.js";
 import { isPlainObject } from "../core/messages.js";
 import type { HumanDecision } from "../loop/human.js";
@@ -51,11 +52,12 @@ export function resumeCommand(runId: string, f: HintFlags): string {
  * decide each, and how to continue.
  *
  * @example
- * console.log(waitingLines("r1", outcome.requests, values).join("\n"));
+ * console.log(waitingLines("r1", outcome.requests, values, redactionMapOf(workflow.tools)).join("\n"));
  */
-export function waitingLines(runId: string, requests: readonly PendingHumanRequest[], f: HintFlags): string[] {
+export function waitingLines(runId: string, requests: readonly PendingHumanRequest[], f: HintFlags, redact?: RedactionMap): string[] {
   const lines = [`run ${runId} is waiting for a person (${requests.length} pending):`];
-  for (const r of requests) lines.push(`  ${r.callId}  ${r.tool}  ${r.kind}  ${JSON.stringify(r.args)}  asked ${new Date(r.askedAt).toISOString()}`);
+  // Printed args are a report: the tools' `redact` names are masked.
+  for (const r of requests) lines.push(`  ${r.callId}  ${r.tool}  ${r.kind}  ${JSON.stringify(redactCall(r.tool, r.args, redact))}  asked ${new Date(r.askedAt).toISOString()}`);
   const store = storeFlag(f);
   for (const r of requests) {
     const call = `${shellWord(runId)} ${shellWord(r.callId)}`;

@@ -11,6 +11,7 @@ import { childRunsOf, parentLinkOf } from "../runner/child-links.js";
 import { requestsWithLog } from "../runner/decisions.js";
 import { resumeCommand, waitingLines, type HintFlags } from "./runs-decide.js";
 import { commitHistory, historyLines } from "./runs-fork.js";
+import { mergeRedactionMaps, redactContext, redactHumanRequest, redactionMapIn, redactRunEvent } from "../telemetry/redact-run.js";
 
 export interface ShowFlags {
   events?: boolean | undefined;
@@ -30,11 +31,15 @@ export function runTable(runs: readonly (RunInfo & { job?: string })[]): string 
 /** `forge-ts runs show`: the latest checkpoint, a waiting run's requests, a fork's origin; --history, --events. */
 export async function showMain(store: RunStore, checkpoint: Checkpoint, values: ShowFlags, hints: HintFlags): Promise<number> {
   const { runId } = checkpoint;
-  const log = await store.events(runId);
+  const rawLog = await store.events(runId);
+  // What this prints is a report: its tools' `redact` names are masked (the run carries them).
+  const start = rawLog.find((e) => e.type === "start");
+  const redact = mergeRedactionMaps(redactionMapIn(checkpoint.snapshot.context), start?.type === "start" ? start.input.redact : undefined);
+  const log = rawLog.map((e) => redactRunEvent(e, redact, "report"));
   const history = values.history ? await commitHistory(store, checkpoint) : undefined;
-  const ctx = checkpoint.snapshot.context as WorkflowContext;
+  const ctx = redactContext(checkpoint.snapshot.context as WorkflowContext, redact, "report");
   const decisions: HumanDecisionEvent[] = log.flatMap((e) => (e.type === "decision" ? [{ type: "human.decide" as const, callId: e.callId, decision: e.decision, at: e.at }] : []));
-  const requests = checkpoint.status === "waiting" ? requestsWithLog(ctx, decisions).map(({ parameters: _schema, index: _index, ...r }) => r) : undefined;
+  const requests = checkpoint.status === "waiting" ? requestsWithLog(ctx, decisions).map(({ parameters: _schema, index: _index, ...r }) => redactHumanRequest(r, redact)) : undefined;
   const forkedFrom = log.find((e) => e.type === "fork")?.from;
   const parent = parentLinkOf(log);
   const children = (await childRunsOf(store, runId)).map(({ runId: child, callId, workflow, state, status }) => ({ runId: child, callId, workflow, state, status }));
@@ -47,7 +52,7 @@ export async function showMain(store: RunStore, checkpoint: Checkpoint, values: 
       ...(history ? { history } : {}),
       ...(values.events ? { events: log } : {}),
     };
-    console.log(JSON.stringify({ ...checkpoint, ...extra }, null, 2));
+    console.log(JSON.stringify({ ...checkpoint, snapshot: { ...checkpoint.snapshot, context: ctx }, ...extra }, null, 2));
     return 0;
   }
   const { snapshot: _snapshot, ...info } = checkpoint;

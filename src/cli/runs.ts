@@ -25,6 +25,7 @@ import type { RunInfo, RunStore } from "../persistence/run-store.js";
 import { openStore } from "./store.js";
 import { WorkflowRunner } from "../runner.js";
 import { replayRun } from "../runner/replay.js";
+import { redactionMapOf } from "../telemetry/redact-run.js";
 import { assertBackend, backendLabel, backendOptionsFrom, buildClient, unreachable } from "./backends.js";
 import { positiveInt } from "./run-cli.js";
 import { DECIDE_COMMANDS, decideMain, waitingLines, type DecideCommand, type HintFlags } from "./runs-decide.js";
@@ -274,7 +275,7 @@ export async function runMain(args: readonly string[]): Promise<number> {
     const runId = values["run-id"] ?? globalThis.crypto.randomUUID();
     console.log(`run ${runId}`);
     const outcome = await runner.start(workflow, message, { runId, ...(values.session ? { sessionId: values.session } : {}) });
-    if (outcome.status === "waiting") return console.log(waitingLines(runId, outcome.requests, hints).join("\n")), 0;
+    if (outcome.status === "waiting") return console.log(waitingLines(runId, outcome.requests, hints, redactionMapOf(workflow.tools)).join("\n")), 0;
     console.log(JSON.stringify(outcome.result, null, 2));
     return 0;
   } finally {
@@ -369,7 +370,7 @@ async function continueRun(sub: string, runId: string, workflow: Workflow, store
   }
   const runner = await runnerFor(values);
   if (typeof runner === "string") return console.error(runner), 1;
-  const waiting = (requests: readonly PendingHumanRequest[]) => (console.log(waitingLines(runId, requests, hints).join("\n")), 0);
+  const waiting = (requests: readonly PendingHumanRequest[]) => (console.log(waitingLines(runId, requests, hints, redactionMapOf(workflow.tools)).join("\n")), 0);
   if (sub === "resume") {
     const outcome = await runner.proceed(runId, workflow);
     if (outcome.status === "waiting") return waiting(outcome.requests);

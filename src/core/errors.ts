@@ -463,6 +463,24 @@ export class StoreError extends ForgeError {
 }
 
 /**
+ * A run's event log cannot re-drive it: call arguments in it were masked when it was written
+ * (`WorkflowRunner({ redactStoredLogs: true })`), so a replay would validate and match other
+ * calls than the run made. Resume still works (it reads the checkpoints, which keep what it needs).
+ */
+export class RunNotReplayableError extends StoreError {
+  override readonly code = "FORGE_RUN_NOT_REPLAYABLE";
+  constructor(
+    runId: string,
+    readonly reason: string,
+  ) {
+    super(`run ${runId} cannot be replayed: ${reason}`, runId, "events");
+  }
+  override get data() {
+    return { ...super.data, reason: this.reason };
+  }
+}
+
+/**
  * Another live runner (this process or another machine) holds the run's lease: two writers would
  * fork its history. `expiresInMs` is how long the lease lasts unless its holder renews it
  * (measured on the store's clock), so a caller knows when to try again.

@@ -68,6 +68,8 @@ export interface ToolDef<TArgs = Record<string, unknown>, TResult = unknown> {
   readonly humanInput?: true;
   /** Argument names masked (at any depth) wherever forge-ts reports the call: spans, logs, the visualizer feed and, when asked, stored logs. */
   readonly redact?: readonly string[];
+  /** What the model sees of a result is cut to this many characters (with a marker); the caller gets it whole. */
+  readonly maxResultChars?: number;
   validateArgs(args: unknown): ArgValidation<TArgs>;
   execute(args: TArgs, context: ToolExecuteContext): TResult | Promise<TResult>;
 }
@@ -98,6 +100,12 @@ interface BaseOptions<TResult, TArgs> {
   needsApproval?: boolean | ((args: TArgs, context: ApprovalContext) => boolean);
   /** Argument names (keys at any depth) masked as "[redacted]" wherever forge-ts reports the call; the tool itself gets them unmasked. */
   redact?: readonly string[];
+  /**
+   * The result the model sees is cut to this many characters, with a marker stating the true
+   * size (overrides the runner's `maxResultChars`). The run's result, `toolEnd` events and the
+   * stored log keep it whole.
+   */
+  maxResultChars?: number;
 }
 
 /**
@@ -138,7 +146,10 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
   if (options.prerequisites !== undefined && !Array.isArray(options.prerequisites)) {
     throw new ToolDefinitionError(name, "prerequisites must be an array of tool names or { tool, args }");
   }
-  const { timeoutMs, needsApproval, redact } = options;
+  const { timeoutMs, needsApproval, redact, maxResultChars } = options;
+  if (maxResultChars !== undefined && !(typeof maxResultChars === "number" && Number.isSafeInteger(maxResultChars) && maxResultChars > 0)) {
+    throw new ToolDefinitionError(name, `maxResultChars must be a positive integer number of characters, got ${String(maxResultChars)}`);
+  }
   if (redact !== undefined && !(Array.isArray(redact) && redact.every((key) => typeof key === "string" && key !== ""))) {
     throw new ToolDefinitionError(name, "redact must be an array of argument names");
   }
@@ -207,6 +218,7 @@ export function defineTool(options: DefineToolOptions<ZodObjectLike, unknown>): 
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(needsApproval !== undefined && needsApproval !== false ? { needsApproval } : {}),
     ...(redact !== undefined && redact.length > 0 ? { redact: Object.freeze([...redact]) } : {}),
+    ...(maxResultChars !== undefined ? { maxResultChars } : {}),
   });
 }
 

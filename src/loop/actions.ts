@@ -186,10 +186,17 @@ export interface ToolOutcome {
   status: ToolResultStatus;
   content: string;
   result?: unknown;
+  /** The whole result text when `content` (what the model sees) was cut to `maxResultChars`. */
+  fullContent?: string;
 }
 
 /** A successful call; the service already reduced its result to JSON (`toolOutput`). */
-export const outcomeFromOutput = (output: ToolOutput): ToolOutcome => ({ status: "ok", content: output.content, result: output.result });
+export const outcomeFromOutput = (output: ToolOutput): ToolOutcome => ({
+  status: "ok",
+  content: output.content,
+  result: output.result,
+  ...(output.fullContent !== undefined ? { fullContent: output.fullContent } : {}),
+});
 
 /** ToolResolutionError is the tool author's "valid args, no data": fed back, not counted. */
 export function outcomeFromError(tool: string, error: unknown): ToolOutcome {

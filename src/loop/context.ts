@@ -109,6 +109,12 @@ export interface RunDefinition {
    * event; here so that whoever sees only the run's snapshots (an inspector) knows it too.
    */
   parent?: ParentLink;
+  /**
+   * Tool name → argument names its `redact` masks wherever the run is reported (the visualizer,
+   * `forge-ts runs show`, a stored log when asked). Kept in the run so a report needs no
+   * workflow module; absent when no tool redacts anything.
+   */
+  redact?: Record<string, string[]>;
 }
 
 export interface StepTracker {
@@ -167,6 +173,7 @@ export interface WorkflowInput {
   startedAt: number;
   compactAt: number | null;
   parent?: ParentLink;
+  redact?: Record<string, string[]>;
 }
 
 export function createInitialContext(input: WorkflowInput): WorkflowContext {
@@ -183,6 +190,7 @@ export function createInitialContext(input: WorkflowInput): WorkflowContext {
       startedAt: input.startedAt,
       compactAt: input.compactAt,
       ...(input.parent ? { parent: { runId: input.parent.runId, callId: input.parent.callId } } : {}),
+      ...(input.redact ? { redact: input.redact } : {}),
     },
     messages: input.messages,
     iteration: 0,

@@ -6,6 +6,7 @@
  */
 import { describeError, ToolResultError } from "../core/errors.js";
 import { jsonIssue } from "../core/messages.js";
+import { capResult } from "./result-cap.js";
 
 /** What the `executeTool` service reports for one successful call (plain JSON). */
 export interface ToolOutput {
@@ -13,6 +14,8 @@ export interface ToolOutput {
   content: string;
   /** Terminal tools only: the result's JSON form (what JSON.parse(JSON.stringify(result)) gives). */
   result?: unknown;
+  /** The whole text when `content` was cut to `maxResultChars` (src/loop/result-cap.ts): for the caller, never the model. */
+  fullContent?: string;
 }
 
 /**
@@ -51,4 +54,17 @@ export function toolOutput(tool: string, result: unknown, terminal: boolean): To
   const problem = jsonIssue(value);
   if (problem) throw new ToolResultError(tool, problem, terminal);
   return { content: json, result: value };
+}
+
+/**
+ * A tool output with what the model sees cut to `maxChars` (when given and exceeded); the
+ * whole text moves to `fullContent` and a terminal tool's `result` stays whole.
+ *
+ * @example
+ * capToolOutput({ content: "abcdef" }, 4); // { content: "abcd… [truncated 2 of 6 chars]", fullContent: "abcdef" }
+ */
+export function capToolOutput<T extends ToolOutput>(output: T, maxChars: number | undefined): T {
+  const capped = capResult(output.content, maxChars);
+  if (!capped.truncated) return output;
+  return { ...output, content: capped.content, fullContent: output.content };
 }

@@ -55,16 +55,23 @@ export type RunEvent =
    * A new run's machine input (history seed, budgets): where a replay starts. `parent`: the run
    * was started by a tool call of another run (`workflowTool`): that run and the call's id.
    */
-  | { type: "start"; input: WorkflowInput; parent?: ParentLink }
+  | { type: "start"; input: WorkflowInput; parent?: ParentLink; redacted?: true }
   /**
    * A fork's first event, instead of `start`: the run began as a copy of commit `from.seq` of
    * run `from.runId` (its state is this run's first commit; see src/runner/fork.ts).
    */
   | { type: "fork"; from: { runId: string; seq: number } }
-  /** `usage` and `now`: the run's token totals and clock once the answer was taken in. */
-  | { type: "response"; iteration: number; response: LLMResponse; usage: Usage; now: number }
-  /** `now`: when the tool finished (a replay's clock); absent for failed calls and older logs. */
-  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown; now?: number }
+  /**
+   * `usage` and `now`: the run's token totals and clock once the answer was taken in.
+   * `redacted` (here and on `start`): call arguments in it were masked (`redactStoredLogs`), so
+   * the log no longer re-drives the run (`replayRun` refuses it).
+   */
+  | { type: "response"; iteration: number; response: LLMResponse; usage: Usage; now: number; redacted?: true }
+  /**
+   * `now`: when the tool finished (a replay's clock); absent for failed calls and older logs.
+   * `content` is what the model saw; `fullContent` the whole text when that was cut (`maxResultChars`).
+   */
+  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown; fullContent?: string; now?: number }
   /**
    * A tool call's outcome, written ahead: durable before the machine takes it in. On resume, a
    * call whose outcome is recorded under its idempotency key is answered from here, never re-run.

@@ -16,6 +16,7 @@ import { InvalidArgumentError, StoreError } from "../core/errors.js";
 import type { HumanDecisionEvent } from "../loop/human.js";
 import { diffJson } from "../persistence/json-delta.js";
 import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
+import { redactContext, redactRunEvent, type RedactionMap } from "../telemetry/redact-run.js";
 import { latestRun, statusOfState, type Commit, type RunEvent, type RunLease, type RunStatus, type RunStore } from "../persistence/run-store.js";
 
 /** What a run on a runner with a store holds while it runs. */
@@ -90,8 +91,11 @@ export class CheckpointWriter {
   #scheduled = false;
   #failure: StoreError | undefined;
   #onFailure: ((error: StoreError) => void) | undefined;
+  /** Set with `redactStoredLogs`: the reported copies of call arguments are masked before they are written. */
+  readonly #redact: RedactionMap | undefined;
 
-  constructor(store: RunStore, lease: RunLease, meta: CheckpointMeta, now: () => number) {
+  constructor(store: RunStore, lease: RunLease, meta: CheckpointMeta, now: () => number, options: { redact?: RedactionMap | undefined } = {}) {
+    this.#redact = options.redact;
     this.#store = store;
     this.#lease = lease;
     this.#meta = meta;
@@ -118,13 +122,24 @@ export class CheckpointWriter {
   }
 
   record(event: RunEvent): void {
-    this.#events.push(event);
+    this.#events.push(this.#masked(event));
     this.#schedule();
   }
 
   save(snapshot: PersistedRun, state: string): void {
-    this.#queued = { snapshot: dehydrate(snapshot), state };
+    const whole = dehydrate(snapshot);
+    // Only copies no resume reads back are masked (see src/telemetry/redact-run.ts): the history,
+    // calls in flight and steps stay real, so the run resumes exactly as it would have gone on.
+    const stored = this.#redact ? { ...whole, context: redactContext(whole.context, this.#redact, "stored") } : whole;
+    this.#queued = { snapshot: stored, state };
     this.#schedule();
+  }
+
+  /** An event as the store gets it: masked when asked, and marked when that changed it (a replay then refuses the log). */
+  #masked(event: RunEvent): RunEvent {
+    if (!this.#redact || (event.type !== "start" && event.type !== "response")) return event;
+    const masked = redactRunEvent(event, this.#redact, "stored");
+    return JSON.stringify(masked) === JSON.stringify(event) ? event : { ...masked, redacted: true };
   }
 
   /** A tool's outcome, durable when this resolves (before the machine takes the outcome in). */

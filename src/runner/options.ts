@@ -14,6 +14,7 @@ import { MAX_TIMER_MS } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";
 import type { WorkflowContext } from "../loop/context.js";
 import type { HumanDecision, HumanRequest } from "../loop/human.js";
+import { maxResultCharsProblem } from "../loop/result-cap.js";
 import type { PersistedRun } from "../persistence/snapshot.js";
 import { isRunId, type ParentLink, type RunStore } from "../persistence/run-store.js";
 
@@ -45,6 +46,12 @@ export interface WorkflowRunnerOptions {
   maxWallClockMs?: number;
   /** Deadline in ms for one tool call when the tool sets no `timeoutMs`; past it the call fails as a tool error. */
   toolTimeoutMs?: number;
+  /**
+   * What the model sees of a tool result, in characters, when the tool sets no `maxResultChars`:
+   * longer results are cut with a marker stating the true size. The run's result and `toolEnd`
+   * events keep the whole text.
+   */
+  maxResultChars?: number;
   /**
    * Answers the run's requests for a person in-process (like the Claude Agent SDK's
    * `canUseTool`): called once per pending approval or question; its decision is recorded in
@@ -91,6 +98,14 @@ export interface WorkflowRunnerOptions {
    * messages, (redacted) tool arguments and results on spans.
    */
   telemetry?: TelemetryOptions;
+  /**
+   * Mask the arguments named by the tools' `redact` in the store's reported copies: the event
+   * log's model responses and seed messages, and the checkpoint's `lastResponse` and
+   * `terminal.args`. The state a resume continues from (the model's history, calls in flight,
+   * steps and loop-break counts) keeps the real values, so runs still resume; a run whose log
+   * was masked cannot be replayed (`replayRun` throws RunNotReplayableError). Default false.
+   */
+  redactStoredLogs?: boolean;
 }
 
 export interface RunOptions {
@@ -160,7 +175,7 @@ export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
   if (inspect !== undefined && typeof inspect !== "function" && !(isPlainObjectLike(inspect) && typeof inspect.next === "function")) {
     throw new InvalidArgumentError("inspect", "expected a function or an observer with a next(event) method");
   }
-  for (const key of ["stream", "rescueEnabled", "stepEnforcement"] as const) {
+  for (const key of ["stream", "rescueEnabled", "stepEnforcement", "redactStoredLogs"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "boolean") {
       throw new InvalidArgumentError(key, `expected a boolean, got ${previewValue(options[key])}`);
     }
@@ -183,14 +198,21 @@ export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
       throw new InvalidArgumentError(key, "expected a positive number");
     }
   }
+  const store: unknown = options.store;
   const toolTimeout: unknown = options.toolTimeoutMs;
   if (toolTimeout !== undefined && !(typeof toolTimeout === "number" && toolTimeout > 0 && toolTimeout <= MAX_TIMER_MS)) {
     throw new InvalidArgumentError("toolTimeoutMs", `expected a number of milliseconds in (0, ${MAX_TIMER_MS}], got ${previewValue(toolTimeout)}`);
   }
+  if (options.redactStoredLogs && store === undefined) {
+    throw new InvalidArgumentError("redactStoredLogs", "masks what the runner writes to its store: give a store too (new WorkflowRunner({ ..., store }))");
+  }
+  if (options.maxResultChars !== undefined) {
+    const problem = maxResultCharsProblem(options.maxResultChars);
+    if (problem) throw new InvalidArgumentError("maxResultChars", problem);
+  }
   if (options.maxToolCallsPerResponse !== undefined && nonNegativeInt("maxToolCallsPerResponse", options.maxToolCallsPerResponse) === 0) {
     throw new InvalidArgumentError("maxToolCallsPerResponse", "must be at least 1");
   }
-  const store: unknown = options.store;
   if (store !== undefined) {
     const methods = ["commit", "latest", "events", "listRuns", "listSessions", "history", "lock", "deleteRun"];
     const missing = methods.filter((m) => !isPlainObjectLike(store) || typeof store[m] !== "function");

@@ -14,7 +14,7 @@ import { createActor, type InspectionEvent } from "xstate";
 import type { CompactOutput, ExecuteToolOutput, InferOutput } from "../../machines/workflow.machine.js";
 import { ContextManager } from "../context/context-manager.js";
 import { NoCompact } from "../context/no-compact.js";
-import { reviveError, StoreError } from "../core/errors.js";
+import { reviveError, RunNotReplayableError, StoreError } from "../core/errors.js";
 import type { Usage } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import type { Workflow } from "../core/workflow.js";
@@ -63,6 +63,13 @@ export async function replayRun(store: RunStore, runId: string, workflow: Workfl
   const events = await store.events(runId);
   const start = events.find((e): e is Extract<RunEvent, { type: "start" }> => e.type === "start");
   if (!start) throw new StoreError(`run ${runId} has no start event to replay from (runs recorded before event logs had one, or not by run())`, runId, "events");
+  // Masked arguments would be validated, matched and counted as other calls than the run made:
+  // the replay would diverge without saying so. Refuse instead.
+  const masked = events.find((e) => (e.type === "start" || e.type === "response") && e.redacted === true);
+  if (masked) {
+    const where = masked.type === "response" ? `the model response of iteration ${masked.iteration}` : "its seed messages";
+    throw new RunNotReplayableError(runId, `${where} had tool-call arguments masked when stored (redactStoredLogs); resume the run instead, or run it without redactStoredLogs to keep it replayable`);
+  }
   const responses = new Map<number, ResponseEvent>();
   const tools = new Map<string, ToolEndEvent>();
   const decisions = new Map<string, DecisionEvent>();
@@ -99,7 +106,8 @@ export async function replayRun(store: RunStore, runId: string, workflow: Workfl
       }
       if (recorded.status === "ok") {
         if (recorded.now !== undefined) clock = recorded.now;
-        return { content: recorded.content, ...("result" in recorded ? { result: recorded.result } : {}), now: clock };
+        const whole = recorded.fullContent !== undefined ? { fullContent: recorded.fullContent } : {};
+        return { content: recorded.content, ...("result" in recorded ? { result: recorded.result } : {}), ...whole, now: clock };
       }
       throw new RecordedToolError(recorded.status === "resolution" ? "resolution" : "error", recorded.content);
     },

@@ -13,6 +13,7 @@ import { DEFAULT_MAX_TOOL_REPEAT } from "../guardrails/loop-break.js";
 import { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, restoredContext, type WorkflowContext, type WorkflowInput } from "../loop/context.js";
 import { assertRestorable, hydrate, type PersistedRun } from "../persistence/snapshot.js";
 import { boundServices } from "../services.js";
+import { mergeRedactionMaps, redactionMapIn, redactionMapOf, type RedactionMap } from "../telemetry/redact-run.js";
 import type { RunOptions, WorkflowRunnerOptions } from "./options.js";
 
 /** The statechart with a workflow's tools and the bound services, built once per workflow. */
@@ -64,7 +65,14 @@ export function runInput(
     startedAt: now,
     compactAt: o.contextManager.chars4Trigger,
     ...(options.parent ? { parent: { runId: options.parent.runId, callId: options.parent.callId } } : {}),
+    ...redactionOf(workflow.tools, undefined),
   };
+}
+
+/** The run's redaction map: its workflow's, plus what the run already masked (a resume never unmasks). */
+function redactionOf(tools: Workflow["tools"], carried: RedactionMap | undefined): { redact?: Record<string, string[]> } {
+  const map = mergeRedactionMaps(carried, redactionMapOf(tools));
+  return map ? { redact: Object.fromEntries(Object.entries(map).map(([tool, keys]) => [tool, [...keys]])) } : {};
 }
 
 function systemPrompt(workflow: Workflow, vars: Record<string, string> | undefined): string {
@@ -86,7 +94,8 @@ export function restorableRun(
   contextManager: ContextManager,
 ): { persisted: Snapshot<unknown>; input: WorkflowInput } {
   const run = hydrate(assertRestorable(snapshot, workflow));
-  const ctx = restoredContext(run.context, contextManager.chars4Trigger);
+  const restoredCtx = restoredContext(run.context, contextManager.chars4Trigger);
+  const ctx = { ...restoredCtx, run: { ...restoredCtx.run, ...redactionOf(workflow.tools, redactionMapIn(restoredCtx)) } };
   const children = run.children && Object.fromEntries(Object.entries(run.children).map(([id, child]) => [id, withTokens(child, run.context.messages, ctx)]));
   const restored: PersistedRun = { ...run, context: ctx, ...(children ? { children } : {}) };
   // XState ignores `input` when a snapshot is given; the context's own copy keeps types honest.
@@ -103,6 +112,7 @@ export function restorableRun(
     startedAt: ctx.run.startedAt,
     compactAt: ctx.run.compactAt,
     ...(ctx.run.parent ? { parent: ctx.run.parent } : {}),
+    ...(ctx.run.redact ? { redact: ctx.run.redact } : {}),
   };
   // Shape was checked by assertRestorable; XState's snapshot type is opaque here.
   return { persisted: restored as unknown as Snapshot<unknown>, input };
