@@ -131,6 +131,7 @@ function allTransitions(node: AnyStateNode): AnyTransitionDefinition[] {
 }
 
 describe("workflow statechart path coverage", () => {
+  // CPU-bound path generation (about 5 s on a quiet core): the suite-wide 20 s is too tight on a loaded 2-core machine.
   it("generated paths reach every state and every transition", () => {
     const takenTransitions = new Set<AnyTransitionDefinition>();
     const reachedStates = new Set<string>();
@@ -171,6 +172,5 @@ describe("workflow statechart path coverage", () => {
       .filter((t) => !takenTransitions.has(t))
       .map((t) => `${t.source.id} --${t.eventType}--> ${(t.target ?? []).map((x: AnyStateNode) => x.id).join(",")}`);
     expect(missing).toEqual([]);
-  // CPU-bound path generation (about 5 s on a quiet core): the suite-wide 20 s is too tight on a loaded 2-core machine.
   }, 90_000);
 });
