@@ -15,7 +15,7 @@ import {
   toAnthropicTools,
   type AnthropicToolChoice,
 } from "./anthropic-convert.js";
-import { anthropicParams } from "./request-overrides.js";
+import { anthropicParams, authHeaders } from "./request-overrides.js";
 import { trackedStream } from "./stream-retry.js";
 import { decodeToolArguments } from "./tool-args.js";
 
@@ -267,10 +267,12 @@ export class AnthropicClient implements LLMClient {
   }
 }
 
-/** Per-request SDK options: the signal, and a caller's own key when the proxy forwards it. */
+/** Per-request SDK options: the signal, trace-context headers, and a caller's own key when the proxy forwards it. */
 function requestOptions(options: SendOptions): Anthropic.RequestOptions {
   const apiKey = options.request?.apiKey;
-  return apiKey === undefined ? { signal: options.signal } : { signal: options.signal, headers: { "x-api-key": apiKey, authorization: null } };
+  const extra = authHeaders(undefined, options.request?.headers === undefined ? undefined : { headers: options.request.headers }) ?? {};
+  if (apiKey === undefined) return Object.keys(extra).length === 0 ? { signal: options.signal } : { signal: options.signal, headers: extra };
+  return { signal: options.signal, headers: { ...extra, "x-api-key": apiKey, authorization: null } };
 }
 
 function usageOf(usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): Usage {

@@ -113,13 +113,24 @@ export function anthropicParams<P extends { model: string; max_tokens: number; t
 }
 
 /**
- * Headers for one request: the caller's credential, when it brings one, replaces the client's
- * `Authorization`.
+ * Headers for one request: the request's extra headers (trace context) under the client's own,
+ * and the caller's credential, when it brings one, in place of the client's `Authorization`.
+ *
+ * @example
+ * authHeaders({ authorization: "Bearer k" }, { headers: { traceparent: "00-…-01" } })
+ * // → { traceparent: "00-…-01", authorization: "Bearer k" }
  */
 export function authHeaders(headers: Record<string, string> | undefined, overrides: RequestOverrides | undefined): Record<string, string> | undefined {
-  if (overrides?.apiKey === undefined) return headers;
+  if (overrides?.apiKey === undefined && overrides?.headers === undefined) return headers;
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) if (name.toLowerCase() !== "authorization") out[name] = value;
-  out.authorization = `Bearer ${overrides.apiKey}`;
+  // Extra headers first, so a client's own header of the same name wins; never a credential.
+  for (const [name, value] of Object.entries(overrides.headers ?? {})) if (!CREDENTIAL_HEADERS.has(name.toLowerCase())) out[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (overrides.apiKey !== undefined && name.toLowerCase() === "authorization") continue;
+    out[name] = value;
+  }
+  if (overrides.apiKey !== undefined) out.authorization = `Bearer ${overrides.apiKey}`;
   return out;
 }
+
+const CREDENTIAL_HEADERS = new Set(["authorization", "x-api-key", "proxy-authorization", "cookie"]);

@@ -29,6 +29,8 @@ export type LLMResponse =
       usage?: Usage;
       /** The calls were recovered from text by the client. */
       rescued?: true;
+      /** The format family they were recovered from (`hermes`, `pythonic`, ...; see rescueFormat). */
+      rescueFormat?: string;
     }
   | { type: "text"; content: string; reasoning?: string; usage?: Usage };
 
@@ -69,6 +71,11 @@ export interface RequestOverrides {
   body?: Record<string, unknown>;
   /** The caller's own backend credential, replacing the client's (proxy `--forward-auth`). */
   apiKey?: string;
+  /**
+   * Extra HTTP headers for this request only: the proxy sends W3C trace context (`traceparent`,
+   * `tracestate`) this way. They never replace the client's own headers or its credential.
+   */
+  headers?: Record<string, string>;
 }
 
 export interface SendOptions {

@@ -29,6 +29,13 @@ const PARSERS: readonly FamilyParser[] = [
   parsePythonic, parseFencedJson, parseEmbeddedJson,
 ];
 
+/** Each parser's format family (same order as PARSERS): the `format` metrics and traces report. */
+const FAMILIES: readonly string[] = [
+  "hermes", "qwen_coder", "invoke_xml", "gemma", "mistral", "rehearsal", "llama_python_tag",
+  "granite", "phi_functools", "deepseek", "kimi", "harmony", "functionary", "command_r",
+  "pythonic", "fenced_json", "embedded_json",
+];
+
 /**
  * Non-overlapping call regions of `text`, in source order, before the availableTools filter.
  * Reasoning is NOT split off here (rescueToolCall does that).
@@ -37,17 +44,35 @@ const PARSERS: readonly FamilyParser[] = [
  * findCallSpans('x <tool_call>{"name":"a","arguments":{}}</tool_call>'); // [{ start: 2, end: 52, calls: [{ tool: "a", args: {} }] }]
  */
 export function findCallSpans(text: string, tools?: ReadonlySet<string>): CallSpan[] {
+  return rankedSpans(text, tools).map((r) => r.span);
+}
+
+function rankedSpans(text: string, tools?: ReadonlySet<string>): { span: CallSpan; rank: number }[] {
   const ctx = scanContext(text, tools);
   const all = PARSERS.flatMap((parse, rank) => parse(ctx).map((span) => ({ span, rank })));
   all.sort((a, b) => a.span.start - b.span.start || b.span.end - a.span.end || a.rank - b.rank);
-  const kept: CallSpan[] = [];
+  const kept: { span: CallSpan; rank: number }[] = [];
   let claimedTo = 0;
-  for (const { span } of all) {
-    if (span.start < claimedTo) continue;
-    kept.push(span);
-    claimedTo = span.end;
+  for (const ranked of all) {
+    if (ranked.span.start < claimedTo) continue;
+    kept.push(ranked);
+    claimedTo = ranked.span.end;
   }
   return kept;
+}
+
+/**
+ * The format family of the first call the rescuer finds in `text` (one of a fixed set, so it
+ * is a bounded metric label), or undefined when it finds none.
+ *
+ * @example
+ * rescueFormat('<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>', ["get_weather"]); // "hermes"
+ */
+export function rescueFormat(text: string, availableTools: readonly string[]): string | undefined {
+  const tools = checkInputs(text, availableTools);
+  const { content } = splitReasoning(text);
+  const first = rankedSpans(content, tools).find((r) => r.span.calls.length > 0);
+  return first === undefined ? undefined : FAMILIES[first.rank];
 }
 
 /**
@@ -73,7 +98,7 @@ export function rescueToolCall(text: string, availableTools: readonly string[], 
  *
  * @example
  * extractToolCalls("<think>need weather</think>Checking.\n[get_weather(city=\"Oslo\")]", ["get_weather"]);
- * // → { toolCalls: [{ tool: "get_weather", args: { city: "Oslo" } }], content: "Checking.", reasoning: "need weather" }
+ * // → { toolCalls: [{ tool: "get_weather", args: { city: "Oslo" } }], content: "Checking.", reasoning: "need weather", format: "pythonic" }
  * extractToolCalls('{"name": "get_wether", "arguments": {}}', ["get_weather"], undefined, { attempted: true }).toolCalls;
  * // → [{ tool: "get_wether", args: {} }]
  */
@@ -82,21 +107,27 @@ export function extractToolCalls(
   availableTools: readonly string[],
   schemas?: ToolSchemas,
   options: { attempted?: boolean } = {},
-): { toolCalls: ToolCall[]; content: string; reasoning?: string } {
+): { toolCalls: ToolCall[]; content: string; reasoning?: string; format?: string } {
   const tools = checkInputs(text, availableTools);
   const { content: visible, reasoning } = splitReasoning(text);
   const toolCalls: ToolCall[] = [];
   let content = "";
   let pos = 0;
-  for (const span of findCallSpans(visible, tools)) {
+  let format: string | undefined;
+  for (const { span, rank } of rankedSpans(visible, tools)) {
     const calls = options.attempted === true ? span.calls : span.calls.filter((c) => tools.has(c.tool));
     if (calls.length === 0) continue;
+    format ??= FAMILIES[rank];
     toolCalls.push(...calls.map((c) => typeTextArgs(c, schemas)));
     content += visible.slice(pos, span.start);
     pos = span.end;
   }
   content = cleanContent(content + visible.slice(pos));
-  return reasoning === undefined ? { toolCalls, content } : { toolCalls, content, reasoning };
+  const out: { toolCalls: ToolCall[]; content: string; reasoning?: string; format?: string } = { toolCalls, content };
+  if (reasoning !== undefined) out.reasoning = reasoning;
+  // The family of the first call found: what metrics and traces count a rescue under.
+  if (format !== undefined) out.format = format;
+  return out;
 }
 
 // Framing tokens that are never meant for a reader: section wrappers (DeepSeek's in the distill
