@@ -33,6 +33,8 @@ import { recordDecision, type DecisionInput, type DecisionReceipt } from "./runn
 import type { HumanDecisionEvent, HumanRequest } from "./loop/human.js";
 import { forkRun, type ForkOptions, type ForkResult } from "./runner/fork.js";
 import { runChildWorkflow } from "./runner/child-run.js";
+import { clientName } from "./core/response-contract.js";
+import { countTakeover, startRunLeg, type RunLegOutcome } from "./telemetry/run-metrics.js";
 
 export type { RunOptions, WorkflowRunnerOptions } from "./runner/options.js";
 
@@ -200,6 +202,7 @@ export class WorkflowRunner {
     const input = runInput(this.options, workflow, userMessage, { ...options, ...(from ? { from } : {}) }, startedAt);
     if (!store) return { input, record: undefined };
     const lease = await store.lock(input.runId);
+    if (this.options.metrics) countTakeover(this.options.metrics, clientName(store), lease);
     const existing = await store.latest(input.runId).catch(async (error: unknown) => {
       await lease.release();
       throw error;
@@ -222,6 +225,7 @@ export class WorkflowRunner {
     if (typeof from === "string") {
       if (!store) throw new InvalidArgumentError("runId", "resuming a run by id needs a runner with a store (new WorkflowRunner({ ..., store }))");
       const lease = await store.lock(from);
+      if (this.options.metrics) countTakeover(this.options.metrics, clientName(store), lease);
       try {
         const last = await store.latest(from);
         if (!last) throw new StoreError(`the store has no run ${from}`, from, "store");
@@ -253,6 +257,7 @@ export class WorkflowRunner {
       // A snapshot object resumed on a runner with a store: recorded under its own run id.
       const runId = restorable.input.runId;
       const lease = await store.lock(runId);
+      if (this.options.metrics) countTakeover(this.options.metrics, clientName(store), lease);
       const previous = await store.latest(runId).catch(async (error: unknown) => {
         await lease.release();
         throw error;
@@ -362,9 +367,14 @@ export class WorkflowRunner {
     });
     const runId = actor.getSnapshot().context.run.id;
     const flush = typeof inspect === "object" && typeof inspect.flush === "function" ? () => inspect.flush!() : undefined;
+    const endLeg = this.options.metrics ? startRunLeg(this.options.metrics, { workflow: workflow.name, client: this.options.client }) : undefined;
+    let outcome: RunLegOutcome | undefined;
     try {
-      return { runId, ...(await this.#session.drive(this.#servicesFor(workflow), signal)) };
+      const driven = await this.#session.drive(this.#servicesFor(workflow), signal);
+      outcome = driven.kind === "done" ? "done" : "waiting";
+      return { runId, ...driven };
     } finally {
+      endLeg?.(outcome ?? this.#session.stats?.outcome ?? "failed", this.#session.stats);
       // A run that ended while a tool ran a child run (cancelled, stopped, failed) aborted that
       // call's signal: the child is cancelled and durable as such before this run settles.
       if (this.#children.size > 0) await Promise.allSettled([...this.#children]);

@@ -74,7 +74,7 @@ describe("GET /metrics on the proxy", () => {
     expect(s.value("forge_tokens_total", { surface: "proxy", direction: "input", ...at })).toBe(11 * calls);
     expect(s.value("forge_tokens_total", { surface: "proxy", direction: "output", ...at })).toBe(7 * calls);
     // Every request that reached a backend has its added latency observed, once.
-    expect(s.count("forge_proxy_added_latency_seconds")).toBe(6);
+    expect(s.count("forge_proxy_added_latency_seconds", at)).toBe(6);
     // A proxy made without a metric set does not install Node's process collectors.
     expect(s.families.some((f) => f.name.startsWith("forge_process_"))).toBe(false);
   });

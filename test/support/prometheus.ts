@@ -9,10 +9,10 @@ export interface Scrape {
   /** Sum of a counter's or gauge's samples whose labels include `labels` (0 when none match). */
   value(name: string, labels?: Record<string, string>): number;
   /**
-   * A histogram's observation count (its +Inf bucket) summed over every label set: the parser
-   * keeps a histogram's buckets but not its labels.
+   * A histogram's observation count (its `_count` samples) whose labels include `labels`. Read
+   * from the text directly: the parser merges a histogram's label sets into one.
    */
-  count(name: string): number;
+  count(name: string, labels?: Record<string, string>): number;
   /** Every distinct value one label takes in a family. */
   labelValues(name: string, label: string): string[];
 }
@@ -34,7 +34,23 @@ export function readScrape(text: string): Scrape {
   return {
     families,
     value: (name, labels = {}) => samples(name, labels).reduce((sum, m) => sum + Number(m.value), 0),
-    count: (name) => samples(name, {}).reduce((sum, m) => sum + Number(m.buckets?.["+Inf"] ?? 0), 0),
+    count: (name, labels = {}) =>
+      countSamples(text, name)
+        .filter((c) => Object.entries(labels).every(([k, v]) => c.labels[k] === v))
+        .reduce((sum, c) => sum + c.value, 0),
     labelValues: (name, label) => [...new Set(samples(name, {}).flatMap((m) => (m.labels?.[label] === undefined ? [] : [m.labels[label]!])))].sort(),
   };
+}
+
+/** The `<name>_count` lines of a histogram with their labels. */
+function countSamples(text: string, name: string): { labels: Record<string, string>; value: number }[] {
+  const out: { labels: Record<string, string>; value: number }[] = [];
+  for (const line of text.split("\n")) {
+    const match = /^(\w+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== `${name}_count`) continue;
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of (match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!;
+    out.push({ labels, value: Number(match[3]) });
+  }
+  return out;
 }
