@@ -86,6 +86,16 @@ describe("authHeaders", () => {
     const mine = { authorization: "Bearer mine" };
     expect(authHeaders(mine, {})).toBe(mine);
   });
+
+  it("adds a request's extra headers (trace context) under the client's own, never a credential", () => {
+    const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    expect(authHeaders({ authorization: "Bearer mine", "x-gateway": "lab" }, { headers: { traceparent: tp, "X-Gateway": "theirs", Authorization: "Bearer sneaky" } })).toEqual({
+      traceparent: tp,
+      "x-gateway": "lab",
+      authorization: "Bearer mine",
+    });
+    expect(authHeaders(undefined, { headers: { traceparent: tp }, apiKey: "k" })).toEqual({ traceparent: tp, authorization: "Bearer k" });
+  });
 });
 
 describe("clients send the overrides on the wire", () => {
@@ -140,9 +150,11 @@ describe("clients send the overrides on the wire", () => {
       }),
     );
     const client = new AnthropicClient({ model: "claude-test", apiKey: "operator", baseURL: s.url, timeoutMs: 5_000 });
-    await client.send(MESSAGES, TOOLS, { request: { ...CALLER, apiKey: "caller" } });
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    await client.send(MESSAGES, TOOLS, { request: { ...CALLER, apiKey: "caller", headers: { traceparent } } });
     const r = s.requests[0]!;
     expect(r.headers["x-api-key"]).toBe("caller");
+    expect(r.headers.traceparent).toBe(traceparent);
     expect(r.body).toMatchObject({ model: "caller-model", max_tokens: 64, temperature: 0.1, stop_sequences: ["END"], tool_choice: { type: "any" } });
     expect(r.body.seed).toBeUndefined();
   });
