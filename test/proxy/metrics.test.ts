@@ -79,12 +79,24 @@ describe("GET /metrics on the proxy", () => {
     expect(s.families.some((f) => f.name.startsWith("forge_process_"))).toBe(false);
   });
 
+  it("counts streamed requests once their stream ends, live or judged", async () => {
+    const rig = await proxyRig([{ content: "Hello there." }, { content: hermes("get_weather", { city: "Oslo" }) }]);
+    expect((await post(rig.url, "/v1/chat/completions", { model: "qwen3:8b", stream: true, messages: [{ role: "user", content: "hi" }] })).status).toBe(200);
+    expect((await post(rig.url, "/v1/chat/completions", chat({ stream: true }))).status).toBe(200);
+    const s = await scrape(`${rig.url}/metrics`);
+    expect(s.value("forge_proxy_requests_total", { api: "openai", outcome: "ok", backend: "backend", model: "qwen3:8b" })).toBe(2);
+    expect(s.value("forge_rescues_total", { format: "hermes" })).toBe(1);
+    expect(s.value("forge_tokens_total", { direction: "output" })).toBe(14);
+  });
+
   it("sits behind --api-key like every route but /health", async () => {
     const rig = await proxyRig([{ toolCalls: [oslo] }], { proxy: { apiKey: "sekret" } });
     expect((await fetch(`${rig.url}/metrics`)).status).toBe(401);
     expect((await post(rig.url, "/v1/chat/completions", chat(), { authorization: "Bearer sekret" })).status).toBe(200);
+    expect((await post(rig.url, "/v1/chat/completions", chat())).status).toBe(401);
     const s = await scrape(`${rig.url}/metrics`, { authorization: "Bearer sekret" });
     expect(s.value("forge_proxy_requests_total", { outcome: "ok" })).toBe(1);
+    expect(s.value("forge_proxy_requests_total", { outcome: "rejected", backend: "none", model: "unknown" })).toBe(1);
   });
 
   it("bounds the model label: names past the limit are counted as other", async () => {
