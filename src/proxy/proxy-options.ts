@@ -52,7 +52,12 @@ export interface ProxyOptions extends Partial<Omit<ProxyGuardrailOptions, "polic
 
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
 
-/** The options, checked, with their defaults. */
+/**
+ * The options, checked, with their defaults.
+ *
+ * @example
+ * checkOptions({ client, maxRetries: 2 }).guardrails.maxRetries; // 2
+ */
 export function checkOptions(o: ProxyOptions) {
   if (typeof o !== "object" || o === null) throw new InvalidArgumentError("options", "createProxy needs an options object");
   if ((o.client === undefined) === (o.config === undefined)) {

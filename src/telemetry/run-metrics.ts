@@ -64,7 +64,12 @@ function recordRunStats(metrics: ForgeMetrics, stats: RunStats, client: LLMClien
   if (budget !== undefined) metrics.budgetsExhausted.inc({ surface: "runner", kind: budget });
 }
 
-/** Which budget a failed run's error says ran out, if any. */
+/**
+ * Which budget a failed run's error says ran out, if any.
+ *
+ * @example
+ * budgetKind({ name: "ToolCallError", code: "FORGE_TOOL_CALL", message: "..." }); // "retries"
+ */
 export function budgetKind(error: RunStats["error"]): string | undefined {
   if (error === undefined) return undefined;
   // BudgetExhaustedError names its budget in its message: "Run budget exhausted (token_budget): ...".
