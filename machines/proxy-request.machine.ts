@@ -11,8 +11,10 @@
  *
  * Wiring only: guards and actions are pure functions from src/proxy/request-context.ts; the
  * `infer` service is supplied once per proxy by src/proxy/request-run.ts via `provide`.
+ * Guardrail interventions (a rescue, a nudge, a spent budget) are emitted as `guardrail.*`
+ * events (src/proxy/guardrail-events.ts) for the request's spans and metrics.
  */
-import { and, assign, fromPromise, setup } from "xstate";
+import { and, assign, emit, enqueueActions, fromPromise, setup } from "xstate";
 import type { LLMResponse } from "../src/core/llm.js";
 import type { ToolSpec } from "../src/core/tool.js";
 import {
@@ -31,6 +33,7 @@ import {
   type ProxyInput,
 } from "../src/proxy/request-context.js";
 import { errorRecord } from "../src/proxy/http-error.js";
+import { exhaustedEvent, nudgeEvent, rescueEvent, type ProxyGuardrailEvent } from "../src/proxy/guardrail-events.js";
 
 export interface ProxyInferInput {
   requestId: string;
@@ -46,6 +49,7 @@ export const proxyRequestMachine = setup({
     context: {} as ProxyContext & { cancelReason?: string },
     input: {} as ProxyInput,
     events: {} as ProxyEvent,
+    emitted: {} as ProxyGuardrailEvent,
   },
   actors: {
     // Supplied per request (client, signal, live deltas); this default only names the contract.
@@ -71,6 +75,13 @@ export const proxyRequestMachine = setup({
     recordPolicyFailure: assign(({ context }) => recordPolicyFailure(context)),
     recordFailure: assign((_, params: { error: unknown }) => ({ error: errorRecord(params.error) })),
     recordCancel: assign((_, params: { reason: string }) => ({ cancelReason: params.reason })),
+    // Guardrail interventions, for the proxy's spans and metrics (guardrail-events.ts).
+    reportRescue: enqueueActions(({ context, enqueue }) => {
+      const event = rescueEvent(context);
+      if (event) enqueue.emit(event);
+    }),
+    reportNudge: emit(({ context }) => nudgeEvent(context)),
+    reportExhausted: emit(({ context }) => exhaustedEvent(context)),
   },
 }).createMachine({
   id: "proxyRequest",
@@ -90,7 +101,7 @@ export const proxyRequestMachine = setup({
       },
     },
     validating: {
-      entry: "assess",
+      entry: ["assess", "reportRescue"],
       always: [
         { guard: "isRetry", target: "rejecting" },
         { guard: "hasPolicyOnCalls", target: "enforcingPolicy" },
@@ -108,9 +119,9 @@ export const proxyRequestMachine = setup({
     },
     rejecting: {
       always: [
-        { guard: and(["isBudgetSpent", "isPolicyBlock"]), target: "failed", actions: "recordPolicyFailure" },
-        { guard: "isBudgetSpent", target: "exhausted", actions: "recordExhausted" },
-        { target: "inferring", actions: "recordRetry" },
+        { guard: and(["isBudgetSpent", "isPolicyBlock"]), target: "failed", actions: ["reportExhausted", "recordPolicyFailure"] },
+        { guard: "isBudgetSpent", target: "exhausted", actions: ["reportExhausted", "recordExhausted"] },
+        { target: "inferring", actions: ["reportNudge", "recordRetry"] },
       ],
     },
     responding: { type: "final" },

@@ -48,3 +48,6 @@ export {
 } from "../machines/workflow.machine.js";
 export * from "./proxy/index.js";
 export { proxyRequestMachine } from "../machines/proxy-request.machine.js";
+// Prometheus metrics: the one metric set every surface counts in, and an endpoint for processes without a server.
+export { createForgeMetrics, metricsResponse, labelBounder, type ForgeMetrics, type ForgeMetricsOptions } from "./telemetry/metrics.js";
+export { serveMetrics, type MetricsEndpoint, type ServeMetricsOptions } from "./telemetry/serve-metrics.js";

@@ -9,7 +9,7 @@
  */
 import { context as otelContext, type Context } from "@opentelemetry/api";
 import { createActor, type InspectionEvent } from "xstate";
-import { InvalidArgumentError, RunWaitingError, StoreError, WorkflowCancelledError } from "./core/errors.js";
+import { ForgeError, InvalidArgumentError, RunWaitingError, StoreError } from "./core/errors.js";
 import { stateName } from "./loop/state-name.js";
 import { RunTrace } from "./telemetry/run-trace.js";
 import { spanRefIn, withoutSpanRef, type SpanRef } from "./telemetry/span-ref.js";
@@ -39,6 +39,8 @@ import type { HumanDecisionEvent, HumanRequest } from "./loop/human.js";
 import { forkRun, type ForkOptions, type ForkResult } from "./runner/fork.js";
 import { runChildWorkflow } from "./runner/child-run.js";
 import { redactionMapOf, type RedactionMap } from "./telemetry/redact-run.js";
+import { clientName } from "./core/response-contract.js";
+import { countTakeover, startRunLeg, type RunLegOutcome } from "./telemetry/run-metrics.js";
 
 export type { RunOptions, WorkflowRunnerOptions } from "./runner/options.js";
 
@@ -208,6 +210,7 @@ export class WorkflowRunner {
     const input = runInput(this.options, workflow, userMessage, { ...options, ...(from ? { from } : {}) }, startedAt);
     if (!store) return { input, record: undefined };
     const lease = await store.lock(input.runId);
+    if (this.options.metrics) countTakeover(this.options.metrics, clientName(store), lease);
     const existing = await store.latest(input.runId).catch(async (error: unknown) => {
       await lease.release();
       throw error;
@@ -230,6 +233,7 @@ export class WorkflowRunner {
     if (typeof from === "string") {
       if (!store) throw new InvalidArgumentError("runId", "resuming a run by id needs a runner with a store (new WorkflowRunner({ ..., store }))");
       const lease = await store.lock(from);
+      if (this.options.metrics) countTakeover(this.options.metrics, clientName(store), lease);
       try {
         const last = await store.latest(from);
         if (!last) throw new StoreError(`the store has no run ${from}`, from, "store");
@@ -261,6 +265,7 @@ export class WorkflowRunner {
       // A snapshot object resumed on a runner with a store: recorded under its own run id.
       const runId = restorable.input.runId;
       const lease = await store.lock(runId);
+      if (this.options.metrics) countTakeover(this.options.metrics, clientName(store), lease);
       const previous = await store.latest(runId).catch(async (error: unknown) => {
         await lease.release();
         throw error;
@@ -401,15 +406,19 @@ export class WorkflowRunner {
     const runId = actor.getSnapshot().context.run.id;
     const flush = typeof inspect === "object" && typeof inspect.flush === "function" ? () => inspect.flush!() : undefined;
     const observing = trace ? observeSteps(actor, trace) : undefined;
+    const endLeg = this.options.metrics ? startRunLeg(this.options.metrics, { workflow: workflow.name, client: this.options.client }) : undefined;
+    let outcome: RunLegOutcome | undefined;
     try {
       const driven = await this.#session.drive(this.#servicesFor(workflow), signal);
-      trace?.end(driven.kind === "done" ? "done" : "waiting", stateName(actor.getSnapshot().value), actor.getSnapshot().context);
+      outcome = driven.kind === "done" ? "done" : "waiting";
+      trace?.end(outcome, stateName(actor.getSnapshot().value), actor.getSnapshot().context);
       return { runId, ...driven };
     } catch (error) {
-      trace?.end((error as { code?: unknown } | null)?.code === new WorkflowCancelledError([], [], 0).code ? "cancelled" : "failed", stateName(actor.getSnapshot().value), actor.getSnapshot().context, error);
+      trace?.end(ForgeError.isInstance(error) && (error as ForgeError).code === "FORGE_WORKFLOW_CANCELLED" ? "cancelled" : "failed", stateName(actor.getSnapshot().value), actor.getSnapshot().context, error);
       throw error;
     } finally {
       observing?.unsubscribe();
+      endLeg?.(outcome ?? this.#session.stats?.outcome ?? "failed", this.#session.stats);
       // A run that ended while a tool ran a child run (cancelled, stopped, failed) aborted that
       // call's signal: the child is cancelled and durable as such before this run settles.
       if (this.#children.size > 0) await Promise.allSettled([...this.#children]);

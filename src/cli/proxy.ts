@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { InvalidArgumentError, ProxyConfigError } from "../core/errors.js";
 import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
+import { createForgeMetrics } from "../telemetry/metrics.js";
 import { loadProxyConfig, type ResolvedProxyConfig } from "../proxy/fleet/proxy-config.js";
 import { describePolicy, parsePolicy, type ProxyPolicy, type ProxyPolicyInput } from "../proxy/request-policy.js";
 import { assertBackend, buildClient, DEFAULT_BASE_URLS } from "./backends.js";
@@ -17,7 +18,8 @@ export const PROXY_HELP = `Usage: forge-ts proxy --backend <name> --model <name>
 
 Serves POST /v1/chat/completions (OpenAI) and POST /v1/messages (Anthropic) with forge's
 guardrails (rescue of text-format tool calls, retries on unknown tools and bad arguments),
-plus GET /v1/models, GET /health and GET /forge/stats. Point your harness's base URL at it.
+plus GET /v1/models, GET /health, GET /forge/stats and GET /metrics (Prometheus; behind
+--api-key like the rest but /health). Point your harness's base URL at it.
 
 Fleet (several backends behind one endpoint; see the README's proxy section for the schema):
   --config <file>           JSON file: backends (per-backend maxConcurrent), model names and
@@ -43,6 +45,8 @@ Serving:
   --api-key <key>           require this key from callers (Bearer or x-api-key)        [FORGE_API_KEY]
   --body-limit <bytes>      largest request body, default 16777216 (16 MiB)            [FORGE_BODY_LIMIT]
   --keep-alive-ms <ms>      stream keep-alive interval while validating, default 5000  [FORGE_KEEP_ALIVE_MS]
+  --trace-content           put prompts and answers on the request's OpenTelemetry spans
+                            (spans need an SDK loaded, e.g. node --import ./otel.mjs)  [FORGE_TRACE_CONTENT]
 
 Guardrails:
   --max-retries <n>         unusable answers (unknown tool, text where a call is due) per request, default 3 [FORGE_MAX_RETRIES]
@@ -89,6 +93,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       "api-key": { type: "string", ...str("FORGE_API_KEY") },
       "body-limit": { type: "string", ...str("FORGE_BODY_LIMIT") },
       "keep-alive-ms": { type: "string", ...str("FORGE_KEEP_ALIVE_MS") },
+      "trace-content": { type: "boolean", default: truthy(env.FORGE_TRACE_CONTENT) },
       "max-retries": { type: "string", ...str("FORGE_MAX_RETRIES") },
       "max-tool-errors": { type: "string", ...str("FORGE_MAX_TOOL_ERRORS") },
       "no-rescue": { type: "boolean", default: truthy(env.FORGE_NO_RESCUE) },
@@ -124,6 +129,9 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     forwardAuth: values["forward-auth"],
     rescueEnabled: !values["no-rescue"],
     injectRespondTool: values["inject-respond-tool"],
+    traceContent: values["trace-content"],
+    // The process's own metrics (CPU, memory, event-loop lag) too: this process is the proxy.
+    metrics: createForgeMetrics(),
     ...(values["api-key"] ? { apiKey: values["api-key"] } : {}),
     ...(maxRetries !== undefined ? { maxRetries } : {}),
     ...(maxToolErrors !== undefined ? { maxToolErrors } : {}),
@@ -208,6 +216,7 @@ async function serve(
   console.log(`forge-ts proxy listening on ${address.url}`);
   console.log(`  OpenAI harnesses:    base URL ${address.url}/v1${keyed ? "  (API key: the one given with --api-key)" : ""}`);
   console.log(`  Anthropic harnesses: ANTHROPIC_BASE_URL=${address.url}`);
+  console.log(`  Prometheus:          ${address.url}/metrics${keyed ? "  (bearer token: the --api-key)" : ""}`);
   if (policy) console.log(`  policy: ${describePolicy(policy)}`);
   await report();
 

@@ -13,6 +13,8 @@ import { assertBackend, runClients, type LoadedWorkflow } from "./backends.js";
 import { positiveInt } from "./run-cli.js";
 import { loadWorkflowModule } from "./runs.js";
 import { openStore } from "./store.js";
+import { createForgeMetrics } from "../telemetry/metrics.js";
+import { serveMetrics } from "../telemetry/serve-metrics.js";
 import { connectVisualizer, DEFAULT_VISUALIZER_URL, type VisualizerInspector } from "../../visualizer/inspector.js";
 
 export const WORKER_HELP = `Usage: forge-ts worker --redis <url> [--workflow <module>]... [--eval <backends>] [options]
@@ -34,6 +36,10 @@ Takes jobs from BullMQ queues on Redis until Ctrl-C / SIGTERM:
                          dead or paused worker's run; default the --lock-ms value
   --drain-ms <ms>        on Ctrl-C / SIGTERM, how long the jobs in flight may take to finish,
                          default 30000
+  --metrics-port <n>     serve Prometheus metrics at http://<host>:<n>/metrics: runs, jobs, run
+                         durations, active runs, lease takeovers, nudges, rescues, tokens [FORGE_METRICS_PORT]
+  --metrics-host <addr>  where that listens, default 127.0.0.1 (0.0.0.0 for a remote scraper) [FORGE_METRICS_HOST]
+  --metrics-token <t>    require Authorization: Bearer <t> from scrapers             [FORGE_METRICS_TOKEN]
   --visualize            stream the runs this worker executes to the visualizer (forge-ts visualize)
   --visualizer-url <url> default http://127.0.0.1:4848                               [FORGE_VISUALIZER_URL]
 Runs' backend (with --workflow):
@@ -46,7 +52,8 @@ Runs' backend (with --workflow):
   -h, --help
 
 Exit codes: 0 after Ctrl-C / SIGTERM (jobs in flight finish first), 1 Redis (unreachable, or it
-refused the credentials), a backend or the visualizer (--visualize) is unreachable at start, or
+refused the credentials), a backend or the visualizer (--visualize) is unreachable at start, the
+--metrics-port cannot be listened on, or
 the shutdown did not complete within --drain-ms; 2 bad flags.`;
 
 export async function workerMain(args: readonly string[], signals: NodeJS.EventEmitter = process): Promise<number> {
@@ -62,6 +69,9 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
       "lock-ms": { type: "string" },
       "lease-ms": { type: "string" },
       "drain-ms": { type: "string" },
+      "metrics-port": { type: "string", default: env.FORGE_METRICS_PORT || undefined },
+      "metrics-host": { type: "string", default: env.FORGE_METRICS_HOST || "127.0.0.1" },
+      "metrics-token": { type: "string", default: env.FORGE_METRICS_TOKEN || undefined },
       visualize: { type: "boolean", default: false },
       "visualizer-url": { type: "string", default: env.FORGE_VISUALIZER_URL || DEFAULT_VISUALIZER_URL },
       backend: { type: "string", default: env.FORGE_BACKEND || undefined },
@@ -85,6 +95,11 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
   const leaseMs = positiveInt("lease-ms", values["lease-ms"], lockDurationMs);
   if (leaseMs < 100) throw new InvalidArgumentError("--lease-ms", `must be at least 100 ms, got ${leaseMs}`);
   const drainMs = positiveInt("drain-ms", values["drain-ms"], 30_000);
+  const metricsPort = metricsPortOf(values["metrics-port"]);
+  if (metricsPort === undefined && (values["metrics-token"] !== undefined || values["metrics-host"] !== "127.0.0.1")) {
+    throw new InvalidArgumentError("--metrics-host", "--metrics-host and --metrics-token need --metrics-port");
+  }
+  if (values["metrics-token"] === "") throw new InvalidArgumentError("--metrics-token", "must not be empty");
   const evalBackends = values.eval === undefined ? [] : values.eval.split(",").map((b) => b.trim());
   for (const b of evalBackends) assertBackend(b);
   const modules = values.workflow ?? [];
@@ -108,6 +123,18 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
     return 1;
   }
   const closers: (() => Promise<void>)[] = [];
+  // The process's own metrics too (CPU, memory, event-loop lag): this process is the worker.
+  const metrics = metricsPort === undefined ? undefined : createForgeMetrics();
+  if (metrics) {
+    try {
+      const endpoint = await serveMetrics(metrics, { port: metricsPort!, host: values["metrics-host"], ...(values["metrics-token"] ? { bearerToken: values["metrics-token"] } : {}) });
+      console.log(`forge-ts worker: metrics at ${endpoint.url}/metrics`);
+      closers.push(endpoint.close);
+    } catch (error) {
+      console.error(`forge-ts worker: cannot serve metrics on ${values["metrics-host"]}:${metricsPort}: ${(error as Error).message}`);
+      return 1;
+    }
+  }
   if (makeClient) {
     const { store } = await openStore(values.store, { leaseMs });
     const runs = startRunWorker({
@@ -117,6 +144,7 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
       runner: () => ({ client: makeClient(), contextManager: new ContextManager({ budgetTokens }), maxIterations, ...(inspect ? { inspect } : {}) }),
       concurrency,
       lockDurationMs,
+      ...(metrics ? { metrics } : {}),
     });
     closers.push(runs.close);
   }
@@ -151,6 +179,14 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
 }
 
 type Values = Record<string, string | string[] | boolean | undefined>;
+
+/** --metrics-port: 0..65535 (0 picks a free port and prints it). */
+function metricsPortOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const port = Number(raw);
+  if (raw.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError("--metrics-port", `expected a port number 0..65535, got "${raw}"`);
+  return port;
+}
 
 /** A client per run: the simulated model plays the module's oracle; a real backend must answer first. */
 async function clientFor(values: Values, modules: LoadedWorkflow[]): Promise<(() => LLMClient) | string> {

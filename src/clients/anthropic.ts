@@ -268,13 +268,13 @@ export class AnthropicClient implements LLMClient {
   }
 }
 
-/** Per-request SDK options: the signal, and a caller's own key when the proxy forwards it. */
+/** Per-request SDK options: the signal, trace-context headers, and a caller's own key when the proxy forwards it. */
 function requestOptions(options: SendOptions): Anthropic.RequestOptions {
   const apiKey = options.request?.apiKey;
-  const trace: Record<string, string> = {};
-  if (options.traceContext) propagation.inject(options.traceContext, trace);
-  const headers = apiKey === undefined ? trace : { ...trace, "x-api-key": apiKey, authorization: null };
-  return Object.keys(headers).length === 0 ? { signal: options.signal } : { signal: options.signal, headers };
+  const extra: Record<string, string> = {};
+  if (options.traceContext) propagation.inject(options.traceContext, extra);
+  if (apiKey === undefined) return Object.keys(extra).length === 0 ? { signal: options.signal } : { signal: options.signal, headers: extra };
+  return { signal: options.signal, headers: { ...extra, "x-api-key": apiKey, authorization: null } };
 }
 
 function usageOf(usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): Usage {

@@ -63,11 +63,13 @@ export function assembleResponse(message: RawAssistantMessage, options: Assemble
     return call;
   });
   let rescued = false;
+  let format: string | undefined;
   let beside = nonEmpty(split.content);
   if (toolCalls.length === 0 && options.availableTools.length > 0) {
     const extracted = extractToolCalls(split.content, options.availableTools, options.schemas);
     toolCalls = extracted.toolCalls;
     rescued = toolCalls.length > 0;
+    format = extracted.format;
     beside = nonEmpty(extracted.content);
     reasoning ??= nonEmpty(extracted.reasoning);
   }
@@ -76,7 +78,7 @@ export function assembleResponse(message: RawAssistantMessage, options: Assemble
   if (options.usage !== undefined) extra.usage = options.usage;
   if (toolCalls.length > 0) {
     const calls: LLMResponse = { type: "tool_calls", toolCalls, ...(beside === undefined ? {} : { content: beside }), ...extra };
-    return rescued ? { ...calls, rescued: true } : calls;
+    return rescued ? { ...calls, rescued: true, ...(format === undefined ? {} : { rescueFormat: format }) } : calls;
   }
   return { type: "text", content: split.content, ...extra };
 }

@@ -30,6 +30,8 @@ export type LLMResponse =
       usage?: Usage;
       /** The calls were recovered from text by the client. */
       rescued?: true;
+      /** The format family they were recovered from (`hermes`, `pythonic`, ...; see rescueFormat). */
+      rescueFormat?: string;
     }
   | { type: "text"; content: string; reasoning?: string; usage?: Usage };
 

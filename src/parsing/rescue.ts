@@ -29,30 +29,17 @@ const PARSERS: readonly FamilyParser[] = [
   parsePythonic, parseFencedJson, parseEmbeddedJson,
 ];
 
-/** Each family parser's name as telemetry reports a rescue's format (`forge.rescue.format`). */
-const FORMAT_NAMES = new Map<FamilyParser, string>([
-  [parseToolCallTags, "hermes"], [parseQwenCoder, "qwen-coder"], [parseInvokeXml, "invoke-xml"], [parseGemma, "gemma"],
-  [parseMistral, "mistral"], [parseRehearsal, "mistral-rehearsal"], [parsePythonTag, "python-tag"], [parseGranite, "granite"],
-  [parsePhiFunctools, "phi-functools"], [parseDeepSeek, "deepseek"], [parseKimi, "kimi"], [parseHarmony, "harmony"],
-  [parseFunctionary, "functionary"], [parseCommandR, "command-r"], [parsePythonic, "pythonic"], [parseFencedJson, "fenced-json"],
-  [parseEmbeddedJson, "json"],
-]);
+/** Each parser's format family (same order as PARSERS): the `format` metrics and traces report. */
+const FAMILIES: readonly string[] = [
+  "hermes", "qwen_coder", "invoke_xml", "gemma", "mistral", "rehearsal", "llama_python_tag",
+  "granite", "phi_functools", "deepseek", "kimi", "harmony", "functionary", "command_r",
+  "pythonic", "fenced_json", "embedded_json",
+];
 
 /**
- * The format family of the first region `rescueToolCall` takes a call from (see
- * findCallSpans), or undefined when there is none. Telemetry labels a rescue with it.
- *
- * @example
- * rescueFormat('<tool_call>{"name":"a","arguments":{}}</tool_call>', ["a"]); // "hermes"
- */
-export function rescueFormat(text: string, availableTools: readonly string[]): string | undefined {
-  const tools = checkInputs(text, availableTools);
-  return findCallSpans(splitReasoning(text).content, tools).find((span) => span.calls.some((c) => tools.has(c.tool)))?.format;
-}
-
-/**
- * Non-overlapping call regions of `text`, in source order, before the availableTools filter.
- * Reasoning is NOT split off here (rescueToolCall does that).
+ * Non-overlapping call regions of `text`, in source order, before the availableTools filter,
+ * each with the format family that read it. Reasoning is NOT split off here (rescueToolCall
+ * does that).
  *
  * @example
  * findCallSpans('x <tool_call>{"name":"a","arguments":{}}</tool_call>'); // [{ start: 2, end: 52, calls: [{ tool: "a", args: {} }], format: "hermes" }]
@@ -65,10 +52,22 @@ export function findCallSpans(text: string, tools?: ReadonlySet<string>): CallSp
   let claimedTo = 0;
   for (const { span, rank } of all) {
     if (span.start < claimedTo) continue;
-    kept.push({ ...span, format: FORMAT_NAMES.get(PARSERS[rank]!) ?? "unknown" });
+    kept.push({ ...span, format: FAMILIES[rank]! });
     claimedTo = span.end;
   }
   return kept;
+}
+
+/**
+ * The format family of the first call the rescuer finds in `text` (one of a fixed set, so it
+ * is a bounded metric label), or undefined when it finds none.
+ *
+ * @example
+ * rescueFormat('<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>', ["get_weather"]); // "hermes"
+ */
+export function rescueFormat(text: string, availableTools: readonly string[]): string | undefined {
+  const tools = checkInputs(text, availableTools);
+  return findCallSpans(splitReasoning(text).content, tools).find((span) => span.calls.some((c) => tools.has(c.tool)))?.format;
 }
 
 /**
@@ -94,7 +93,7 @@ export function rescueToolCall(text: string, availableTools: readonly string[], 
  *
  * @example
  * extractToolCalls("<think>need weather</think>Checking.\n[get_weather(city=\"Oslo\")]", ["get_weather"]);
- * // → { toolCalls: [{ tool: "get_weather", args: { city: "Oslo" } }], content: "Checking.", reasoning: "need weather" }
+ * // → { toolCalls: [{ tool: "get_weather", args: { city: "Oslo" } }], content: "Checking.", reasoning: "need weather", format: "pythonic" }
  * extractToolCalls('{"name": "get_wether", "arguments": {}}', ["get_weather"], undefined, { attempted: true }).toolCalls;
  * // → [{ tool: "get_wether", args: {} }]
  */
@@ -103,21 +102,27 @@ export function extractToolCalls(
   availableTools: readonly string[],
   schemas?: ToolSchemas,
   options: { attempted?: boolean } = {},
-): { toolCalls: ToolCall[]; content: string; reasoning?: string } {
+): { toolCalls: ToolCall[]; content: string; reasoning?: string; format?: string } {
   const tools = checkInputs(text, availableTools);
   const { content: visible, reasoning } = splitReasoning(text);
   const toolCalls: ToolCall[] = [];
   let content = "";
   let pos = 0;
+  let format: string | undefined;
   for (const span of findCallSpans(visible, tools)) {
     const calls = options.attempted === true ? span.calls : span.calls.filter((c) => tools.has(c.tool));
     if (calls.length === 0) continue;
+    format ??= span.format;
     toolCalls.push(...calls.map((c) => typeTextArgs(c, schemas)));
     content += visible.slice(pos, span.start);
     pos = span.end;
   }
   content = cleanContent(content + visible.slice(pos));
-  return reasoning === undefined ? { toolCalls, content } : { toolCalls, content, reasoning };
+  const out: { toolCalls: ToolCall[]; content: string; reasoning?: string; format?: string } = { toolCalls, content };
+  if (reasoning !== undefined) out.reasoning = reasoning;
+  // The family of the first call found: what metrics and traces count a rescue under.
+  if (format !== undefined) out.format = format;
+  return out;
 }
 
 // Framing tokens that are never meant for a reader: section wrappers (DeepSeek's in the distill

@@ -154,7 +154,8 @@ export class FileRunStore extends SessionViews implements RunStore {
       if (current) await appendLine(runId, dir, JSON.stringify({ fence, lease: holder }), { onlyIfExists: true });
       await this.#closeAppender(runId);
       await removeOlderLeases(runId, dir, fence);
-      return this.#lease(runId, dir, fence, holder, sentAt);
+      // A release writes expiresAt 0: anything else was a holder's lease running out.
+      return this.#lease(runId, dir, fence, holder, sentAt, current !== undefined && current.expiresAt !== 0);
     }
     throw new StoreError(`cannot lock run ${runId}: other processes keep taking the lease (${dir})`, runId, dir);
   }
@@ -168,13 +169,14 @@ export class FileRunStore extends SessionViews implements RunStore {
     await lease.release();
   }
 
-  #lease(runId: string, dir: string, fence: number, holder: string, sentAt: number): RunLease {
+  #lease(runId: string, dir: string, fence: number, holder: string, sentAt: number, takenOver: boolean): RunLease {
     const file = path.join(dir, leaseFile(fence));
     const lease = new Lease(runId, fence, holder, {
       leaseMs: this.#leaseMs,
       location: file,
       sentAt,
       autoRenew: this.#autoRenew,
+      takenOver,
       ops: {
         renew: async () => {
           assertNoNewerLease(runId, dir, fence);

@@ -27,6 +27,7 @@ export function newHolderId(): string {
 }
 
 export class Lease implements RunLease {
+  readonly takenOver: boolean;
   readonly #ops: LeaseOps;
   readonly #leaseMs: number;
   readonly #location: string;
@@ -43,8 +44,9 @@ export class Lease implements RunLease {
     readonly runId: string,
     readonly fence: number,
     readonly holder: string,
-    options: { leaseMs: number; location: string; sentAt: number; ops: LeaseOps; autoRenew?: boolean | undefined },
+    options: { leaseMs: number; location: string; sentAt: number; ops: LeaseOps; autoRenew?: boolean | undefined; takenOver?: boolean | undefined },
   ) {
+    this.takenOver = options.takenOver ?? false;
     this.#ops = options.ops;
     this.#leaseMs = options.leaseMs;
     this.#location = options.location;

@@ -91,6 +91,8 @@ export class MemoryRunStore extends SessionViews implements RunStore {
       location: LOCATION,
       sentAt,
       autoRenew: this.#autoRenew,
+      // A release sets expiresAt to 0: anything else was a holder's lease running out.
+      takenOver: current !== undefined && current.expiresAt !== 0,
       ops: {
         renew: async () => {
           const held = mine();

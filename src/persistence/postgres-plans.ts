@@ -122,12 +122,16 @@ export function postgresPlans(schema: string): PostgresPlans {
 
     // A new run's first lease has fence 1; taking a released or expired one raises the fence. The
     // WHERE is evaluated on the latest row after waiting for a racing taker: exactly one wins.
+    // \`prev\` is the row as the statement first saw it: when the new fence is one above its
+    // fence, it is the row replaced, and an expiry other than the release's 'epoch' means the
+    // lease was taken over from a holder that never released it.
     lock: `
+      WITH prev AS (SELECT fence, expires_at FROM ${leases} WHERE run_id = $1)
       INSERT INTO ${leases} AS l (run_id, fence, holder, expires_at)
       VALUES ($1, 1, $2, now() + $3 * interval '1 millisecond')
       ON CONFLICT (run_id) DO UPDATE SET fence = l.fence + 1, holder = excluded.holder, expires_at = excluded.expires_at
       WHERE l.expires_at <= now()
-      RETURNING fence`,
+      RETURNING fence, (SELECT fence FROM prev) AS prev_fence, (SELECT expires_at > 'epoch'::timestamptz FROM prev) AS prev_unreleased`,
 
     holder: `
       SELECT holder, (extract(epoch FROM expires_at - now()) * 1000)::float8 AS expires_in_ms

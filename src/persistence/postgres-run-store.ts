@@ -142,8 +142,12 @@ export class PostgresRunStore extends SessionViews implements RunStore {
       const holder = newHolderId();
       for (let attempt = 0; attempt < 3; attempt++) {
         const sentAt = performance.now();
-        const taken = (await pool.query<{ fence: string }>(this.#plans.lock, [runId, holder, this.#leaseMs])).rows[0];
-        if (taken) return this.#lease(runId, Number(taken.fence), holder, sentAt, location);
+        const taken = (await pool.query<{ fence: string; prev_fence: string | null; prev_unreleased: boolean | null }>(this.#plans.lock, [runId, holder, this.#leaseMs])).rows[0];
+        if (taken) {
+          const fence = Number(taken.fence);
+          const takenOver = taken.prev_unreleased === true && Number(taken.prev_fence) + 1 === fence;
+          return this.#lease(runId, fence, holder, sentAt, location, takenOver);
+        }
         const held = (await pool.query<{ holder: string; expires_in_ms: number }>(this.#plans.holder, [runId])).rows[0];
         if (held && held.expires_in_ms > 0) throw new RunLockedError(runId, location, held.holder, held.expires_in_ms);
         // Released or expired between the two statements: take it now.
@@ -174,12 +178,13 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     if (pool !== undefined && pool !== this.#given) await pool.end();
   }
 
-  #lease(runId: string, fence: number, holder: string, sentAt: number, location: string): Lease {
+  #lease(runId: string, fence: number, holder: string, sentAt: number, location: string, takenOver: boolean): Lease {
     return new Lease(runId, fence, holder, {
       leaseMs: this.#leaseMs,
       location,
       sentAt,
       autoRenew: this.#autoRenew,
+      takenOver,
       ops: {
         renew: () =>
           this.#use(runId, "forge_leases", async (pool) => {

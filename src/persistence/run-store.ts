@@ -131,6 +131,11 @@ export interface RunLease extends RunLock {
   readonly fence: number;
   /** Who holds it: host, pid and a random id. */
   readonly holder: string;
+  /**
+   * Taken from a holder whose lease ran out without a release (a dead, paused or cut-off
+   * runner): what forge_lease_takeovers_total counts. False for a new run or a released lease.
+   */
+  readonly takenOver: boolean;
   /** Throws RunLockLostError unless the lease is still ours by this process's own clock. */
   assertHeld(): void;
   /** Extend the lease now (it is also renewed in the background unless the store says otherwise). */

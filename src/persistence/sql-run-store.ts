@@ -53,6 +53,7 @@ const ACQUIRE = `INSERT INTO forge_leases (run_id, fence, holder, expires_at) VA
   RETURNING fence`;
 const RENEW = `UPDATE forge_leases SET expires_at = ${NOW} + ? WHERE run_id = ? AND fence = ?`;
 const RELEASE = "UPDATE forge_leases SET expires_at = 0 WHERE run_id = ? AND fence = ?";
+const PREVIOUS = "SELECT fence, expires_at FROM forge_leases WHERE run_id = ?";
 const HOLDER = `SELECT fence, holder, expires_at - ${NOW} AS left_ms FROM forge_leases WHERE run_id = ?`;
 /** The rows a checkpoint is rebuilt from: the last base and everything after it. */
 const FROM_BASE = `SELECT seq, fence, body FROM forge_log WHERE run_id = ? AND seq <= ?
@@ -168,6 +169,9 @@ export class SqlRunStore extends SessionViews implements RunStore {
     const holder = newHolderId();
     const run = (sql: InStatement) => this.#use(runId, "forge_leases", (db) => db.execute(sql));
     const sentAt = performance.now();
+    // Read first to tell a takeover from a release (RELEASE writes expires_at 0); a new fence
+    // one above the fence read proves the row read is the row replaced.
+    const prev = (await run({ sql: PREVIOUS, args: [runId] })).rows[0];
     const taken = (await run({ sql: ACQUIRE, args: [runId, holder, this.#leaseMs] })).rows[0];
     const location = this.#where("forge_leases", runId);
     if (taken === undefined) {
@@ -175,11 +179,13 @@ export class SqlRunStore extends SessionViews implements RunStore {
       throw new RunLockedError(runId, location, String(current?.holder ?? "another holder"), Number(current?.left_ms ?? 0));
     }
     const fence = Number(taken.fence);
+    const takenOver = prev !== undefined && Number(prev.fence) + 1 === fence && Number(prev.expires_at) !== 0;
     return new Lease(runId, fence, holder, {
       leaseMs: this.#leaseMs,
       location,
       sentAt,
       autoRenew: this.#autoRenew,
+      takenOver,
       ops: {
         renew: async () => {
           const renewed = await run({ sql: RENEW, args: [this.#leaseMs, runId, fence] });

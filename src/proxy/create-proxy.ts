@@ -8,11 +8,9 @@ import { listenOn } from "../server/listen.js";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { InvalidArgumentError } from "../core/errors.js";
-import type { LLMClient } from "../core/llm.js";
-import { budgetOption } from "../guardrails/error-tracker.js";
+import { createForgeMetrics, metricsResponse, type ForgeMetrics } from "../telemetry/metrics.js";
 import type { HealthReport } from "./fleet/backend-health.js";
 import { fleetFromConfig, fleetOfOne } from "./fleet/fleet.js";
-import type { ProxyConfig } from "./fleet/proxy-config.js";
 import { parseMessagesRequest } from "./anthropic-request.js";
 import { AnthropicStreamEncoder, anthropicMessage } from "./anthropic-response.js";
 import { callerAuth, presentedKey } from "./caller-auth.js";
@@ -24,97 +22,26 @@ import { OpenAIStreamEncoder, chatCompletion } from "./openai-response.js";
 import { ProxyStats, type ProxyStatsSnapshot } from "./proxy-stats.js";
 import { isJudged } from "./proxy-request.js";
 import { parseJsonObject } from "./request-body.js";
-import type { ProxyGuardrailOptions } from "./request-context.js";
-import { parsePolicy, type ProxyPolicyInput } from "./request-policy.js";
+import { checkOptions, type ProxyOptions } from "./proxy-options.js";
 import { createRequestRunner, type RunResult } from "./request-run.js";
 import { requestToolDefs } from "./request-tools.js";
 import type { ResponseMeta } from "./sse-frames.js";
 import { streamedResponse } from "./sse-response.js";
+import { RequestTelemetry } from "./request-telemetry.js";
 
-export interface ProxyOptions extends Partial<Omit<ProxyGuardrailOptions, "policy">> {
-  /**
-   * Workflow policy (required steps before a terminal tool, prerequisites, loop break),
-   * judged from each request's own message history: no session state (request-policy.ts).
-   */
-  policy?: ProxyPolicyInput;
-  /** The backend. Give this or `config`. */
-  client?: LLMClient;
-  /**
-   * A fleet of backends (src/proxy/fleet/proxy-config.ts; `loadProxyConfig` reads the file):
-   * model names and aliases routed to the least busy backend serving them, with per-backend
-   * limits, a wait queue and failover. Give this or `client`.
-   */
-  config?: ProxyConfig;
-  /** Required from callers as `Authorization: Bearer …` or `x-api-key` when set. */
-  apiKey?: string;
-  /**
-   * Pass the caller's credential (`Authorization: Bearer …` / `x-api-key`) to the backend in
-   * place of the client's own (default false). Cannot be combined with `apiKey`, which uses
-   * that same header to admit callers.
-   */
-  forwardAuth?: boolean;
-  /** Send the caller's model name to the backend (default true); false pins the client's model. Single `client` only. */
-  forwardModel?: boolean;
-  /** Largest accepted request body in bytes (default 16 MiB → 413). */
-  bodyLimitBytes?: number;
-  /** Keep-alive interval for streams while the proxy validates (default 5,000 ms). */
-  keepAliveMs?: number;
-  /** The model name reported when the caller sent none (default: the client's `model`; with `config`, its first model). */
-  model?: string;
-}
+export type { ProxyOptions } from "./proxy-options.js";
 
 export interface ProxyServer {
   /** The Web-standard handler. */
   fetch(request: Request): Promise<Response>;
   listen(options?: { port?: number; host?: string }): Promise<{ url: string; port: number; host: string }>;
   stats(): ProxyStatsSnapshot;
+  /** The metric set `GET /metrics` serves (the `metrics` option, or the proxy's own). */
+  readonly metrics: ForgeMetrics;
   /** What `GET /health` answers: each backend up or down (probed, cached for a few seconds) and its load. */
   health(): Promise<HealthReport>;
   /** Stop accepting, end in-flight requests with an error event or 503, close sockets. */
   close(): Promise<void>;
-}
-
-const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
-
-function checkOptions(o: ProxyOptions) {
-  if (typeof o !== "object" || o === null) throw new InvalidArgumentError("options", "createProxy needs an options object");
-  if ((o.client === undefined) === (o.config === undefined)) {
-    throw new InvalidArgumentError("client", "give exactly one of `client` (one backend) or `config` (a fleet: see loadProxyConfig)");
-  }
-  if (o.config !== undefined) {
-    if (typeof o.config !== "object" || o.config === null) throw new InvalidArgumentError("config", "must be a proxy config object (loadProxyConfig reads one from a file)");
-    if (o.forwardModel !== undefined) throw new InvalidArgumentError("forwardModel", "applies to a single client; with `config` each backend gets its configured model name");
-  }
-  const client = o.client as Partial<LLMClient> | undefined;
-  if (o.client !== undefined && (!client || typeof client.send !== "function" || (client.apiFormat !== "openai" && client.apiFormat !== "ollama"))) {
-    throw new InvalidArgumentError("client", "must be an LLMClient (OllamaClient, LlamafileClient, OpenAICompatClient, AnthropicClient, ...)");
-  }
-  for (const key of ["rescueEnabled", "injectRespondTool", "forwardModel", "forwardAuth"] as const) {
-    if (o[key] !== undefined && typeof o[key] !== "boolean") throw new InvalidArgumentError(key, "must be a boolean");
-  }
-  if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey === "")) throw new InvalidArgumentError("apiKey", "must be a non-empty string");
-  if (o.apiKey !== undefined && o.forwardAuth === true) {
-    throw new InvalidArgumentError("forwardAuth", "cannot be combined with apiKey: both read the caller's credential header");
-  }
-  const positive = (name: string, v: unknown, fallback: number) => {
-    if (v === undefined) return fallback;
-    if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new InvalidArgumentError(name, `must be a positive integer, got ${String(v)}`);
-    return v;
-  };
-  return {
-    guardrails: {
-      maxRetries: budgetOption("maxRetries", o.maxRetries, 3),
-      maxToolErrors: budgetOption("maxToolErrors", o.maxToolErrors, 2),
-      rescueEnabled: o.rescueEnabled ?? true,
-      injectRespondTool: o.injectRespondTool ?? false,
-      policy: o.policy === undefined ? undefined : parsePolicy(o.policy),
-    } satisfies ProxyGuardrailOptions,
-    bodyLimit: positive("bodyLimitBytes", o.bodyLimitBytes, DEFAULT_BODY_LIMIT),
-    keepAliveMs: positive("keepAliveMs", o.keepAliveMs, 5_000),
-    forwardModel: o.forwardModel ?? true,
-    forwardAuth: o.forwardAuth ?? false,
-    model: o.model ?? (o.client as { model?: unknown } | undefined)?.model,
-  };
 }
 
 /**
@@ -128,6 +55,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   const fleet = options.config !== undefined ? fleetFromConfig(options.config, options.model) : fleetOfOne(client!, typeof cfg.model === "string" ? cfg.model : "");
   const defaultModel = fleet.defaultModel;
   const stats = new ProxyStats();
+  const metrics = options.metrics ?? createForgeMetrics({ processMetrics: false });
   const runRequest = createRequestRunner(fleet.pool, { forwardModel: cfg.forwardModel });
   // Request ids: a random per-process prefix and a counter (unique without a syscall per request).
   const idPrefix = randomBytes(6).toString("hex");
@@ -140,7 +68,12 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   app.onError((error, c) => {
     const http = error instanceof HttpError ? error : new HttpError(500, "api_error", "Internal proxy error");
     if (!(error instanceof HttpError)) console.error("forge-ts proxy: unexpected error", error);
-    if (http.status < 500) stats.rejected++;
+    if (http.status < 500) {
+      stats.rejected++;
+      // Refused before any backend was asked: no backend, and the caller's model name is not
+      // trusted as a label (a 404 for an unknown model would add a series per name).
+      if (isCompletion(c.req.path)) metrics.requests.inc({ api: dialectOf(c), backend: "none", model: "unknown", outcome: "rejected" });
+    }
     return http.render(dialectOf(c));
   });
   app.notFound((c) => {
@@ -157,6 +90,9 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   });
   if (options.apiKey !== undefined) app.use("*", callerAuth(options.apiKey));
   app.get("/forge/stats", (c) => c.json(stats.snapshot()));
+  // Behind the API key like every route but /health: a scraper sends it as a bearer token
+  // (Prometheus: `authorization: { credentials: … }` in the scrape config).
+  app.get("/metrics", () => metricsResponse(metrics));
   app.get("/v1/models", async (c) => {
     const anthropic = c.req.header("anthropic-version") !== undefined;
     return c.json(fleet.models !== undefined ? modelListBody(fleet.models, anthropic) : await listModels(client!, defaultModel, anthropic, c.req.raw.signal));
@@ -192,6 +128,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     const started = performance.now();
     const requestId = `${idPrefix}${(idCounter++).toString(36).padStart(6, "0")}`;
     const guarded = isJudged(request);
+    const telemetry = new RequestTelemetry({ metrics, api: dialect, model: request.model || defaultModel, headers: c.req.raw.headers, traceContent: cfg.traceContent });
     const meta: ResponseMeta = {
       id: `${dialect === "openai" ? "chatcmpl-" : "msg_"}${requestId}`,
       created: Math.floor(Date.now() / 1000),
@@ -211,12 +148,14 @@ export function createProxy(options: ProxyOptions): ProxyServer {
       inFlight.delete(controller);
       stats.inFlight--;
       c.req.raw.signal.removeEventListener("abort", onCallerGone);
-      stats.record(result.outcome, guarded, performance.now() - started - result.backendMs);
+      const addedMs = performance.now() - started - result.backendMs;
+      stats.record(result.outcome, guarded, addedMs);
+      telemetry.finish(result.outcome, addedMs, request.messages);
     };
     const apiKey = cfg.forwardAuth ? presentedKey(c.req.header("authorization"), c.req.header("x-api-key")) : undefined;
     const start = (onDelta?: (channel: "content" | "reasoning", text: string) => void) =>
       runSafely(() =>
-        runRequest({ input: { requestId, request, options: cfg.guardrails }, signal: controller.signal, onDelta, apiKey }),
+        runRequest({ input: { requestId, request, options: cfg.guardrails }, signal: controller.signal, onDelta, apiKey, telemetry }),
       );
     const failure = (result: RunResult) => failureResponse(result, dialect);
     if (request.stream) {
@@ -253,6 +192,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   return {
     fetch: (request) => Promise.resolve(app.fetch(request)),
     stats: () => stats.snapshot(),
+    metrics,
     health,
     async listen({ port = 8081, host = "127.0.0.1" } = {}) {
       if (server) throw new InvalidArgumentError("listen", "this proxy is already listening");
@@ -280,6 +220,10 @@ export function createProxy(options: ProxyOptions): ProxyServer {
       });
     },
   };
+}
+
+function isCompletion(path: string): boolean {
+  return path === "/v1/chat/completions" || path === "/v1/messages";
 }
 
 function unknownModel(model: string): HttpError {

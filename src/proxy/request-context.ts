@@ -12,6 +12,7 @@ import { formatNudge } from "../guardrails/nudges.js";
 import { rejectionBudget, type ValidationResult } from "../guardrails/response-validator.js";
 import { checkStructuredOutput, type OutputFormat } from "../guardrails/structured-output.js";
 import { looksLikeToolCall } from "../parsing/call-markers.js";
+import { rescueFormat } from "../parsing/rescue.js";
 import { RESPOND_TOOL_NAME } from "../tools/respond.js";
 import { toolsGuarded, type AnswerCall, type Exhaustion, type ProxyAnswer, type ProxyRequest } from "./proxy-request.js";
 import { checkPolicy, stepRecordOf, type ProxyPolicy } from "./request-policy.js";
@@ -54,10 +55,20 @@ export interface ProxyContext {
   error?: { name: string; message: string; statusCode?: number };
 }
 
-/** How one backend answer is judged. */
+/**
+ * Which nudge a retry sends back to the model (a bounded metric label and a span event):
+ * `retry` (no usable call), `unknown_tool`, `invalid_args`, `structured_output`, and the
+ * policy's `step`, `prerequisite` and `loop_break`.
+ */
+export type NudgeKind = "retry" | "unknown_tool" | "invalid_args" | "structured_output" | "step" | "prerequisite" | "loop_break";
+
+/**
+ * How one backend answer is judged. `rescue` names the format the calls were rescued from
+ * (`client` when the client rescued them itself), whatever the verdict.
+ */
 export type Verdict =
-  | { kind: "answer"; answer: ProxyAnswer; rescued: boolean }
-  | { kind: "retry"; budget: Budget; appended: Message[]; lastError: string; blocked?: "step" | "prerequisite" | "loop_break" | "format" };
+  | { kind: "answer"; answer: ProxyAnswer; rescued: boolean; rescue?: string }
+  | { kind: "retry"; budget: Budget; appended: Message[]; lastError: string; nudge: NudgeKind; rescue?: string; blocked?: "step" | "prerequisite" | "loop_break" | "format" };
 
 export interface ProxyInput {
   requestId: string;
@@ -122,14 +133,15 @@ export function assess(ctx: ProxyContext): Verdict {
   const specs = forced === undefined ? ctx.tools : ctx.tools.filter((t) => t.name === forced);
   const names = specs.map((t) => t.name);
   const validation = assessResponse(response, { rescueEnabled: ctx.options.rescueEnabled, toolNames: names }, requestToolDefs(specs));
-  return verdictOf(ctx, response, validation);
+  return verdictOf(ctx, response, validation, names);
 }
 
-function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult): Verdict {
+function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult, names: readonly string[]): Verdict {
   const step = ctx.attempts;
+  const rescue = v.kind !== "retry" && v.rescued ? { rescue: rescuedFrom(response, names) } : {};
   if (v.kind === "calls") {
     const calls = v.calls.map((c, i) => ({ id: callId(ctx, response, i), name: c.tool, args: c.args }));
-    return { kind: "answer", answer: withoutRespond(calls, response, v.text), rescued: v.rescued };
+    return { kind: "answer", answer: withoutRespond(calls, response, v.text), rescued: v.rescued, ...rescue };
   }
   if (v.kind === "retry") {
     // A retry verdict on calls is a limit (too many calls, arguments nested too deep); on text, no call was found.
@@ -142,12 +154,19 @@ function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult
       createMessage("user", v.nudge.content, MessageType.RETRY_NUDGE, { stepIndex: step }),
     ];
     const lastError = response.type === "tool_calls" ? v.nudge.content : text.trim() === "" ? "empty reply" : "plain text where a tool call was due";
-    return { kind: "retry", budget: "retries", appended, lastError };
+    return { kind: "retry", budget: "retries", appended, lastError, nudge: "retry" };
   }
   const calls = v.calls.map((c, i) => ({ id: callId(ctx, response, i), name: c.tool, args: c.args }));
   const results = v.rejections.map((r) => ({ index: r.index, tool: r.tool, content: r.message }));
   const offending = v.rejections.filter((r) => r.kind !== "batch_skipped").map((r) => r.message);
-  return { kind: "retry", budget: rejectionBudget(v.rejections), appended: blockedTurn(step, v.text, calls, results), lastError: offending.join("\n") };
+  const nudge: NudgeKind = v.rejections.some((r) => r.kind === "unknown_tool") ? "unknown_tool" : "invalid_args";
+  return { kind: "retry", budget: rejectionBudget(v.rejections), appended: blockedTurn(step, v.text, calls, results), lastError: offending.join("\n"), nudge, ...rescue };
+}
+
+/** The rescued calls' format family: from the text, or as the client that rescued them says (`client` when it does not). */
+function rescuedFrom(response: LLMResponse, names: readonly string[]): string {
+  if (response.type !== "text") return response.rescueFormat ?? "client";
+  return rescueFormat(response.content, names) ?? "unknown";
 }
 
 /** The model's blocked batch and one tool-channel answer per call, as the next attempt sees them. */
@@ -172,7 +191,8 @@ export function enforcePolicy(ctx: ProxyContext): Verdict {
   const check = checkPolicy(calls, policy, record, offered, { premature: ctx.counters.premature, prereq: ctx.counters.prereq });
   if (check.ok) return v;
   const budget: Budget = check.kind === "step" ? "premature" : check.kind === "prerequisite" ? "prereq" : "toolErrors";
-  return { kind: "retry", budget, appended: blockedTurn(ctx.attempts, v.answer.content, v.answer.calls, check.results), lastError: check.lastError, blocked: check.kind };
+  // No `rescue` here: the rescue was reported when the answer was first judged.
+  return { kind: "retry", budget, appended: blockedTurn(ctx.attempts, v.answer.content, v.answer.calls, check.results), lastError: check.lastError, blocked: check.kind, nudge: check.kind };
 }
 
 /** Judge a text answer against the caller's output format; the accepted answer is the JSON alone. */
@@ -186,7 +206,7 @@ export function checkFormat(ctx: ProxyContext): Verdict {
     createMessage("assistant", v.answer.content, MessageType.TEXT_RESPONSE, { stepIndex: ctx.attempts }),
     createMessage("user", formatNudge(wantedFormat(format), check.issues).content, MessageType.RETRY_NUDGE, { stepIndex: ctx.attempts }),
   ];
-  return { kind: "retry", budget: "retries", appended, lastError: `not the requested JSON: ${check.issues.join("; ")}`, blocked: "format" };
+  return { kind: "retry", budget: "retries", appended, lastError: `not the requested JSON: ${check.issues.join("; ")}`, blocked: "format", nudge: "structured_output" };
 }
 
 function wantedFormat(format: OutputFormat): string {

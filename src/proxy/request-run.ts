@@ -4,6 +4,7 @@
  * and turns the final state into a ProxyOutcome. Unguarded streaming requests get their text
  * live through `onDelta`; guarded ones are judged whole before anything is sent.
  */
+import type { Context } from "@opentelemetry/api";
 import { createActor, fromPromise } from "xstate";
 import { proxyRequestMachine, type ProxyInferInput } from "../../machines/proxy-request.machine.js";
 import { StreamError } from "../core/errors.js";
@@ -13,6 +14,7 @@ import { assertLLMResponse, clientName } from "../core/response-contract.js";
 import type { BackendPool } from "./fleet/backend-pool.js";
 import type { ProxyContext, ProxyInput } from "./request-context.js";
 import { isJudged, toolsGuarded, type ProxyOutcome } from "./proxy-request.js";
+import type { RequestTelemetry } from "./request-telemetry.js";
 
 export interface RunRequestOptions {
   input: ProxyInput;
@@ -22,6 +24,8 @@ export interface RunRequestOptions {
   onDelta?: ((channel: "content" | "reasoning", text: string) => void) | undefined;
   /** The caller's own backend credential (`forwardAuth`); kept out of the machine's JSON context. */
   apiKey?: string | undefined;
+  /** The request's spans and counts: each attempt is traced, each guardrail event reported. */
+  telemetry?: RequestTelemetry | undefined;
 }
 
 export interface RunResult {
@@ -39,6 +43,7 @@ interface RequestIo {
   live: boolean;
   onDelta: ((channel: "content" | "reasoning", text: string) => void) | undefined;
   backendMs: number;
+  telemetry: RequestTelemetry | undefined;
 }
 
 function overridesOf(ctx: ProxyInput, forwardModel: boolean, guarded: boolean, apiKey: string | undefined): RequestOverrides {
@@ -77,12 +82,22 @@ export function createRequestRunner(pool: BackendPool, options: { forwardModel: 
         const request: RequestOverrides = { ...io.overrides };
         if (backend.model !== undefined) request.model = backend.model;
         if (backend.apiKey !== undefined && request.apiKey === undefined) request.apiKey = backend.apiKey;
-        const response =
-          io.live && client.sendStream !== undefined
-            ? await streamLive(client, wire, tools, { signal, request }, (channel, text) => (commit(), io.onDelta!(channel, text)))
-            : await client.send(wire, tools, { signal, request });
-        // A client that breaks the LLMResponse contract fails the request (502) with its name, not a TypeError.
-        return assertLLMResponse(response, clientName(client));
+        const attempt = io.telemetry?.attempt(backend.name, client, backend.model ?? request.model, input.attempt + 1);
+        // The attempt's span goes to the backend as `traceparent` (nothing without a propagator).
+        const traceContext = attempt?.context;
+        try {
+          const response =
+            io.live && client.sendStream !== undefined
+              ? await streamLive(client, wire, tools, { signal, request, traceContext }, (channel, text) => (commit(), io.onDelta!(channel, text)))
+              : await client.send(wire, tools, { signal, request, traceContext });
+          // A client that breaks the LLMResponse contract fails the request (502) with its name, not a TypeError.
+          const checked = assertLLMResponse(response, clientName(client));
+          attempt?.end(checked);
+          return checked;
+        } catch (error) {
+          attempt?.fail(error);
+          throw error;
+        }
       });
     } finally {
       // Includes any wait for a free backend slot: time the proxy itself did not spend.
@@ -101,11 +116,14 @@ export function createRequestRunner(pool: BackendPool, options: { forwardModel: 
       live: o.onDelta !== undefined && !isJudged(request),
       onDelta: o.onDelta,
       backendMs: 0,
+      telemetry: o.telemetry,
     };
     if (o.signal.aborted) return { outcome: { kind: "cancelled", reason: String(o.signal.reason) }, backendMs: 0 };
     if (inFlight.has(requestId)) throw new Error(`proxy request id ${requestId} is already running`);
     inFlight.set(requestId, io);
     const actor = createActor(machine, { input: o.input });
+    const telemetry = o.telemetry;
+    if (telemetry) actor.on("*", (event) => telemetry.guardrail(event));
     const cancel = () => actor.send({ type: "request.cancel", reason: String(o.signal.reason ?? "cancelled") });
     const finished = new Promise<void>((resolve, reject) => {
       actor.subscribe({ complete: resolve, error: reject });
@@ -127,7 +145,7 @@ async function streamLive(
   client: LLMClient,
   wire: ReturnType<typeof serializeMessages>,
   tools: ProxyInferInput["tools"] | undefined,
-  options: { signal: AbortSignal; request: RequestOverrides },
+  options: { signal: AbortSignal; request: RequestOverrides; traceContext: Context | undefined },
   onDelta: (channel: "content" | "reasoning", text: string) => void,
 ): Promise<LLMResponse> {
   let sent = false;

@@ -15,6 +15,7 @@ import { Redis } from "ioredis";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
 import type { RunStore } from "../persistence/run-store.js";
+import type { ForgeMetrics } from "../telemetry/metrics.js";
 import type { WorkflowRunnerOptions } from "../runner/options.js";
 import type { RunJobData } from "./enqueue-options.js";
 import { closeWorkers, outageReporter, redisOptions, startWorkers } from "./redis.js";
@@ -42,6 +43,11 @@ export interface RunWorkerOptions {
   sessionBackstopMs?: number;
   /** At most one progress update per job this often (default 250 ms). */
   progressIntervalMs?: number;
+  /**
+   * Count jobs by outcome here, and give it to every run's WorkflowRunner (unless `runner()`
+   * names its own): runs, durations, active runs, lease takeovers. Serve it with serveMetrics.
+   */
+  metrics?: ForgeMetrics;
 }
 
 /** One BullMQ worker per workflow (see runQueueName); close them all to stop. */
@@ -65,6 +71,10 @@ export function startRunWorker(options: RunWorkerOptions): { workers: Worker<Run
     c.on("ready", outages.recovered);
   }
   const running = new Map<string, AbortController>();
+  const metrics = options.metrics;
+  if (metrics !== undefined && (typeof metrics !== "object" || metrics === null || typeof (metrics as { label?: unknown }).label !== "function")) {
+    throw new InvalidArgumentError("metrics", "expected a metric set made by createForgeMetrics()");
+  }
   subscriber.on("message", (_channel: string, runId: string) => running.get(runId)?.abort(CANCELLED));
   // On every (re)connection: subscribed first (SUBSCRIBE resolves once the server confirms), then
   // the cancel marks of the runs in flight read, so a cancel published while the connection was
@@ -89,7 +99,7 @@ export function startRunWorker(options: RunWorkerOptions): { workers: Worker<Run
   const processor = runJobProcessor({
     store: options.store,
     workflows,
-    runner: options.runner,
+    runner: metrics === undefined ? options.runner : () => ({ metrics, ...options.runner() }),
     client,
     turns,
     queueFor,
@@ -115,12 +125,15 @@ export function startRunWorker(options: RunWorkerOptions): { workers: Worker<Run
   };
   for (const worker of workers) {
     worker.on("completed", (job: Job<RunJobData, RunJobResult>, result: RunJobResult) => {
+      metrics?.jobs.inc({ queue: worker.name, outcome: result?.waiting ? "waiting" : "completed" });
       // A run parked for a person keeps its session's turn until it is decided and finished;
       // one decided while it was parking goes straight back in the queue.
       if (result?.waiting) return void requeueIfDecided(client, job);
       if (job.data.sessionId !== undefined) endTurn(job.data, { kind: "done" });
     });
     worker.on("failed", (job: Job<RunJobData, RunJobResult> | undefined, error: Error) => {
+      // finishedOn: failed for good; without it the job goes back to wait for its next attempt.
+      metrics?.jobs.inc({ queue: worker.name, outcome: job?.finishedOn ? "failed" : "retried" });
       // finishedOn: failed for good (a failure with attempts left goes back to wait for a retry).
       if (!job || job.data.sessionId === undefined || !job.finishedOn) return;
       endTurn(job.data, error instanceof TurnEndError ? error.end : { kind: "failed" });

@@ -17,6 +17,7 @@ import type { HumanDecision, HumanRequest } from "../loop/human.js";
 import { maxResultCharsProblem } from "../loop/result-cap.js";
 import type { PersistedRun } from "../persistence/snapshot.js";
 import { isRunId, type ParentLink, type RunStore } from "../persistence/run-store.js";
+import type { ForgeMetrics } from "../telemetry/metrics.js";
 
 /** An inspection observer that may also take streamed chunks and be flushed (see `inspect`). */
 export interface InspectionSink extends Observer<InspectionEvent> {
@@ -106,6 +107,12 @@ export interface WorkflowRunnerOptions {
    * was masked cannot be replayed (`replayRun` throws RunNotReplayableError). Default false.
    */
   redactStoredLogs?: boolean;
+  /**
+   * Count this runner's runs in a shared metric set (createForgeMetrics): runs by outcome, their
+   * duration, active runs, and each ended run's nudges, rescues, spent budget and tokens; with a
+   * store, leases taken over from a holder that never released them. Serve it with serveMetrics.
+   */
+  metrics?: ForgeMetrics;
 }
 
 export interface RunOptions {
@@ -179,6 +186,10 @@ export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
     if (options[key] !== undefined && typeof options[key] !== "boolean") {
       throw new InvalidArgumentError(key, `expected a boolean, got ${previewValue(options[key])}`);
     }
+  }
+  const metrics: unknown = options.metrics;
+  if (metrics !== undefined && !(isPlainObjectLike(metrics) && typeof metrics.label === "function" && typeof (metrics.runs as { inc?: unknown } | undefined)?.inc === "function")) {
+    throw new InvalidArgumentError("metrics", "expected a metric set made by createForgeMetrics()");
   }
   if (options.stream && typeof client.sendStream !== "function") {
     throw new InvalidArgumentError("stream", "the client has no sendStream; use stream: false");

@@ -53,7 +53,7 @@ export function interventionsBetween(prev: WorkflowContext, next: WorkflowContex
 function rescueFormatOf(ctx: WorkflowContext): string {
   const response = ctx.lastResponse;
   if (response?.type === "text") return rescueFormat(response.content, ctx.run.toolNames) ?? "unknown";
-  return response?.type === "tool_calls" && response.rescued ? "client" : "unknown";
+  return response?.type === "tool_calls" && response.rescued ? (response.rescueFormat ?? "client") : "unknown";
 }
 
 /** Why the model was nudged to try again: the nudge's kind, or the kinds of the rejected calls. */

@@ -76,5 +76,6 @@ describe("forge-ts proxy (CLI)", () => {
   it("prints its help with the real command name", async () => {
     const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
     expect(stdout).toContain("Usage: forge-ts proxy --backend");
+    for (const text of ["GET /metrics", "--trace-content"]) expect(stdout).toContain(text);
   }, 60_000);
 });

@@ -21,6 +21,9 @@ describe("forge-ts worker (CLI)", () => {
     [["--redis", "redis://127.0.0.1:1", "--workflow", "test/fixtures/queue-workflow.ts"], "--backend"],
     [["--redis", "redis://127.0.0.1:1", "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--workflow", "test/fixtures/queue-workflow.ts"], "one workflow module"],
     [["--redis", "redis://127.0.0.1:1", "--frobnicate"], "frobnicate"],
+    [["--redis", "redis://127.0.0.1:1", "--eval", "sim", "--metrics-port", "99999"], "--metrics-port"],
+    [["--redis", "redis://127.0.0.1:1", "--eval", "sim", "--metrics-port", "nine"], "--metrics-port"],
+    [["--redis", "redis://127.0.0.1:1", "--eval", "sim", "--metrics-token", "t"], "need --metrics-port"],
   ])("exits 2 on bad flags %j", async (args, message) => {
     const failed = await run(process.execPath, [...cli, ...args], { env }).then(
       () => expect.fail("should have exited 2"),
@@ -41,6 +44,6 @@ describe("forge-ts worker (CLI)", () => {
 
   it("prints its help", async () => {
     const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
-    for (const flag of ["--redis", "--store", "--workflow", "--eval", "--concurrency", "--lock-ms", "--drain-ms", "--backend"]) expect(stdout).toContain(flag);
+    for (const flag of ["--redis", "--store", "--workflow", "--eval", "--concurrency", "--lock-ms", "--drain-ms", "--backend", "--metrics-port", "--metrics-host", "--metrics-token"]) expect(stdout).toContain(flag);
   });
 });

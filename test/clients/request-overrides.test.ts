@@ -1,3 +1,5 @@
+import { propagation, ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { describe, expect, it } from "vitest";
 import { AnthropicClient } from "../../src/clients/anthropic.js";
 import { LlamafileClient } from "../../src/clients/llamafile.js";
@@ -140,9 +142,17 @@ describe("clients send the overrides on the wire", () => {
       }),
     );
     const client = new AnthropicClient({ model: "claude-test", apiKey: "operator", baseURL: s.url, timeoutMs: 5_000 });
-    await client.send(MESSAGES, TOOLS, { request: { ...CALLER, apiKey: "caller" } });
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    const traceContext = trace.setSpanContext(ROOT_CONTEXT, { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", traceFlags: 1 });
+    try {
+      await client.send(MESSAGES, TOOLS, { request: { ...CALLER, apiKey: "caller" }, traceContext });
+    } finally {
+      propagation.disable();
+    }
     const r = s.requests[0]!;
     expect(r.headers["x-api-key"]).toBe("caller");
+    expect(r.headers.traceparent).toBe(traceparent);
     expect(r.body).toMatchObject({ model: "caller-model", max_tokens: 64, temperature: 0.1, stop_sequences: ["END"], tool_choice: { type: "any" } });
     expect(r.body.seed).toBeUndefined();
   });

@@ -67,6 +67,7 @@ describe("extractToolCalls", () => {
       toolCalls: [{ tool: "get_time", args: {} }],
       content: "Let me check.",
       reasoning: "need the time",
+      format: "hermes",
     });
   });
 
@@ -93,6 +94,7 @@ describe("documented examples", () => {
       toolCalls: [{ tool: "get_weather", args: { city: "Oslo" } }],
       content: "Checking.",
       reasoning: "need weather",
+      format: "pythonic",
     });
   });
 });

@@ -82,7 +82,7 @@ describe("proxy request context", () => {
 
   it("rescues a text-format call into a validated call", () => {
     const v = assess(answered({ type: "text", content: '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}' }));
-    expect(v).toEqual({ kind: "answer", rescued: true, answer: { type: "tool_calls", calls: [{ id: "call_r1_1_0", name: "get_weather", args: { city: "Paris" } }] } });
+    expect(v).toEqual({ kind: "answer", rescued: true, rescue: "mistral", answer: { type: "tool_calls", calls: [{ id: "call_r1_1_0", name: "get_weather", args: { city: "Paris" } }] } });
   });
 
   it("counts a client-side rescue", () => {

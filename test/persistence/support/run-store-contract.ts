@@ -157,6 +157,7 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
       const lease = await store.lock("r1");
       expect(lease.fence).toBeGreaterThan(0);
       expect(lease.holder).toContain(String(process.pid));
+      expect(lease.takenOver).toBe(false);
       for (const s of [store, other]) {
         const refused = await s.lock("r1").catch((e: unknown) => e);
         expect(refused).toBeInstanceOf(RunLockedError);
@@ -168,6 +169,7 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
       await lease.release(); // twice is harmless
       const next = await other.lock("r1");
       expect(next.fence).toBeGreaterThan(lease.fence);
+      expect(next.takenOver).toBe(false); // released, not taken over
       await next.release();
     });
 
@@ -194,6 +196,7 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
       old.onLost((e) => lost.push(e));
       const lease = await taker.lock("r1");
       expect(lease.fence).toBeGreaterThan(old.fence);
+      expect(lease.takenOver).toBe(true);
       const refused = await paused.commit(commitOf(old, 2, { state: "stale", events: [response(99)] })).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(RunLockLostError);
       expect(refused).toMatchObject({ code: "FORGE_LOCK_LOST", runId: "r1", fence: old.fence });
@@ -217,6 +220,7 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
       const won = outcomes.filter((o) => o.status === "fulfilled");
       expect(won.length).toBe(1);
       for (const o of outcomes) if (o.status === "rejected") expect(o.reason).toBeInstanceOf(RunLockedError);
+      expect((won[0] as PromiseFulfilledResult<RunLease>).value.takenOver).toBe(true);
       await (won[0] as PromiseFulfilledResult<RunLease>).value.release();
     });
 

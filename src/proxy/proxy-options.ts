@@ -1,0 +1,105 @@
+/**
+ * What createProxy accepts, and the checks that turn a wrong value into an
+ * InvalidArgumentError naming the option.
+ */
+import { InvalidArgumentError } from "../core/errors.js";
+import type { LLMClient } from "../core/llm.js";
+import { budgetOption } from "../guardrails/error-tracker.js";
+import type { ForgeMetrics } from "../telemetry/metrics.js";
+import type { ProxyConfig } from "./fleet/proxy-config.js";
+import type { ProxyGuardrailOptions } from "./request-context.js";
+import { parsePolicy, type ProxyPolicyInput } from "./request-policy.js";
+
+export interface ProxyOptions extends Partial<Omit<ProxyGuardrailOptions, "policy">> {
+  /**
+   * Workflow policy (required steps before a terminal tool, prerequisites, loop break),
+   * judged from each request's own message history: no session state (request-policy.ts).
+   */
+  policy?: ProxyPolicyInput;
+  /** The backend. Give this or `config`. */
+  client?: LLMClient;
+  /**
+   * A fleet of backends (src/proxy/fleet/proxy-config.ts; `loadProxyConfig` reads the file):
+   * model names and aliases routed to the least busy backend serving them, with per-backend
+   * limits, a wait queue and failover. Give this or `client`.
+   */
+  config?: ProxyConfig;
+  /** Required from callers as `Authorization: Bearer …` or `x-api-key` when set. */
+  apiKey?: string;
+  /**
+   * Pass the caller's credential (`Authorization: Bearer …` / `x-api-key`) to the backend in
+   * place of the client's own (default false). Cannot be combined with `apiKey`, which uses
+   * that same header to admit callers.
+   */
+  forwardAuth?: boolean;
+  /** Send the caller's model name to the backend (default true); false pins the client's model. Single `client` only. */
+  forwardModel?: boolean;
+  /** Largest accepted request body in bytes (default 16 MiB → 413). */
+  bodyLimitBytes?: number;
+  /** Keep-alive interval for streams while the proxy validates (default 5,000 ms). */
+  keepAliveMs?: number;
+  /** The model name reported when the caller sent none (default: the client's `model`; with `config`, its first model). */
+  model?: string;
+  /**
+   * Where the proxy counts (served at `GET /metrics`). Default: a set of its own without Node's
+   * process metrics, so several proxies in one process do not each install process collectors;
+   * pass `createForgeMetrics()` to include them, or a set shared with other surfaces.
+   */
+  metrics?: ForgeMetrics;
+  /** Record prompts and answers on the request's spans (default false: they are the caller's data). */
+  traceContent?: boolean;
+}
+
+const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * The options, checked, with their defaults.
+ *
+ * @example
+ * checkOptions({ client, maxRetries: 2 }).guardrails.maxRetries; // 2
+ */
+export function checkOptions(o: ProxyOptions) {
+  if (typeof o !== "object" || o === null) throw new InvalidArgumentError("options", "createProxy needs an options object");
+  if ((o.client === undefined) === (o.config === undefined)) {
+    throw new InvalidArgumentError("client", "give exactly one of `client` (one backend) or `config` (a fleet: see loadProxyConfig)");
+  }
+  if (o.config !== undefined) {
+    if (typeof o.config !== "object" || o.config === null) throw new InvalidArgumentError("config", "must be a proxy config object (loadProxyConfig reads one from a file)");
+    if (o.forwardModel !== undefined) throw new InvalidArgumentError("forwardModel", "applies to a single client; with `config` each backend gets its configured model name");
+  }
+  const client = o.client as Partial<LLMClient> | undefined;
+  if (o.client !== undefined && (!client || typeof client.send !== "function" || (client.apiFormat !== "openai" && client.apiFormat !== "ollama"))) {
+    throw new InvalidArgumentError("client", "must be an LLMClient (OllamaClient, LlamafileClient, OpenAICompatClient, AnthropicClient, ...)");
+  }
+  for (const key of ["rescueEnabled", "injectRespondTool", "forwardModel", "forwardAuth", "traceContent"] as const) {
+    if (o[key] !== undefined && typeof o[key] !== "boolean") throw new InvalidArgumentError(key, "must be a boolean");
+  }
+  if (o.apiKey !== undefined && (typeof o.apiKey !== "string" || o.apiKey === "")) throw new InvalidArgumentError("apiKey", "must be a non-empty string");
+  if (o.apiKey !== undefined && o.forwardAuth === true) {
+    throw new InvalidArgumentError("forwardAuth", "cannot be combined with apiKey: both read the caller's credential header");
+  }
+  if (o.metrics !== undefined && (typeof o.metrics !== "object" || o.metrics === null || typeof (o.metrics as { label?: unknown }).label !== "function")) {
+    throw new InvalidArgumentError("metrics", "must be a metric set made by createForgeMetrics()");
+  }
+  const positive = (name: string, v: unknown, fallback: number) => {
+    if (v === undefined) return fallback;
+    if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new InvalidArgumentError(name, `must be a positive integer, got ${String(v)}`);
+    return v;
+  };
+  return {
+    guardrails: {
+      maxRetries: budgetOption("maxRetries", o.maxRetries, 3),
+      maxToolErrors: budgetOption("maxToolErrors", o.maxToolErrors, 2),
+      rescueEnabled: o.rescueEnabled ?? true,
+      injectRespondTool: o.injectRespondTool ?? false,
+      policy: o.policy === undefined ? undefined : parsePolicy(o.policy),
+    } satisfies ProxyGuardrailOptions,
+    bodyLimit: positive("bodyLimitBytes", o.bodyLimitBytes, DEFAULT_BODY_LIMIT),
+    keepAliveMs: positive("keepAliveMs", o.keepAliveMs, 5_000),
+    forwardModel: o.forwardModel ?? true,
+    forwardAuth: o.forwardAuth ?? false,
+    traceContent: o.traceContent ?? false,
+    model: o.model ?? (o.client as { model?: unknown } | undefined)?.model,
+  };
+}
+
