@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/core/errors.js";
-import { extractToolCalls, findCallSpans, rescueToolCall } from "../../src/parsing/index.js";
+import { extractToolCalls, findCallSpans, rescueFormat, rescueToolCall } from "../../src/parsing/index.js";
 import { rescue, TOOLS } from "./helpers.js";
 
 describe("rescueToolCall: cross-family behaviour", () => {
@@ -96,5 +96,19 @@ describe("documented examples", () => {
       reasoning: "need weather",
       format: "pythonic",
     });
+  });
+});
+
+describe("rescueFormat names the family of the first region a call is taken from", () => {
+  it.each([
+    ['<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>', "hermes"],
+    ['[get_weather(city="Oslo")]', "pythonic"],
+    ['[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Oslo"}}]', "mistral"],
+    ['```json\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n```', "fenced_json"],
+    ['Sure: {"name": "get_weather", "arguments": {"city": "Oslo"}}', "embedded_json"],
+    ['<tool_call>{"name": "nope", "arguments": {}}</tool_call> then [get_weather(city="Oslo")]', "pythonic"],
+    ["no call here", undefined],
+  ])("%s → %s", (text, family) => {
+    expect(rescueFormat(text, ["get_weather"])).toBe(family);
   });
 });
