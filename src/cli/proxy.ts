@@ -4,12 +4,12 @@
  * environment variable; flags win.
  */
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { InvalidArgumentError, ProxyConfigError } from "../core/errors.js";
 import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
 import { loadProxyConfig, type ResolvedProxyConfig } from "../proxy/fleet/proxy-config.js";
 import { describePolicy, parsePolicy, type ProxyPolicy, type ProxyPolicyInput } from "../proxy/request-policy.js";
 import { assertBackend, buildClient, DEFAULT_BASE_URLS } from "./backends.js";
+import { parseCliArgs } from "./parse-cli-args.js";
 import { errorLine } from "./run-cli.js";
 
 export const PROXY_HELP = `Usage: forge-ts proxy --backend <name> --model <name> [options]
@@ -70,7 +70,7 @@ function int(name: string, raw: string | undefined, min: number): number | undef
 export async function proxyMain(args: readonly string[], signals: NodeJS.EventEmitter = process): Promise<number> {
   const env = process.env;
   const str = (name: string) => (env[name] !== undefined && env[name] !== "" ? { default: env[name] } : {});
-  const { values, tokens } = parseArgs({
+  const { values, tokens } = parseCliArgs({
     args: [...args],
     tokens: true,
     options: {
@@ -159,6 +159,8 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     ...(values.think ? { think: values.think === "true" } : {}),
     ...(backendKey ? { apiKey: backendKey } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    apiKeyFlag: "--backend-api-key",
+    keyFromCaller: values["forward-auth"],
   });
   const proxy = createProxy({ client, model: values.model, forwardModel: !values["pin-model"], ...serving });
   const mode = backend === "llamaserver" || backend === "llamafile" ? ` mode ${values.mode ?? "auto"}${(values.mode ?? "auto") === "auto" ? " (native tools first; falls back to prompt mode once if the server refuses them, and logs it)" : ""}` : "";
