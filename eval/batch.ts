@@ -121,6 +121,8 @@ export interface BatchOptions {
   log?: (line: string) => void;
   /** Every run's inspection events (visualizerInspector: watch the batch live). */
   inspect?: InspectionSink;
+  /** Ctrl-C: stop after cancelling the run in flight (not recorded); the file resumes the batch. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -148,6 +150,7 @@ export async function runBatch(options: BatchOptions): Promise<{ ran: number; sk
   let ran = 0;
   let skipped = 0;
   for (const row of withAblation(options.config, options.ablation)) {
+    if (options.signal?.aborted) break;
     const config = { ...runConfigFor(row, options.config.seed, options.timeoutMs), ...(options.inspect ? { inspect: options.inspect } : {}) };
     const planned = planKeys({ scenarios, runs: options.runs, config });
     const todo = planned.filter((k) => !skip.has(k.key));
@@ -164,6 +167,7 @@ export async function runBatch(options: BatchOptions): Promise<{ ran: number; sk
       runs: options.runs,
       config,
       skip,
+      ...(options.signal ? { signal: options.signal } : {}),
       onRecord: (record) => {
         file.append(record);
         ran++;

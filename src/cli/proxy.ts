@@ -9,6 +9,7 @@ import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
 import { loadProxyConfig, type ResolvedProxyConfig } from "../proxy/fleet/proxy-config.js";
 import { describePolicy, parsePolicy, type ProxyPolicy, type ProxyPolicyInput } from "../proxy/request-policy.js";
 import { assertBackend, buildClient, DEFAULT_BASE_URLS } from "./backends.js";
+import { isLoopbackHost } from "../server/is-loopback-host.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { errorLine } from "./run-cli.js";
 
@@ -110,6 +111,9 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   }
   if (values["forward-auth"] && values["api-key"]) {
     throw new InvalidArgumentError("--forward-auth", "cannot be combined with --api-key: both read the caller's Authorization / x-api-key header");
+  }
+  if (!isLoopbackHost(values.host) && !values["api-key"]) {
+    console.error(`forge-ts proxy: warning: --host ${values.host} without --api-key: anyone who can reach this port can use the backend through the proxy`);
   }
   const port = int("port", values.port, 0)!;
   if (port > 65_535) throw new InvalidArgumentError("--port", `expected 0..65535, got ${port}`);
