@@ -27,13 +27,13 @@ does not exist or has no matching runs.`;
 export function reportMain(argv: readonly string[], command = "npm run eval:report --"): void {
   const p = parseFlags(argv, SPEC);
   if (p.flags.help) return void console.log(help(command));
-  const file = p.positional[0];
-  if (!file) throw new InvalidArgumentError("results", "give the JSONL file to report on");
-  if (!existsSync(file)) throw new InvalidArgumentError("results", `${file} does not exist`);
   // A mistyped preset or tag would match nothing: refuse it, naming the known ones.
   for (const name of many(p, "ablation")) getAblation(name);
   assertTags(many(p, "tags"));
   const html = one(p, "html") === undefined ? undefined : outFile(one(p, "html")!, "--html");
+  const file = p.positional[0];
+  if (!file) throw new InvalidArgumentError("results", "give the JSONL file to report on");
+  if (!existsSync(file)) throw new InvalidArgumentError("results", `${file} does not exist`);
   const records = filterRecords(readRecords(file), { ablations: many(p, "ablation"), tags: many(p, "tags") });
   if (records.length === 0) throw new InvalidArgumentError("results", `${file} has no runs matching the filters`);
   const data = buildReportData(records);

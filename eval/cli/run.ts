@@ -36,9 +36,9 @@ const help = (command: string) => `usage: ${command} [--backend sim|ollama|llama
               eval:batch --progress shows how far a batch file is)
 
 A real backend is asked for its model list before the first run; if it does not answer the
-command says so and exits 1. Ctrl-C cancels the run in flight (not recorded) and stops. Exit
-codes: 0 done, 1 a run could not start or the backend is unreachable, 2 bad flags (an unknown
-scenario, tag or ablation included), 130 interrupted.`;
+command says so and exits 1. Ctrl-C cancels the run in flight (not recorded) and stops.
+Exit codes: 0 done, 1 a run could not start or the backend is unreachable, 2 bad flags (an
+unknown scenario, tag or ablation included), 130 interrupted.`;
 
 /** Every tag a scenario carries, in suite order (families such as plumbing, human, stateful). */
 function scenarioTags(): string[] {
