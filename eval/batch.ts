@@ -122,6 +122,8 @@ export interface BatchOptions {
   log?: (line: string) => void;
   /** Every run's inspection events (visualizerInspector: watch the batch live). */
   inspect?: InspectionSink;
+  /** Ctrl-C: stop after cancelling the run in flight (not recorded); the file resumes the batch. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -159,6 +161,7 @@ export async function runBatch(options: BatchOptions): Promise<{ ran: number; sk
   const held: EvalFixture<unknown>[] = [];
   try {
     for (const { row, config, todo } of rows) {
+      if (options.signal?.aborted) break;
       if (todo.length > 0 && row.backend !== "sim") {
         // Fail before the first run, not once per run: a dead backend would turn every run into a FAIL line.
         const first = scenarios[0]!;
@@ -176,6 +179,7 @@ export async function runBatch(options: BatchOptions): Promise<{ ran: number; sk
         runs: options.runs,
         config,
         skip,
+        ...(options.signal ? { signal: options.signal } : {}),
         onRecord: (record) => {
           file.append(record);
           ran++;

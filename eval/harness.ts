@@ -84,11 +84,12 @@ function strategyFor(config: RunConfig): CompactStrategy {
  *
  * @example const record = await runScenario(basic2step, config, 0);
  */
-export async function runScenario(scenario: EvalScenario, config: RunConfig, runIndex: number): Promise<RunRecord> {
-  return withFixtures([scenario], () => playScenario(scenario, config, runIndex));
+/** `signal`: Ctrl-C; the run is cancelled through the statechart (its record is then dropped by runEval). */
+export async function runScenario(scenario: EvalScenario, config: RunConfig, runIndex: number, signal?: AbortSignal): Promise<RunRecord> {
+  return withFixtures([scenario], () => playScenario(scenario, config, runIndex, signal));
 }
 
-async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex: number): Promise<RunRecord> {
+async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex: number, signal?: AbortSignal): Promise<RunRecord> {
   const seed = runSeed(config.seed, scenario.name, runIndex);
   const instance = scenario.build();
   const client = await config.makeClient({ scenario, instance, seed });
@@ -110,7 +111,7 @@ async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex:
   const started = performance.now();
   let thrown: ForgeError | undefined;
   try {
-    await runner.run(instance.workflow, scenario.userInput, { runId: evalRunId(config, scenario.name, runIndex) });
+    await runner.run(instance.workflow, scenario.userInput, { runId: evalRunId(config, scenario.name, runIndex), ...(signal ? { signal } : {}) });
   } catch (error) {
     if (!ForgeError.isInstance(error)) throw error;
     thrown = error;
@@ -164,6 +165,11 @@ export interface EvalPlan {
   /** Keys already recorded (batch resume): those runs are skipped. */
   skip?: ReadonlySet<string>;
   onRecord?: (record: RunRecord) => void;
+  /**
+   * Aborted (Ctrl-C): the run in flight is cancelled and not recorded (it would count as a
+   * failure of the model), and no further run starts; a batch resumes from its file.
+   */
+  signal?: AbortSignal;
 }
 
 /** Every (scenario, run index) of a plan, in order; the resume key of each. */
@@ -185,7 +191,9 @@ export async function runEval(plan: EvalPlan): Promise<RunRecord[]> {
     async () => {
       const out: RunRecord[] = [];
       for (const { scenario, runIndex } of todo) {
-        const record = await runScenario(scenario, plan.config, runIndex);
+        if (plan.signal?.aborted) break;
+        const record = await runScenario(scenario, plan.config, runIndex, plan.signal);
+        if (plan.signal?.aborted) break;
         out.push(record);
         plan.onRecord?.(record);
       }

@@ -40,6 +40,8 @@ export interface ChaosOptions {
   settleMs: number;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
+  /** How many of the enqueued runs have an outcome, as they settle (the bench draws it). */
+  onSettled?: (done: number, total: number) => void;
   /** Keep the run's directory (effects file, workers' stderr, store) even when every check passed. */
   keep?: boolean;
 }
@@ -287,7 +289,7 @@ async function produce(units: PlannedUnit[], queues: [RunQueue, RunQueue], o: Ch
 }
 
 /** Each run's outcome once its job reached a final state, looked at until the deadline. */
-async function settle(handles: ReadonlyMap<string, EnqueuedRun>, queue: RunQueue, deadline: number, log: (line: string) => void): Promise<Map<string, Outcome>> {
+async function settle(handles: ReadonlyMap<string, EnqueuedRun>, queue: RunQueue, deadline: number, log: (line: string) => void, onSettled?: (done: number, total: number) => void): Promise<Map<string, Outcome>> {
   const outcomes = new Map<string, Outcome>();
   let reported = Date.now();
   const look = async (runId: string) => {
@@ -304,6 +306,7 @@ async function settle(handles: ReadonlyMap<string, EnqueuedRun>, queue: RunQueue
   while (outcomes.size < handles.size && Date.now() < deadline) {
     const pending = [...handles.keys()].filter((id) => !outcomes.has(id));
     for (let i = 0; i < pending.length; i += 25) await Promise.all(pending.slice(i, i + 25).map(look));
+    onSettled?.(outcomes.size, handles.size);
     if (Date.now() - reported > 5_000) {
       reported = Date.now();
       log(`chaos: ${outcomes.size} of ${handles.size} runs finished`);
@@ -430,7 +433,7 @@ export async function chaosHarness(o: ChaosOptions): Promise<ChaosReport> {
     log(`chaos ${o.store}: ${o.runs} runs over ${o.spreadMs} ms; ${o.kills} kills, ${o.stops} stops, ${o.redisRestarts} Redis restarts`);
     const injecting = injectFaults(faultSchedule(o, rng), { fleet, effectsFile, redis: servers.redis, effect, rng, counts: faults, log }, startedAt);
     const handles = await produce(units, queues, o, startedAt, enqueueFailures);
-    const outcomes = await settle(handles, queues[0], startedAt + o.spreadMs + o.settleMs, log);
+    const outcomes = await settle(handles, queues[0], startedAt + o.spreadMs + o.settleMs, log, o.onSettled);
     await injecting;
     const seconds = (Date.now() - startedAt) / 1000;
     // Every worker gone before the effects file is read: a worker woken by the last SIGCONT

@@ -7,6 +7,7 @@
  * (effects file, workers' stderr), which is kept anyway when a check fails. Prints a table of
  * the stores side by side; the README rows say the same.
  */
+import { phaseProgress, type PhaseProgress } from "../progress.js";
 import { chaosHarness, type ChaosReport } from "./chaos-harness.js";
 import type { ChaosStoreKind } from "./chaos-workflow.js";
 import { fig, mdRow, row, type BenchRow, type BenchSuite } from "./harness.js";
@@ -64,7 +65,10 @@ export const suite: BenchSuite = {
       if (!(store in LABEL)) throw new Error(`FORGE_BENCH_CHAOS_STORES: unknown store "${store}" (file, sql, postgres)`);
       // Spread wide enough that the workers are busy through every fault, even the late ones.
       const spreadMs = Math.max(RUNS * 80, FAULTS * 800);
-      const report = await chaosHarness({ store, runs: RUNS, ...faultMix(FAULTS), spreadMs, settleMs: 120_000, seed: 42, keep: process.env.FORGE_BENCH_CHAOS_KEEP === "1", log: (line) => process.stderr.write(`${line}\n`) });
+      let settling: PhaseProgress | undefined;
+      const onSettled = (done: number, total: number) => (settling ??= phaseProgress(`chaos ${store}: runs settled`, total)).update(done);
+      const report = await chaosHarness({ store, runs: RUNS, ...faultMix(FAULTS), spreadMs, settleMs: 120_000, seed: 42, keep: process.env.FORGE_BENCH_CHAOS_KEEP === "1", log: (line) => process.stderr.write(`${line}\n`), onSettled });
+      settling?.done();
       reports.push(report);
       for (const [name, value, unit, note] of figures(report)) rows.push({ suite: "chaos", case: `${LABEL[store]}: ${name}`, value, unit, note });
     }

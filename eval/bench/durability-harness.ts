@@ -123,7 +123,7 @@ function effectsOf(file: string): { pid: string; kind: string; key: string }[] {
  * `kills` runs, each killed once at a random moment of its first process (and, one time in
  * three, its first resume too); `maxKillMs` bounds the moment (the run takes roughly that long).
  */
-export async function killHarness(kills: number, options: { seed?: number; maxKillMs?: number; store?: StoreKind } = {}): Promise<KillReport> {
+export async function killHarness(kills: number, options: { seed?: number; maxKillMs?: number; store?: StoreKind; onRun?: (done: number) => void } = {}): Promise<KillReport> {
   const kind = options.store ?? "file";
   const prng = createPrng(options.seed ?? 7);
   const rng = () => prng.next();
@@ -195,6 +195,7 @@ export async function killHarness(kills: number, options: { seed?: number; maxKi
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+    options.onRun?.(k + 1);
   }
   return report;
 }

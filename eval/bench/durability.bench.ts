@@ -7,6 +7,7 @@
  *   it; FORGE_BENCH_STORES=file,sql). Each run is killed at a random moment and resumed in a new
  *   process, a third of them killed again.
  */
+import { phaseProgress } from "../progress.js";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import type { RunStore } from "../../src/persistence/run-store.js";
 import { SqlRunStore } from "../../src/persistence/sql-run-store.js";
@@ -57,7 +58,9 @@ async function killRows(): Promise<BenchRow[]> {
   for (const store of STORES) {
     if (!(store in LABEL)) throw new Error(`FORGE_BENCH_STORES: unknown store "${store}" (file, sql)`);
     const started = performance.now();
-    const r = await killHarness(RUNS, { seed: 42, store });
+    const progress = phaseProgress(`durability ${store}: kill -9 runs`, RUNS);
+    const r = await killHarness(RUNS, { seed: 42, store, onRun: (done) => progress.update(done) });
+    progress.done();
     const seconds = (performance.now() - started) / 1000;
     const count = (name: string, value: number, note = ""): BenchRow => ({ suite: "durability", case: `${LABEL[store]}: ${name}`, value, unit: "count", note });
     rows.push(

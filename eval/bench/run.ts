@@ -1,18 +1,27 @@
 /**
- * `npm run bench [-- suite ...] [--readme]`: runs every eval/bench/*.bench.ts suite (or those
- * named) and prints a table; `--readme` also prints the README's Benchmarks rows from the same run.
+ * `npm run bench [-- suite ...] [--readme] [--check]`: runs every eval/bench/*.bench.ts suite (or
+ * those named) and prints a table; `--readme` also prints the README's Benchmarks rows from the
+ * same run; `--check` compares the rows with the README's targets (targets.ts) and exits 1 when
+ * one is missed.
  */
 import { readdir } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import path from "node:path";
 import type { BenchRow, BenchSuite } from "./harness.js";
+import { checkedRows, missedTargets } from "./targets.js";
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const readme = args.includes("--readme");
-const badFlags = args.filter((a) => a.startsWith("-") && a !== "--readme");
+const check = args.includes("--check");
+const USAGE = "Usage: npm run bench -- [suite ...] [--readme] [--check]";
+if (args.includes("--help") || args.includes("-h")) {
+  console.log(`${USAGE}\n\n  --readme   also print the README's Benchmarks rows from this run\n  --check    exit 1 when a row misses the README's target (eval/bench/targets.ts)`);
+  process.exit(0);
+}
+const badFlags = args.filter((a) => a.startsWith("-") && a !== "--readme" && a !== "--check");
 if (badFlags.length > 0) {
-  console.error(`unknown flag ${badFlags.join(", ")}; usage: npm run bench -- [suite ...] [--readme]`);
+  console.error(`unknown flag ${badFlags.join(", ")}; ${USAGE}`);
   process.exit(2);
 }
 const wanted = args.filter((a) => !a.startsWith("-"));
@@ -42,4 +51,10 @@ if (readme) {
   console.log("\nREADME rows:\n");
   console.log("| suite | case | result | target |\n|---|---|---|---|");
   for (const line of readmeRows) console.log(line);
+}
+if (check) {
+  const missed = missedTargets(rows);
+  console.log(`\ntargets: ${checkedRows(rows) - missed.length} of ${checkedRows(rows)} rows checked meet the README's target`);
+  for (const m of missed) console.log(`  MISSED ${m.row.suite} / ${m.row.case}: ${fmt(m.figure)} ${m.row.unit} (target ${m.target.text})`);
+  if (missed.length > 0) process.exit(1);
 }

@@ -2,6 +2,9 @@
  * Tiny flag parser for the eval CLIs: `--flag value`, `--flag a b c` (lists run until the next
  * flag) and boolean `--flag`. Unknown flags and missing values fail loudly.
  */
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { nonNegativeInt, positiveInt } from "../../src/cli/int-flag.js";
 import { InvalidArgumentError } from "../../src/core/index.js";
 
 export type FlagKind = "bool" | "one" | "many";
@@ -45,10 +48,23 @@ export function many(p: ParsedFlags, name: string): string[] {
   return Array.isArray(v) ? v : [];
 }
 
+/** A flag that must be 0 or more (src/cli/int-flag.ts checks every command's integers). */
 export function int(p: ParsedFlags, name: string, fallback: number): number {
-  const raw = one(p, name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError(`--${name}`, `expected a non-negative integer, got "${raw}"`);
-  return n;
+  return nonNegativeInt(name, one(p, name), fallback);
+}
+
+/** A flag that must be 1 or more: "--runs must be a positive integer, got -1". */
+export function count(p: ParsedFlags, name: string, fallback: number): number {
+  return positiveInt(name, one(p, name), fallback);
+}
+
+/**
+ * A results file to append to, checked before any run starts: its directory must exist (else
+ * the first record would fail with ENOENT after the first run, minutes in).
+ */
+export function outFile(file: string, flag = "--out"): string {
+  const dir = path.dirname(path.resolve(file));
+  if (!existsSync(dir)) throw new InvalidArgumentError(flag, `cannot write ${file}: the directory ${dir} does not exist`);
+  if (existsSync(file) && statSync(file).isDirectory()) throw new InvalidArgumentError(flag, `${file} is a directory; give a file`);
+  return file;
 }

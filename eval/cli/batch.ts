@@ -2,13 +2,16 @@
  * `npm run eval:batch -- --config sim --runs 5 [--out eval_results.jsonl] [--ablation bare] [--progress]`
  * Appends one JSONL line per run and resumes from the file; `--progress` only reports.
  */
+import { INTERRUPTED_EXIT, onInterrupt } from "../../src/cli/interrupt.js";
+import { shellWord } from "../../src/cli/runs-decide.js";
 import { isMainModule, runCli } from "../../src/cli/run-cli.js";
 import { InvalidArgumentError } from "../../src/core/index.js";
+import { getAblation } from "../ablation.js";
 import { batchProgress, loadBatchConfig, runBatch } from "../batch.js";
 import { createProgress } from "../progress.js";
 import { readRecords } from "../run-record.js";
 import { connectVisualizer, DEFAULT_VISUALIZER_URL } from "../../visualizer/inspector.js";
-import { int, one, parseFlags } from "./args.js";
+import { count, int, one, outFile, parseFlags } from "./args.js";
 
 const SPEC = { config: "one", runs: "one", out: "one", ablation: "one", progress: "bool", seed: "one", timeout: "one", visualize: "bool", "visualizer-url": "one", queue: "one", help: "bool" } as const;
 
@@ -26,8 +29,9 @@ const help = (command: string) => `usage: ${command} --config <name|path> --runs
               (default http://127.0.0.1:4848, or FORGE_VISUALIZER_URL)
 
 Each real backend is asked for its model list before its first run; if it does not answer the
-batch stops there (exit 1). Exit codes: 0 done, 1 a backend is unreachable or a run could not
-start, 2 bad flags or config.`;
+batch stops there (exit 1). Ctrl-C cancels the run in flight (not recorded), stops, and prints
+the command that resumes the batch. Exit codes: 0 done, 1 a backend is unreachable or a run could
+not start, 2 bad flags or config (an unknown ablation, scenario or tag included), 130 interrupted.`;
 
 /** `npm run eval:batch --` in a checkout, `forge-ts eval-batch` from the package. */
 export async function batchMain(argv: readonly string[], command = "npm run eval:batch --"): Promise<number | void> {
@@ -38,12 +42,11 @@ export async function batchMain(argv: readonly string[], command = "npm run eval
   const config = loadBatchConfig(name);
   const seed = one(p, "seed");
   if (seed !== undefined) config.seed = int(p, "seed", config.seed);
-  const runs = int(p, "runs", 10);
-  if (runs < 1) throw new InvalidArgumentError("--runs", "must be at least 1");
-  const out = one(p, "out") ?? "eval_results.jsonl";
+  const runs = count(p, "runs", 10);
+  const out = outFile(one(p, "out") ?? "eval_results.jsonl");
   const ablation = one(p, "ablation");
-  const timeoutMs = one(p, "timeout") === undefined ? undefined : int(p, "timeout", 0);
-  if (timeoutMs === 0) throw new InvalidArgumentError("--timeout", "must be at least 1 ms");
+  if (ablation !== undefined) getAblation(ablation);
+  const timeoutMs = one(p, "timeout") === undefined ? undefined : count(p, "timeout", 0);
   const options = { config, runs, out, ...(ablation ? { ablation } : {}), ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
 
   if (p.flags.progress) {
@@ -59,9 +62,11 @@ export async function batchMain(argv: readonly string[], command = "npm run eval
   const inspect = p.flags.visualize ? await connectVisualizer(url) : undefined;
   const total = batchProgress(options, readRecords(out)).reduce((n, r) => n + (r.expected - r.done), 0);
   const progress = createProgress({ total });
+  // Queued runs belong to the workers: Ctrl-C keeps its default there (the queue keeps them).
+  const interrupt = queue === undefined ? onInterrupt() : undefined;
   const { ran, skipped } =
     queue === undefined
-      ? await runBatch({ ...options, onRecord: (r) => progress.tick(r), ...(inspect ? { inspect } : {}) })
+      ? await runBatch({ ...options, onRecord: (r) => progress.tick(r), signal: interrupt!.signal, ...(inspect ? { inspect } : {}) }).finally(() => interrupt!.dispose())
       : await (await import("../queue.js")).runQueuedBatch({
           ...options,
           redis: queue,
@@ -69,6 +74,11 @@ export async function batchMain(argv: readonly string[], command = "npm run eval
           onCounts: (c) => console.error(`queue: ${c.waiting} queued, ${c.active} active, ${c.completed} done, ${c.failed} failed`),
         });
   progress.done();
+  if (interrupt?.interrupted) {
+    // The file is the batch's state: the same command skips what is in it.
+    console.error(`interrupted: ${ran} run(s) appended to ${out}; continue with: ${command} ${argv.map(shellWord).join(" ")}`);
+    return INTERRUPTED_EXIT;
+  }
   console.log(`batch ${config.name}: ${ran} run(s) appended to ${out}, ${skipped} already there`);
 }
 

@@ -11,7 +11,9 @@ import { renderList } from "../report/list.js";
 import { buildReportData, filterRecords } from "../report/report-data.js";
 import { renderTable } from "../report/table.js";
 import { readRecords } from "../run-record.js";
-import { many, one, parseFlags } from "./args.js";
+import { getAblation } from "../ablation.js";
+import { assertTags } from "../scenarios/index.js";
+import { many, one, outFile, parseFlags } from "./args.js";
 
 const SPEC = { markdown: "one", html: "one", ablation: "many", tags: "many", "list-only": "bool", title: "one", help: "bool" } as const;
 
@@ -25,6 +27,10 @@ does not exist or has no matching runs.`;
 export function reportMain(argv: readonly string[], command = "npm run eval:report --"): void {
   const p = parseFlags(argv, SPEC);
   if (p.flags.help) return void console.log(help(command));
+  // A mistyped preset or tag would match nothing: refuse it, naming the known ones.
+  for (const name of many(p, "ablation")) getAblation(name);
+  assertTags(many(p, "tags"));
+  const html = one(p, "html") === undefined ? undefined : outFile(one(p, "html")!, "--html");
   const file = p.positional[0];
   if (!file) throw new InvalidArgumentError("results", "give the JSONL file to report on");
   if (!existsSync(file)) throw new InvalidArgumentError("results", `${file} does not exist`);
@@ -35,7 +41,6 @@ export function reportMain(argv: readonly string[], command = "npm run eval:repo
   console.log(renderList(data));
   const md = one(p, "markdown");
   if (md) console.log(`\nmarkdown: ${writeMarkdownReports(data, md).join(", ")}`);
-  const html = one(p, "html");
   if (html) {
     const simulated = records.some((r) => r.backend === "sim");
     writeFileSync(html, renderHtml(data, { title: one(p, "title") ?? "forge-ts eval dashboard", ...(simulated ? { note: "Includes SIMULATED runs (backend sim): the simulated model measures the harness and guardrails, not a real model." } : {}) }));

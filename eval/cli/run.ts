@@ -6,6 +6,7 @@ import { InvalidArgumentError } from "../../src/core/index.js";
 import { getAblation } from "../ablation.js";
 import { withFixtures } from "../fixture.js";
 import { backendLabel, unreachable } from "../../src/cli/backends.js";
+import { INTERRUPTED_EXIT, onInterrupt } from "../../src/cli/interrupt.js";
 import { isMainModule, runCli } from "../../src/cli/run-cli.js";
 import { assertBackend, clientFactory, type BackendOptions } from "../backends.js";
 import { runEval, type CompactStrategyName } from "../harness.js";
@@ -15,7 +16,7 @@ import { buildReportData } from "../report/report-data.js";
 import { renderTable } from "../report/table.js";
 import { openResults } from "../run-record.js";
 import { ALL_SCENARIOS, selectScenarios } from "../scenarios/index.js";
-import { int, many, one, parseFlags } from "./args.js";
+import { count, int, many, one, outFile, parseFlags } from "./args.js";
 
 const SPEC = {
   backend: "one", model: "one", runs: "one", scenario: "many", tags: "many", ablation: "one", stream: "bool",
@@ -36,8 +37,9 @@ const help = (command: string) => `usage: ${command} [--backend sim|ollama|llama
               eval:batch --progress shows how far a batch file is)
 
 A real backend is asked for its model list before the first run; if it does not answer the
-command says so and exits 1. Exit codes: 0 done, 1 a run could not start or the backend is
-unreachable, 2 bad flags.`;
+command says so and exits 1. Ctrl-C cancels the run in flight (not recorded) and stops.
+Exit codes: 0 done, 1 a run could not start or the backend is unreachable, 2 bad flags (an
+unknown scenario, tag or ablation included), 130 interrupted.`;
 
 /** Every tag a scenario carries, in suite order (families such as plumbing, human, stateful). */
 function scenarioTags(): string[] {
@@ -66,8 +68,7 @@ export async function evalMain(argv: readonly string[], command = "npm run eval 
   if (!["tiered", "sliding", "none"].includes(strategy)) throw new InvalidArgumentError("--compact-strategy", `use tiered, sliding or none, not "${strategy}"`);
   const think = parseBool("think", one(p, "think"));
   const mode = one(p, "mode");
-  const timeoutMs = one(p, "timeout") === undefined ? undefined : int(p, "timeout", 0);
-  if (timeoutMs === 0) throw new InvalidArgumentError("--timeout", "must be at least 1 ms");
+  const timeoutMs = one(p, "timeout") === undefined ? undefined : count(p, "timeout", 0);
   const backendOptions: BackendOptions = {
     backend, model,
     ...(mode ? { mode } : {}),
@@ -81,9 +82,9 @@ export async function evalMain(argv: readonly string[], command = "npm run eval 
   const scenarios = selectScenarios({ names: many(p, "scenario"), tags: many(p, "tags") });
   const makeClient = clientFactory(backendOptions);
 
-  const runs = int(p, "runs", 5);
-  if (runs < 1) throw new InvalidArgumentError("--runs", "must be at least 1");
+  const runs = count(p, "runs", 5);
   const ablation = getAblation(one(p, "ablation") ?? "reforged");
+  const out = one(p, "out") === undefined ? undefined : outFile(one(p, "out")!);
   const first = scenarios[0] ?? ALL_SCENARIOS[0]!;
   // Held to the end: when the first scenario needs a fixture (an MCP server), the check and the runs share one opening.
   return withFixtures([first], async (): Promise<number | void> => {
@@ -108,17 +109,21 @@ export async function evalMain(argv: readonly string[], command = "npm run eval 
       ...(backendOptions.baseUrl ? { baseUrl: backendOptions.baseUrl } : {}),
       ...(backendOptions.ggufPath ? { ggufPath: backendOptions.ggufPath } : {}),
     };
-    const out = one(p, "out");
     const file = out ? openResults(out) : undefined;
     const progress = createProgress({ total: scenarios.length * runs });
+    const interrupt = onInterrupt();
     const records = await runEval({
-      scenarios, runs, config,
+      scenarios, runs, config, signal: interrupt.signal,
       onRecord: (r) => {
         file?.append(r);
         progress.tick(r);
       },
-    });
+    }).finally(() => interrupt.dispose());
     progress.done();
+    if (interrupt.interrupted) {
+      console.error(`interrupted after ${records.length} of ${scenarios.length * runs} run(s)${out ? `, appended to ${out}` : ""}; for a batch that resumes where it stopped, see ${command.includes("forge-ts") ? "forge-ts eval-batch" : "npm run eval:batch"} --help`);
+      return INTERRUPTED_EXIT;
+    }
     console.log(renderTable(buildReportData(records)));
   });
 }

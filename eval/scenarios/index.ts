@@ -34,6 +34,7 @@ export function selectScenarios(
   const known = new Set(from.map((s) => s.name));
   const unknown = names.filter((n) => !known.has(n));
   if (unknown.length > 0) throw new InvalidArgumentError("scenario", `unknown scenario(s): ${unknown.join(", ")}; known: ${[...known].join(", ")}`);
+  assertTags(tags, from);
   const picked = from.filter((s) => (names.length === 0 || names.includes(s.name)) && (tags.length === 0 || s.tags.some((t) => tags.includes(t))));
   if (names.length > 0 || tags.length > 0) return picked;
   const missing = new Map(fixturesOfAll(picked).map((f) => [f, f.missing()] as const));
@@ -48,4 +49,14 @@ export function selectScenarios(
 
 function fixturesOfAll(scenarios: readonly EvalScenario[]) {
   return [...new Set(scenarios.flatMap((s) => (s.fixture ? [s.fixture] : [])))];
+}
+
+/**
+ * Tags that some scenario carries; an unknown one is refused naming the known ones (a mistyped
+ * tag would otherwise select nothing and the run would report "no runs").
+ */
+export function assertTags(tags: readonly string[], from: EvalScenario[] = ALL_SCENARIOS): void {
+  const known = [...new Set(from.flatMap((s) => s.tags))];
+  const unknown = tags.filter((t) => !known.includes(t));
+  if (unknown.length > 0) throw new InvalidArgumentError("tags", `unknown tag(s): ${unknown.join(", ")}; known: ${known.join(", ")}`);
 }

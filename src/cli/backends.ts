@@ -28,6 +28,10 @@ export interface BackendOptions {
   ggufPath?: string;
   /** Per request: headers wait and idle gap between body chunks (default 300,000 ms). */
   timeoutMs?: number;
+  /** The flag that gives this command the backend's key (`--api-key`, `--backend-api-key`; none: only the variable), for the error when none is given. */
+  apiKeyFlag?: string;
+  /** The proxy's --forward-auth: each caller brings the key, so none is needed at start. */
+  keyFromCaller?: boolean;
 }
 
 /** @example assertBackend("ollama") */
@@ -45,6 +49,8 @@ export interface BackendFlags {
   think?: string | undefined;
   apiKey?: string | undefined;
   timeout?: string | undefined;
+  /** The command's key flag, when it is not `--api-key`. */
+  apiKeyFlag?: string | undefined;
 }
 
 /**
@@ -63,6 +69,7 @@ export function backendOptionsFrom(backend: BackendName, f: BackendFlags): Backe
     ...(f.think !== undefined ? { think: f.think === "true" } : {}),
     ...(apiKey ? { apiKey } : {}),
     timeoutMs: positiveInt("timeout", f.timeout, 300_000),
+    apiKeyFlag: f.apiKeyFlag ?? "--api-key",
   };
 }
 
@@ -104,10 +111,22 @@ export function buildClient(o: BackendOptions): LLMClient {
       if (!o.baseUrl) throw new InvalidArgumentError("base-url", "the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)");
       return new OpenAICompatClient({ model: o.model, baseUrl: o.baseUrl, ...(o.apiKey ? { apiKey: o.apiKey } : {}), ...timeout });
     case "anthropic":
+      assertAnthropicKey(o);
       return new AnthropicClient({ model: o.model, ...(o.apiKey ? { apiKey: o.apiKey } : {}), ...(o.baseUrl ? { baseURL: o.baseUrl } : {}), ...timeout });
     case "sim":
       throw new InvalidArgumentError("backend", "the simulated model is built with its oracle (new SimulatedClient)");
   }
+}
+
+/**
+ * Anthropic's API refuses every request without a key; asking it for its model list would then
+ * report "unreachable", which sends people looking at their network. A custom --base-url (a
+ * gateway, a local server) may need none, and the proxy's --forward-auth takes the callers' keys.
+ */
+function assertAnthropicKey(o: BackendOptions): void {
+  if (o.apiKey || o.baseUrl || o.keyFromCaller || process.env.ANTHROPIC_API_KEY) return;
+  const how = o.apiKeyFlag ? `give ${o.apiKeyFlag} <key> or set ANTHROPIC_API_KEY` : "set ANTHROPIC_API_KEY";
+  throw new InvalidArgumentError(o.apiKeyFlag ?? "ANTHROPIC_API_KEY", `no API key for the anthropic backend: ${how}`);
 }
 
 /**

@@ -4,7 +4,6 @@
  * and tool result as it happens. Defaults to the embedded
  * simulated small model; `--backend` (or FORGE_BACKEND) points it at a real one.
  */
-import { parseArgs } from "node:util";
 import { SimulatedClient } from "../clients/simulated.js";
 import { ContextManager } from "../context/context-manager.js";
 import { TieredCompact } from "../context/tiered-compact.js";
@@ -12,12 +11,16 @@ import { ForgeError, InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient, StreamChunk } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import { splitReasoning } from "../parsing/index.js";
-import { openStore } from "./store.js";
+import { openStore, storeSpec } from "./store.js";
 import { WorkflowRunner } from "../runner.js";
 import type { InspectionSink } from "../runner/options.js";
 import type { InspectionEvent } from "xstate";
 import { connectVisualizer, DEFAULT_VISUALIZER_URL } from "../../visualizer/inspector.js";
-import { assertBackend, backendLabel, buildClient, unreachable, type BackendOptions } from "./backends.js";
+import { assertBackend, backendLabel, backendOptionsFrom, buildClient, unreachable } from "./backends.js";
+import { demoModuleArg } from "./demo-module.js";
+import { intFlag } from "./int-flag.js";
+import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "./interrupt.js";
+import { parseCliArgs } from "./parse-cli-args.js";
 import { demoApprover } from "./demo-approver.js";
 import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "./demo-workflow.js";
 import { errorLine, isMainModule, runCli } from "./run-cli.js";
@@ -53,8 +56,9 @@ ${DEMO_APPROVAL_ABOVE_USD} USD waits for a person's approval: the demo approves 
   -h, --help
 
 Prints every state the statechart enters (→ state), each message the run appends, rescues
-and compactions, then the terminal tool's result. Exit codes: 0 done, 1 the workflow failed
-or the backend is unreachable, 2 bad flags.`;
+and compactions, then the terminal tool's result. Ctrl-C stops the run; with --store it is
+checkpointed and the command that continues it is printed. Exit codes: 0 done, 1 the workflow
+failed or the backend is unreachable, 2 bad flags, 130 interrupted.`;
 
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code: number) => (s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -89,7 +93,7 @@ function describe(m: Message): string {
 /** `command` names the demo in usage lines: `npm start --` in a checkout, `forge-ts demo` from the package. */
 export async function demoMain(args: readonly string[], command = "npm start --"): Promise<number> {
   const env = process.env;
-  const { values } = parseArgs({
+  const { values } = parseCliArgs({
     args: [...args],
     options: {
       backend: { type: "string", default: env.FORGE_BACKEND ?? "sim" },
@@ -104,14 +108,13 @@ export async function demoMain(args: readonly string[], command = "npm start --"
       timeout: { type: "string", ...(env.FORGE_TIMEOUT ? { default: env.FORGE_TIMEOUT } : {}) },
       stream: { type: "boolean", default: false },
       latency: { type: "string", ...(env.FORGE_LATENCY ? { default: env.FORGE_LATENCY } : {}) },
-      store: { type: "string", ...(env.FORGE_STORE ? { default: env.FORGE_STORE } : {}) },
+      store: { type: "string" },
       visualize: { type: "boolean", default: false },
       "visualizer-url": { type: "string", default: env.FORGE_VISUALIZER_URL || DEFAULT_VISUALIZER_URL },
       interactive: { type: "boolean", default: false },
       quiet: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
-    strict: true,
   });
   if (values.help) {
     console.log(help(command));
@@ -119,32 +122,13 @@ export async function demoMain(args: readonly string[], command = "npm start --"
   }
   const backend = values.backend;
   assertBackend(backend);
-  const int = (name: string, raw: string | undefined): number | undefined => {
-    if (raw === undefined) return undefined;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`--${name}`, `expected a non-negative integer, got "${raw}"`);
-    return n;
-  };
-  if (values.think !== undefined && !["true", "false"].includes(values.think)) {
-    throw new InvalidArgumentError("--think", `use true or false, not "${values.think}"`);
-  }
+  const int = (name: string, raw: string | undefined) => intFlag(name, raw, { min: 0 });
   const seed = int("seed", values.seed) ?? 15;
   const demo = supplierQuoteWorkflow({ approvalAboveUsd: DEMO_APPROVAL_ABOVE_USD });
   const model = values.model ?? (backend === "sim" ? "small-model" : undefined);
   if (!model) throw new InvalidArgumentError("--model", `backend ${backend} needs --model (or FORGE_MODEL)`);
 
-  const timeoutMs = int("timeout", values.timeout);
-  if (timeoutMs === 0) throw new InvalidArgumentError("--timeout", "must be at least 1 ms");
-  const apiKey = values["api-key"] ?? (backend === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY);
-  const backendOptions: BackendOptions = {
-    backend,
-    model,
-    ...(values["base-url"] ? { baseUrl: values["base-url"] } : {}),
-    ...(values.mode ? { mode: values.mode } : {}),
-    ...(values.think ? { think: values.think === "true" } : {}),
-    ...(apiKey ? { apiKey } : {}),
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-  };
+  const backendOptions = backendOptionsFrom(backend, { model, baseUrl: values["base-url"], mode: values.mode, think: values.think, apiKey: values["api-key"], timeout: values.timeout });
   const latencyMs = int("latency", values.latency) ?? (values.visualize ? 600 : 0);
   if (values.latency !== undefined && backend !== "sim") throw new InvalidArgumentError("--latency", "only the simulated model (--backend sim) takes a latency");
   const client: LLMClient =
@@ -153,7 +137,8 @@ export async function demoMain(args: readonly string[], command = "npm start --"
       : buildClient(backendOptions);
   // Fail before the run, not after it: a visualizer that is not there would show nothing.
   const visualizer = values.visualize ? await connectVisualizer(values["visualizer-url"]) : undefined;
-  const opened = values.store !== undefined ? await openStore(values.store) : undefined;
+  const spec = storeSpec(values.store);
+  const opened = spec !== undefined ? await openStore(spec) : undefined;
   const store = opened?.store;
   const problem = await unreachable(client, backendLabel(backendOptions));
   if (problem) {
@@ -219,9 +204,10 @@ export async function demoMain(args: readonly string[], command = "npm start --"
     onMessage: (m) => say(`  ${describe(redactMessage(m, redaction))}`),
     onHumanRequest: demoApprover({ interactive, say, label: yellow("human  ") }),
   });
+  const runId = `demo-${Date.now().toString(36)}`;
+  const interrupt = onInterrupt();
   try {
-    const runId = `demo-${Date.now().toString(36)}`;
-    const result = await runner.run(demo.workflow, demo.userInput, { promptVars: demo.promptVars, runId });
+    const result = await runner.run(demo.workflow, demo.userInput, { promptVars: demo.promptVars, runId, signal: interrupt.signal });
     if (opened) say(`${dim("stored ")} run ${runId} in ${opened.label}`);
     const stats = runner.lastRunStats!;
     say(
@@ -231,11 +217,19 @@ export async function demoMain(args: readonly string[], command = "npm start --"
     console.log(typeof result === "string" ? result : JSON.stringify(result, null, 2));
     return 0;
   } catch (error) {
+    if (interrupt.interrupted) {
+      const { model: m, baseUrl, mode, think } = backendOptions;
+      const hints = opened && { store: opened.label, workflow: demoModuleArg(), backend, model: m, "base-url": baseUrl, mode, think: think?.toString() };
+      console.error(interruptedLines(runId, hints).join("\n"));
+      return INTERRUPTED_EXIT;
+    }
     const stats = runner.lastRunStats;
     console.error(`${red("failed")}: ${errorLine(error)}`);
     if (ForgeError.isInstance(error)) console.error(dim(JSON.stringify(error.data).slice(0, 500)));
     if (stats) console.error(dim(`after ${stats.iterations} model calls; completed: ${stats.completedSteps.join(", ") || "none"}`));
     return 1;
+  } finally {
+    interrupt.dispose();
   }
 }
 

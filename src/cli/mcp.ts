@@ -6,7 +6,6 @@
 import { redactionMapOf } from "../telemetry/redact-run.js";
 import type { Server } from "node:http";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
@@ -17,7 +16,8 @@ import { BACKENDS, runClients } from "./backends.js";
 import { positiveInt } from "./run-cli.js";
 import { waitingLines } from "./runs-decide.js";
 import { loadWorkflowModule } from "./runs.js";
-import { openStore } from "./store.js";
+import { parseCliArgs } from "./parse-cli-args.js";
+import { openStore, storeSpec } from "./store.js";
 
 export const MCP_HELP = `Usage: forge-ts mcp --workflow <module> [--workflow <module>]... --backend <name> [options]
 
@@ -55,9 +55,6 @@ A backend that does not answer at start is a warning (calls fail until it does).
 after the client disconnects (stdio) or Ctrl-C / SIGTERM, 1 the server could not start, 2 bad
 flags or an unusable workflow module.`;
 
-/** A store given as a URL (libSQL, postgres); anything else is a directory. Two letters at least: not a Windows drive. */
-const URL_SCHEME = /^[a-z][a-z0-9+.-]+:/i;
-
 /** How long runs in flight get to record their cancellation when the server stops. */
 const DRAIN_MS = 10_000;
 
@@ -85,9 +82,9 @@ export async function mcpMain(args: readonly string[], version: string, io: Io =
   const loaded = await Promise.all(modules.map(async (m) => ({ path: path.resolve(m), ...(await loadWorkflowModule(m)) })));
   const workflows = loaded.map((m) => m.workflow);
   const tools = [...server.workflowToolNames(workflows).keys()].join(", ");
-  const flags = { model: values.model, baseUrl: values["base-url"], mode: values.mode, think: values.think, apiKey: values["backend-api-key"], timeout: values.timeout };
+  const flags = { model: values.model, baseUrl: values["base-url"], mode: values.mode, think: values.think, apiKey: values["backend-api-key"], apiKeyFlag: "--backend-api-key", timeout: values.timeout };
   const { clientFor, label: backend, problem } = await runClients(values.backend, flags, loaded);
-  const { store, label: storeLabel } = await openStore(URL_SCHEME.test(values.store) ? values.store : path.resolve(values.store));
+  const { store, label: storeLabel } = await openStore(storeSpec(values.store, ".forge"), { absolute: true });
   if (problem) console.error(`forge-ts mcp: warning: ${problem}; calls fail until it answers`);
 
   const modulePath = new Map<Workflow, string>(loaded.map((m) => [m.workflow, m.path]));
@@ -111,11 +108,11 @@ export async function mcpMain(args: readonly string[], version: string, io: Io =
 function parse(args: readonly string[]) {
   const env = process.env;
   const str = (name: string) => (env[name] ? { default: env[name] } : {});
-  return parseArgs({
+  return parseCliArgs({
     args: [...args],
     options: {
       workflow: { type: "string", multiple: true },
-      store: { type: "string", default: env.FORGE_STORE || ".forge" },
+      store: { type: "string" },
       http: { type: "boolean", default: false },
       port: { type: "string", default: env.FORGE_MCP_PORT || "8765" },
       host: { type: "string", default: env.FORGE_MCP_HOST || "127.0.0.1" },
@@ -131,7 +128,6 @@ function parse(args: readonly string[]) {
       "max-iterations": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
-    strict: true,
   }).values;
 }
 

@@ -4,13 +4,14 @@
  * environment variable; flags win.
  */
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { InvalidArgumentError, ProxyConfigError } from "../core/errors.js";
 import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
 import { createForgeMetrics } from "../telemetry/metrics.js";
 import { loadProxyConfig, type ResolvedProxyConfig } from "../proxy/fleet/proxy-config.js";
 import { describePolicy, parsePolicy, type ProxyPolicy, type ProxyPolicyInput } from "../proxy/request-policy.js";
 import { assertBackend, buildClient, DEFAULT_BASE_URLS } from "./backends.js";
+import { isLoopbackHost } from "../server/is-loopback-host.js";
+import { parseCliArgs } from "./parse-cli-args.js";
 import { errorLine } from "./run-cli.js";
 
 export const PROXY_HELP = `Usage: forge-ts proxy --backend <name> --model <name> [options]
@@ -74,7 +75,7 @@ function int(name: string, raw: string | undefined, min: number): number | undef
 export async function proxyMain(args: readonly string[], signals: NodeJS.EventEmitter = process): Promise<number> {
   const env = process.env;
   const str = (name: string) => (env[name] !== undefined && env[name] !== "" ? { default: env[name] } : {});
-  const { values, tokens } = parseArgs({
+  const { values, tokens } = parseCliArgs({
     args: [...args],
     tokens: true,
     options: {
@@ -115,6 +116,9 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   }
   if (values["forward-auth"] && values["api-key"]) {
     throw new InvalidArgumentError("--forward-auth", "cannot be combined with --api-key: both read the caller's Authorization / x-api-key header");
+  }
+  if (!isLoopbackHost(values.host) && !values["api-key"]) {
+    console.error(`forge-ts proxy: warning: --host ${values.host} without --api-key: anyone who can reach this port can use the backend through the proxy`);
   }
   const port = int("port", values.port, 0)!;
   if (port > 65_535) throw new InvalidArgumentError("--port", `expected 0..65535, got ${port}`);
@@ -167,6 +171,8 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     ...(values.think ? { think: values.think === "true" } : {}),
     ...(backendKey ? { apiKey: backendKey } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    apiKeyFlag: "--backend-api-key",
+    keyFromCaller: values["forward-auth"],
   });
   const proxy = createProxy({ client, model: values.model, forwardModel: !values["pin-model"], ...serving });
   const mode = backend === "llamaserver" || backend === "llamafile" ? ` mode ${values.mode ?? "auto"}${(values.mode ?? "auto") === "auto" ? " (native tools first; falls back to prompt mode once if the server refuses them, and logs it)" : ""}` : "";

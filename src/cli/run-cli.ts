@@ -53,10 +53,5 @@ export function runCli(main: (args: readonly string[]) => Promise<number | void>
     );
 }
 
-/** A `--flag` that must be a positive integer (`fallback` when it is absent); InvalidArgumentError otherwise. */
-export function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`--${flag}`, `expected a positive integer, got "${raw}"`);
-  return n;
-}
+// Integer flags are checked in one place; re-exported for the commands that import it from here.
+export { positiveInt } from "./int-flag.js";

@@ -41,10 +41,13 @@ export const shellWord = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s 
 
 const storeFlag = (f: HintFlags): string => (f.store !== undefined ? ` --store ${shellWord(f.store)}` : "");
 
-/** The command that continues a run: the flags known here filled in, placeholders for the rest. */
-export function resumeCommand(runId: string, f: HintFlags): string {
+/**
+ * The command that continues a run (`resume`; `retry` for a cancelled one): the flags known here
+ * filled in, placeholders for the rest.
+ */
+export function resumeCommand(runId: string, f: HintFlags, sub: "resume" | "retry" = "resume"): string {
   const flag = (name: keyof HintFlags, placeholder?: string) => (f[name] !== undefined ? ` --${name} ${shellWord(f[name]!)}` : placeholder ? ` --${name} ${placeholder}` : "");
-  return `forge-ts runs resume ${shellWord(runId)}${flag("workflow", "<module>")}${flag("backend", "<name>")}${flag("model", "<name>")}${flag("base-url")}${flag("mode")}${flag("think")}${storeFlag(f)}`;
+  return `forge-ts runs ${sub} ${shellWord(runId)}${flag("workflow", "<module>")}${flag("backend", "<name>")}${flag("model", "<name>")}${flag("base-url")}${flag("mode")}${flag("think")}${storeFlag(f)}`;
 }
 
 /**

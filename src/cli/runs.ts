@@ -15,26 +15,26 @@
  */
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
-import { ContextManager } from "../context/context-manager.js";
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest, type RunWaitingError } from "../core/errors.js";
 import { Workflow } from "../core/workflow.js";
 import type { Oracle } from "../clients/simulated.js";
 import type { ConnectedMcpServers, WorkflowModuleContext } from "../mcp/connect-servers.js";
 import type { RunInfo, RunStore } from "../persistence/run-store.js";
-import { openStore } from "./store.js";
-import { WorkflowRunner } from "../runner.js";
 import { replayRun } from "../runner/replay.js";
 import { redactionMapOf } from "../telemetry/redact-run.js";
-import { assertBackend, backendLabel, backendOptionsFrom, buildClient, unreachable } from "./backends.js";
-import { positiveInt } from "./run-cli.js";
+import type { LoadedWorkflow } from "./backends.js";
+import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "./interrupt.js";
+import { parseCliArgs } from "./parse-cli-args.js";
+import { runnerFor, storeOf } from "./run-runner.js";
 import { DECIDE_COMMANDS, decideMain, waitingLines, type DecideCommand, type HintFlags } from "./runs-decide.js";
 import { forkMain } from "./runs-fork.js";
 import { runTable, showMain } from "./runs-show.js";
 
 const BACKEND_FLAGS = `Backend:
-  --backend <name>       ollama | llamaserver | llamafile | openai | anthropic   [FORGE_BACKEND]
-  --model <name>         backend model (Ollama tag, served name, Claude model id) [FORGE_MODEL]
+  --backend <name>       sim | ollama | llamaserver | llamafile | openai | anthropic [FORGE_BACKEND]
+                         (sim plays the Oracle the workflow module exports as "oracle")
+  --model <name>         backend model (Ollama tag, served name, Claude model id); for sim:
+                         clean (default) | small-model | chaotic                 [FORGE_MODEL]
   --base-url <url>       backend URL (default per backend)                       [FORGE_BASE_URL]
   --mode <mode>          llamaserver/llamafile: native | prompt | auto           [FORGE_MODE]
   --think <bool>         thinking on/off for models that support it             [FORGE_THINK]
@@ -143,13 +143,7 @@ const OPTIONS = {
 type Values = ReturnType<typeof parse>["values"];
 
 function parse(args: readonly string[]) {
-  return parseArgs({ args: [...args], options: OPTIONS, allowPositionals: true });
-}
-
-const env = (name: string): string | undefined => (process.env[name] ? process.env[name] : undefined);
-
-function storeOf(values: Values): Promise<{ store: RunStore; label: string }> {
-  return openStore(values.store ?? env("FORGE_STORE") ?? ".forge");
+  return parseCliArgs({ args, options: OPTIONS, allowPositionals: true });
 }
 
 /** The Workflow a module exports: default, `workflow`, its only Workflow export, or what its `createWorkflow` builds. */
@@ -208,9 +202,9 @@ async function findWorkflow(modulePath: string, mcp: WorkflowModuleContext | und
  * A module's Workflow with the MCP servers its flags name connected (and closed by `close()`,
  * which the caller awaits when the command is done).
  */
-async function openWorkflow(values: Values, modulePath: string): Promise<{ workflow: Workflow; close: () => Promise<void> }> {
+async function openWorkflow(values: Values, modulePath: string): Promise<LoadedWorkflow & { close: () => Promise<void> }> {
   const wanted = (values.mcp?.length ?? 0) + (values["mcp-url"]?.length ?? 0) > 0 || values["mcp-config"] !== undefined;
-  if (!wanted) return { workflow: await loadWorkflow(modulePath), close: async () => undefined };
+  if (!wanted) return { ...(await loadWorkflowModule(modulePath)), close: async () => undefined };
   // The module first: no server is started for a module that cannot take its tools.
   factoryOf(await importModule(modulePath), modulePath, true);
   let servers: ConnectedMcpServers;
@@ -223,41 +217,11 @@ async function openWorkflow(values: Values, modulePath: string): Promise<{ workf
     throw new InvalidArgumentError("--mcp", "needs the package @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk");
   }
   try {
-    return { workflow: await loadWorkflow(modulePath, servers), close: () => servers.close() };
+    return { ...(await loadWorkflowModule(modulePath, servers)), close: () => servers.close() };
   } catch (error) {
     await servers.close();
     throw error;
   }
-}
-
-/**
- * A runner on a real backend with the store; checks the backend answers first. `opened` learns
- * the store's label (a postgres URL's password hidden) for the hints a waiting run prints.
- */
-async function runnerFor(values: Values, opened?: (label: string) => void): Promise<WorkflowRunner | string> {
-  const backend = values.backend ?? env("FORGE_BACKEND");
-  if (!backend) throw new InvalidArgumentError("--backend", "required (ollama, llamaserver, llamafile, openai, anthropic)");
-  assertBackend(backend);
-  if (backend === "sim") throw new InvalidArgumentError("--backend", "the simulated model only plays the demo workflow (npm start); use a real backend");
-  const o = backendOptionsFrom(backend, {
-    model: values.model ?? env("FORGE_MODEL"),
-    baseUrl: values["base-url"] ?? env("FORGE_BASE_URL"),
-    mode: values.mode ?? env("FORGE_MODE"),
-    think: values.think ?? env("FORGE_THINK"),
-    apiKey: values["api-key"],
-    timeout: values.timeout ?? env("FORGE_TIMEOUT"),
-  });
-  const client = buildClient(o);
-  const problem = await unreachable(client, backendLabel(o));
-  if (problem) return problem;
-  const { store, label } = await storeOf(values);
-  opened?.(label);
-  return new WorkflowRunner({
-    client,
-    contextManager: new ContextManager({ budgetTokens: positiveInt("budget", values.budget ?? env("FORGE_BUDGET"), 8192) }),
-    maxIterations: positiveInt("max-iterations", values["max-iterations"], 10),
-    store,
-  });
 }
 
 /** `forge-ts run`. Resolves to the exit code. */
@@ -266,19 +230,26 @@ export async function runMain(args: readonly string[]): Promise<number> {
   if (values.help) return console.log(RUN_HELP), 0;
   const [modulePath, message, ...extra] = positionals;
   if (!modulePath || message === undefined || extra.length > 0) throw new InvalidArgumentError("arguments", 'expected <workflow-module> "<message>" (see forge-ts run --help)');
-  const { workflow, close } = await openWorkflow(values, modulePath);
+  const { close, ...module } = await openWorkflow(values, modulePath);
+  const interrupt = onInterrupt();
   try {
     let label: string | undefined;
-    const runner = await runnerFor(values, (l) => (label = l));
+    const runner = await runnerFor(values, module, (l) => (label = l));
     if (typeof runner === "string") return console.error(runner), 1;
     const hints: HintFlags = { ...values, workflow: modulePath, ...(values.store !== undefined ? { store: label } : {}) };
     const runId = values["run-id"] ?? globalThis.crypto.randomUUID();
     console.log(`run ${runId}`);
-    const outcome = await runner.start(workflow, message, { runId, ...(values.session ? { sessionId: values.session } : {}) });
-    if (outcome.status === "waiting") return console.log(waitingLines(runId, outcome.requests, hints, redactionMapOf(workflow.tools)).join("\n")), 0;
-    console.log(JSON.stringify(outcome.result, null, 2));
-    return 0;
+    try {
+      const outcome = await runner.start(module.workflow, message, { runId, signal: interrupt.signal, ...(values.session ? { sessionId: values.session } : {}) });
+      if (outcome.status === "waiting") return console.log(waitingLines(runId, outcome.requests, hints, redactionMapOf(module.workflow.tools)).join("\n")), 0;
+      console.log(JSON.stringify(outcome.result, null, 2));
+      return 0;
+    } catch (error) {
+      if (!interrupt.interrupted) throw error;
+      return console.error(interruptedLines(runId, hints).join("\n")), INTERRUPTED_EXIT;
+    }
   } finally {
+    interrupt.dispose();
     await close();
   }
 }
@@ -348,16 +319,17 @@ export async function runsMain(args: readonly string[]): Promise<number> {
     return 0;
   }
   if (!values.workflow) throw new InvalidArgumentError("--workflow", `${sub} needs the module that exports the run's workflow`);
-  const { workflow, close } = await openWorkflow(values, values.workflow);
+  const { close, ...module } = await openWorkflow(values, values.workflow);
   try {
-    return await continueRun(sub, runId, workflow, store, values, hints);
+    return await continueRun(sub, runId, module, store, values, hints);
   } finally {
     await close();
   }
 }
 
 /** `runs replay | resume | retry` of one run with its workflow. */
-async function continueRun(sub: string, runId: string, workflow: Workflow, store: RunStore, values: Values, hints: HintFlags): Promise<number> {
+async function continueRun(sub: string, runId: string, module: LoadedWorkflow, store: RunStore, values: Values, hints: HintFlags): Promise<number> {
+  const { workflow } = module;
   if (sub === "replay") {
     const forked = (await store.events(runId)).find((e) => e.type === "fork");
     if (forked?.type === "fork") {
@@ -368,7 +340,7 @@ async function continueRun(sub: string, runId: string, workflow: Workflow, store
     else console.log(`${replay.states.join(" → ")}\nstate ${replay.state}${"result" in replay ? `, result ${JSON.stringify(replay.result)}` : ""}`);
     return 0;
   }
-  const runner = await runnerFor(values);
+  const runner = await runnerFor(values, module);
   if (typeof runner === "string") return console.error(runner), 1;
   const waiting = (requests: readonly PendingHumanRequest[]) => (console.log(waitingLines(runId, requests, hints, redactionMapOf(workflow.tools)).join("\n")), 0);
   if (sub === "resume") {

@@ -1,34 +1,71 @@
 /**
- * `--store <dir|url>`: a directory is a FileRunStore; a libSQL URL (`file:runs.db`,
- * `libsql://host`, `http(s)://`, `ws(s)://`) is a SqlRunStore, which needs the optional
- * @libsql/client package; a `postgres://` or `postgresql://` URL is a PostgresRunStore, which
- * needs the optional pg package (a clear error says which one is missing).
+ * `--store <dir|url>`, read one way by every command (demo, run, runs, worker, visualize, mcp):
+ * a directory is a FileRunStore; a libSQL URL (`file:runs.db`, `libsql://host`, `http(s)://`,
+ * `ws(s)://`) is a SqlRunStore, which needs the optional @libsql/client package; a
+ * `postgres://` or `postgresql://` URL is a PostgresRunStore, which needs the optional pg
+ * package (a clear error says which one is missing).
  */
+import path from "node:path";
 import { InvalidArgumentError } from "../core/errors.js";
 import { FileRunStore } from "../persistence/file-run-store.js";
 import type { RunStore } from "../persistence/run-store.js";
 
-const SQL_URL = /^(file:|libsql:|https?:|wss?:)/;
+const SQL_URL = /^(file:|libsql:|https?:|wss?:)/i;
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 
-/** `leaseMs`: how long a run's lease lasts unless renewed (the store's default, 30 s, otherwise). */
-export async function openStore(spec: string, options: { leaseMs?: number } = {}): Promise<{ store: RunStore; label: string }> {
-  if (POSTGRES_URL.test(spec)) {
+export type StoreKind = "directory" | "libsql" | "postgres";
+
+/** What a `--store` value names, before anything is opened. */
+export function storeKind(spec: string): StoreKind {
+  if (POSTGRES_URL.test(spec)) return "postgres";
+  return SQL_URL.test(spec) ? "libsql" : "directory";
+}
+
+/**
+ * The `--store` value a command uses: the flag, else FORGE_STORE, else `fallback` (`.forge` for
+ * the commands that always have a store; none for the demo, which records only when asked).
+ */
+export function storeSpec(flag: string | undefined, fallback: string): string;
+export function storeSpec(flag: string | undefined, fallback?: undefined): string | undefined;
+export function storeSpec(flag: string | undefined, fallback?: string): string | undefined {
+  if (flag !== undefined && flag !== "") return flag;
+  const env = process.env.FORGE_STORE;
+  return env !== undefined && env !== "" ? env : fallback;
+}
+
+export interface OpenStoreOptions {
+  /** How long a run's lease lasts unless renewed (the store's default, 30 s, otherwise). */
+  leaseMs?: number;
+  /**
+   * A directory as an absolute path, so the commands a label is pasted into work from any
+   * working directory (the MCP server's hints are run from wherever the person's shell is).
+   */
+  absolute?: boolean;
+}
+
+/** @example const { store, label } = await openStore(storeSpec(values.store, ".forge")); */
+export async function openStore(spec: string, options: OpenStoreOptions = {}): Promise<{ store: RunStore; label: string }> {
+  const { absolute, ...storeOptions } = options;
+  const kind = storeKind(spec);
+  if (kind === "postgres") {
     let postgres: typeof import("../postgres.js");
     try {
       postgres = await import("../postgres.js");
     } catch (error) {
       throw new InvalidArgumentError("--store", `a postgres:// URL needs the optional package pg (npm install pg): ${(error as Error).message}`);
     }
-    const store = new postgres.PostgresRunStore({ url: spec, ...options });
+    const store = new postgres.PostgresRunStore({ url: spec, ...storeOptions });
     return { store, label: store.label }; // the label hides a password in the URL
   }
-  if (!SQL_URL.test(spec)) return { store: new FileRunStore({ dir: spec, ...options }), label: spec };
+  if (kind === "directory") {
+    const dir = absolute ? path.resolve(spec) : spec;
+    return { store: new FileRunStore({ dir, ...storeOptions }), label: dir };
+  }
   let sql: typeof import("../sql.js");
   try {
     sql = await import("../sql.js");
   } catch (error) {
     throw new InvalidArgumentError("--store", `${spec} is a libSQL URL, which needs the optional package @libsql/client (npm install @libsql/client): ${(error as Error).message}`);
   }
-  return { store: new sql.SqlRunStore({ url: spec, ...options }), label: spec };
+  return { store: new sql.SqlRunStore({ url: spec, ...storeOptions }), label: spec };
 }

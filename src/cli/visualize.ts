@@ -2,7 +2,6 @@
  * `forge-ts visualize`: serve the live run visualizer (page, feed, stored runs) on loopback.
  * Every flag also reads a FORGE_* environment variable; flags win.
  */
-import { parseArgs } from "node:util";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
 import { workflowMachine } from "../../machines/workflow.machine.js";
@@ -11,7 +10,9 @@ import { forwardToStately, statelyInspector } from "../../visualizer/stately.js"
 import { redactedUrl } from "../queue/redis.js";
 import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "./demo-workflow.js";
 import { loadWorkflow } from "./runs.js";
-import { openStore } from "./store.js";
+import { intFlag } from "./int-flag.js";
+import { parseCliArgs } from "./parse-cli-args.js";
+import { openStore, storeSpec } from "./store.js";
 
 export const VISUALIZE_HELP = `Usage: forge-ts visualize [options]
 
@@ -32,23 +33,16 @@ Runs in the store are listed and can be replayed from their event logs.
 
 Exit codes: 0 after a clean shutdown (Ctrl-C / SIGTERM), 1 the server could not start, 2 bad flags.`;
 
-function int(name: string, raw: string | undefined, min: number, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`--${name}`, `expected an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
-
 /** Parse flags and env; serve until SIGINT/SIGTERM. Resolves to the exit code. */
 export async function visualizeMain(args: readonly string[], signals: NodeJS.EventEmitter = process, version = ""): Promise<number> {
   const env = process.env;
   const str = (name: string) => (env[name] !== undefined && env[name] !== "" ? { default: env[name] } : {});
-  const { values } = parseArgs({
+  const { values } = parseCliArgs({
     args: [...args],
     options: {
       port: { type: "string", ...str("FORGE_VISUALIZER_PORT") },
       host: { type: "string", default: env.FORGE_VISUALIZER_HOST || "127.0.0.1" },
-      store: { type: "string", ...str("FORGE_STORE") },
+      store: { type: "string" },
       "no-store": { type: "boolean", default: false },
       workflow: { type: "string", multiple: true },
       "max-events": { type: "string", ...str("FORGE_VISUALIZER_MAX_EVENTS") },
@@ -56,7 +50,6 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
       redis: { type: "string", ...str("FORGE_REDIS") },
       help: { type: "boolean", short: "h", default: false },
     },
-    strict: true,
     allowPositionals: false,
   });
   if (values.help) {
@@ -64,9 +57,9 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
     return 0;
   }
   if (values["no-store"] && args.some((a) => a === "--store" || a.startsWith("--store="))) throw new InvalidArgumentError("--no-store", "not with --store");
-  const port = int("port", values.port, 0, 65_535) ?? 4848;
-  const maxEventsPerRun = int("max-events", values["max-events"], 100, 10_000_000);
-  const opened = values["no-store"] ? undefined : await openStore(values.store ?? ".forge");
+  const port = intFlag("port", values.port, { min: 0, max: 65_535 }) ?? 4848;
+  const maxEventsPerRun = intFlag("max-events", values["max-events"], { min: 100, max: 10_000_000 });
+  const opened = values["no-store"] ? undefined : await openStore(storeSpec(values.store, ".forge"));
   const store = opened?.store;
   // The demo's own workflow, approval rule included, so its stored runs replay as they ran.
   const workflows: Workflow[] = [supplierQuoteWorkflow({ approvalAboveUsd: DEMO_APPROVAL_ABOVE_USD }).workflow];

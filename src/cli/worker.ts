@@ -3,7 +3,6 @@
  * (`--workflow`, checkpointed in `--store`, resumed there when a worker died mid-run) and eval
  * jobs of the backends it has (`--eval sim,ollama`).
  */
-import { parseArgs } from "node:util";
 import { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
@@ -12,7 +11,8 @@ import { startRunWorker } from "../queue/run-worker.js";
 import { assertBackend, runClients, type LoadedWorkflow } from "./backends.js";
 import { positiveInt } from "./run-cli.js";
 import { loadWorkflowModule } from "./runs.js";
-import { openStore } from "./store.js";
+import { parseCliArgs } from "./parse-cli-args.js";
+import { openStore, storeSpec } from "./store.js";
 import { createForgeMetrics } from "../telemetry/metrics.js";
 import { serveMetrics } from "../telemetry/serve-metrics.js";
 import { connectVisualizer, DEFAULT_VISUALIZER_URL, type VisualizerInspector } from "../../visualizer/inspector.js";
@@ -58,11 +58,11 @@ the shutdown did not complete within --drain-ms; 2 bad flags.`;
 
 export async function workerMain(args: readonly string[], signals: NodeJS.EventEmitter = process): Promise<number> {
   const env = process.env;
-  const { values } = parseArgs({
+  const { values } = parseCliArgs({
     args: [...args],
     options: {
       redis: { type: "string", default: env.FORGE_REDIS || undefined },
-      store: { type: "string", default: env.FORGE_STORE || ".forge" },
+      store: { type: "string" },
       workflow: { type: "string", multiple: true },
       eval: { type: "string" },
       concurrency: { type: "string" },
@@ -136,7 +136,7 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
     }
   }
   if (makeClient) {
-    const { store } = await openStore(values.store, { leaseMs });
+    const { store } = await openStore(storeSpec(values.store, ".forge"), { leaseMs });
     const runs = startRunWorker({
       redis: values.redis,
       store,
@@ -154,7 +154,7 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
   }
   console.log(
     `forge-ts worker ${process.pid} on ${redactedUrl(values.redis)}: ${[
-      modules.length > 0 ? `runs of ${modules.join(", ")} (store ${values.store})` : "",
+      modules.length > 0 ? `runs of ${modules.join(", ")} (store ${storeSpec(values.store, ".forge")})` : "",
       evalBackends.length > 0 ? `eval jobs of ${evalBackends.join(", ")}` : "",
     ]
       .filter(Boolean)

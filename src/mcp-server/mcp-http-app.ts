@@ -11,6 +11,9 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { Hono, type MiddlewareHandler } from "hono";
 import { callerAuth } from "../proxy/caller-auth.js";
 import { HttpError } from "../proxy/http-error.js";
+import { isLoopbackHost } from "../server/is-loopback-host.js";
+
+export { isLoopbackHost };
 
 export const MCP_PATH = "/mcp";
 
@@ -33,10 +36,6 @@ export interface McpHttpApp {
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-/** Whether `host` (a --host value) is a loopback address. */
-export function isLoopbackHost(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
-}
 
 /** A JSON-RPC error as the MCP transports send it, with no request id to answer. */
 function jsonRpcError(status: number, message: string, headers: Record<string, string> = {}): Response {

@@ -67,7 +67,7 @@ describe("eval against a dead backend", () => {
 describe("usage errors exit 2 with the valid choices", () => {
   it.each([
     ["eval/cli/run.ts", ["--ablation", "nosuch"], /unknown preset "nosuch"; use one of reforged, .*bare/],
-    ["eval/cli/run.ts", ["--timeout", "0"], /--timeout.*at least 1 ms/],
+    ["eval/cli/run.ts", ["--timeout", "0"], /--timeout: must be a positive integer, got 0/],
     ["eval/cli/run.ts", ["--frobnicate"], /unknown flag/],
     ["eval/cli/batch.ts", ["--config", "nosuch-config"], /no batch config "nosuch-config"/],
     ["eval/cli/report.ts", ["missing.jsonl"], /missing\.jsonl does not exist/],

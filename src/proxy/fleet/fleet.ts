@@ -56,6 +56,8 @@ export function fleetFromConfig(config: ProxyConfig, defaultModel?: string): Fle
       ...(d.think !== undefined ? { think: d.think } : {}),
       ...(d.apiKey !== undefined ? { apiKey: d.apiKey } : {}),
       ...(d.timeoutMs !== undefined ? { timeoutMs: d.timeoutMs } : {}),
+      // Not refused here: callers may bring the key (--forward-auth), and health shows a backend that refuses.
+      keyFromCaller: true,
     }),
     model: d.model,
     // Ollama and llama-server clients hold no credential of their own: it goes with each request.
