@@ -405,8 +405,8 @@ export class WorkflowRunner {
     });
     const runId = actor.getSnapshot().context.run.id;
     const flush = typeof inspect === "object" && typeof inspect.flush === "function" ? () => inspect.flush!() : undefined;
-    const observing = trace ? observeSteps(actor, trace) : undefined;
-    const endLeg = this.options.metrics ? startRunLeg(this.options.metrics, { workflow: workflow.name, client: this.options.client }) : undefined;
+    const leg = this.options.metrics ? startRunLeg(this.options.metrics, { workflow: workflow.name, client: this.options.client }) : undefined;
+    const observing = trace || leg ? observeSteps(actor, [trace, leg]) : undefined;
     let outcome: RunLegOutcome | undefined;
     try {
       const driven = await this.#session.drive(this.#servicesFor(workflow), signal);
@@ -418,7 +418,7 @@ export class WorkflowRunner {
       throw error;
     } finally {
       observing?.unsubscribe();
-      endLeg?.(outcome ?? this.#session.stats?.outcome ?? "failed", this.#session.stats);
+      leg?.end(outcome ?? this.#session.stats?.outcome ?? "failed", this.#session.stats);
       // A run that ended while a tool ran a child run (cancelled, stopped, failed) aborted that
       // call's signal: the child is cancelled and durable as such before this run settles.
       if (this.#children.size > 0) await Promise.allSettled([...this.#children]);
@@ -448,13 +448,14 @@ interface AttemptTracing {
 }
 
 /** Feeds each machine step to the attempt's spans (interventions as events), from the state the actor starts in. */
-function observeSteps(actor: WorkflowActor, trace: RunTrace): { unsubscribe(): void } {
+/** Feeds each step (the contexts and states before and after it) to the run's trace and metrics. */
+function observeSteps(actor: WorkflowActor, observers: (Pick<RunTrace, "observe"> | undefined)[]): { unsubscribe(): void } {
   let prev = actor.getSnapshot();
   let prevState = stateName(prev.value);
   return actor.subscribe({
     next: (snapshot) => {
       const state = stateName(snapshot.value);
-      trace.observe(prev.context, snapshot.context, prevState, state);
+      for (const o of observers) o?.observe(prev.context, snapshot.context, prevState, state);
       prev = snapshot;
       prevState = state;
     },

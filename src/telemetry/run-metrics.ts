@@ -1,15 +1,19 @@
 /**
  * A WorkflowRunner run as the shared metric set counts it: runs by outcome, the duration of
- * each leg (a run that waits for a person is a leg until it waits), active runs, and — once,
- * when the run ends — its nudges, rescues, spent budget and tokens, read from the run's final
- * stats (src/loop/run-stats.ts). Counting the stats at the end only is what keeps a run that
- * waited and was resumed (its stats are cumulative) from being counted twice.
+ * each leg (a run that waits for a person is a leg until it waits), active runs, rescues by
+ * format as they happen (from the same step diff as the trace's events), and — once, when the
+ * run ends — its nudges, spent budget and tokens, read from the run's final stats
+ * (src/loop/run-stats.ts). Counting the stats at the end only is what keeps a run that waited
+ * and was resumed (its stats are cumulative) from being counted twice.
  */
 import { clientName } from "../core/response-contract.js";
 import type { LLMClient } from "../core/llm.js";
+import type { WorkflowContext } from "../loop/context.js";
 import type { RunStats } from "../loop/run-stats.js";
 import type { RunLease } from "../persistence/run-store.js";
+import { interventionsBetween } from "./interventions.js";
 import type { ForgeMetrics } from "./metrics.js";
+import { Forge } from "./tracer.js";
 
 export type RunLegOutcome = "done" | "failed" | "cancelled" | "waiting";
 
@@ -24,31 +28,46 @@ const BUDGET_KINDS: Record<string, string> = {
   FORGE_HUMAN_WAIT_TIMEOUT: "human_wait",
 };
 
+/** One leg of a run being counted: `observe` each step, `end` once. */
+export interface RunLeg {
+  observe(prev: WorkflowContext, next: WorkflowContext, prevState: string, state: string): void;
+  end(outcome: RunLegOutcome, stats: RunStats | undefined): void;
+}
+
 /**
- * Start counting one leg of a run; the returned function ends it.
+ * Start counting one leg of a run.
  *
  * @example
- * const end = startRunLeg(metrics, { workflow: "support", client });
- * end("done", runner.lastRunStats);
+ * const leg = startRunLeg(metrics, { workflow: "support", client });
+ * leg.observe(before, after, "validating", "enforcingSteps");
+ * leg.end("done", runner.lastRunStats);
  */
-export function startRunLeg(metrics: ForgeMetrics, run: { workflow: string; client: LLMClient }): (outcome: RunLegOutcome, stats: RunStats | undefined) => void {
+export function startRunLeg(metrics: ForgeMetrics, run: { workflow: string; client: LLMClient }): RunLeg {
   const started = performance.now();
   metrics.activeRuns.inc({ surface: "runner" });
+  const labels = { surface: "runner", backend: metrics.label("backend", clientName(run.client)), model: metrics.label("model", modelOf(run.client)) };
   let ended = false;
-  return (outcome, stats) => {
-    if (ended) return;
-    ended = true;
-    metrics.activeRuns.dec({ surface: "runner" });
-    const workflow = metrics.label("workflow", run.workflow);
-    metrics.runs.inc({ surface: "runner", workflow, outcome });
-    metrics.runDuration.observe({ surface: "runner", workflow, outcome }, (performance.now() - started) / 1000);
-    if (outcome !== "waiting" && stats) recordRunStats(metrics, stats, run.client);
+  return {
+    observe(prev, next, prevState, state) {
+      if (next.stats.rescues === prev.stats.rescues) return;
+      for (const e of interventionsBetween(prev, next, state, prevState)) {
+        if (e.name === Forge.events.rescue) metrics.rescues.inc({ ...labels, format: metrics.label("format", String(e.attributes[Forge.rescueFormat])) });
+      }
+    },
+    end(outcome, stats) {
+      if (ended) return;
+      ended = true;
+      metrics.activeRuns.dec({ surface: "runner" });
+      const workflow = metrics.label("workflow", run.workflow);
+      metrics.runs.inc({ surface: "runner", workflow, outcome });
+      metrics.runDuration.observe({ surface: "runner", workflow, outcome }, (performance.now() - started) / 1000);
+      if (outcome !== "waiting" && stats) recordRunStats(metrics, stats, labels);
+    },
   };
 }
 
 /** The figures of an ended run. */
-function recordRunStats(metrics: ForgeMetrics, stats: RunStats, client: LLMClient): void {
-  const labels = { surface: "runner", backend: metrics.label("backend", clientName(client)), model: metrics.label("model", modelOf(client)) };
+function recordRunStats(metrics: ForgeMetrics, stats: RunStats, labels: { surface: string; backend: string; model: string }): void {
   const nudges: [string, number][] = [
     ["retry", stats.retryNudges],
     ["step", stats.stepNudges],
@@ -56,8 +75,6 @@ function recordRunStats(metrics: ForgeMetrics, stats: RunStats, client: LLMClien
     ["loop_break", stats.loopBreaks],
   ];
   for (const [kind, n] of nudges) if (n > 0) metrics.nudges.inc({ ...labels, kind }, n);
-  // The run's stats count rescues without their format; the proxy, which sees each one, has it.
-  if (stats.rescues > 0) metrics.rescues.inc({ ...labels, format: "unknown" }, stats.rescues);
   if (stats.usage.inputTokens > 0) metrics.tokens.inc({ ...labels, direction: "input" }, stats.usage.inputTokens);
   if (stats.usage.outputTokens > 0) metrics.tokens.inc({ ...labels, direction: "output" }, stats.usage.outputTokens);
   const budget = budgetKind(stats.error);

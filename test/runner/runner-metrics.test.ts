@@ -51,7 +51,7 @@ describe("WorkflowRunner metrics", () => {
     const at = { surface: "runner", backend: "ScriptedClient" };
     // One in each run: the second run's second refusal spends its budget instead of earning a nudge.
     expect(s.value("forge_nudges_total", { ...at, kind: "retry" })).toBe(2);
-    expect(s.value("forge_rescues_total", { ...at, format: "unknown" })).toBe(1);
+    expect(s.value("forge_rescues_total", { ...at, format: "hermes" })).toBe(1); // counted as it happened, by format
     expect(s.value("forge_budgets_exhausted_total", { surface: "runner", kind: "retries" })).toBe(1);
     expect(s.value("forge_tokens_total", { ...at, direction: "input" })).toBe(100 * 5);
     expect(s.value("forge_tokens_total", { ...at, direction: "output" })).toBe(10 * 5);
