@@ -6,6 +6,7 @@ import { counters, describeEvent, initialView, reduce, shortJson } from "./view.
 import { drawGraph, flash, leafBox, setActive, setCounts, setRecent } from "./graph.js";
 import { renderHuman } from "./human.js";
 import { childrenOf, renderLineage, runLink } from "./lineage.js";
+import { el as h } from "./dom.js";
 
 const CACHE_EVERY = 200;
 const TEXT_LIMIT = 1200;
@@ -15,14 +16,6 @@ const FINAL = new Set(["done", "failed", "cancelled"]);
 
 const $ = (id) => document.getElementById(id);
 const q = (sel) => document.querySelector(sel);
-
-function h(tag, cls, text, attrs) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  for (const [k, v] of Object.entries(attrs ?? {})) node.setAttribute(k, v);
-  return node;
-}
 
 /** Long text is cut; the element's title has all of it. */
 function setText(node, text, limit = TEXT_LIMIT) {

@@ -2,18 +2,11 @@
 // reject with a reason, approve with edited args, answer a question. The page only records the
 // decision (POST /api/runs/:id/decisions); whoever runs the run continues it and applies it.
 import { postJson } from "./api.js";
+import { el } from "./dom.js";
 
 /** What the person is doing with each request ("runId/callId"): drafts survive redraws. */
 const drafts = new Map();
 let shown = { box: null, run: null, key: "" };
-
-function el(tag, cls, text, attrs) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  for (const [k, v] of Object.entries(attrs ?? {})) node.setAttribute(k, v);
-  return node;
-}
 
 const pretty = (value) => {
   try {

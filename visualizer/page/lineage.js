@@ -1,14 +1,7 @@
 // Child runs (workflowTool): the run shown names the run and tool call that started it and
 // lists the runs its calls started, as #run= links (the page's hashchange selects them).
 // The links come from the run list (RunSummary.parent).
-
-function el(tag, cls, text, attrs) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  for (const [k, v] of Object.entries(attrs ?? {})) node.setAttribute(k, v);
-  return node;
-}
+import { el } from "./dom.js";
 
 /** A link that selects run `runId`. */
 export function runLink(runId, text, attrs) {
