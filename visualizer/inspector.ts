@@ -143,6 +143,10 @@ export function visualizerInspector(url: string = DEFAULT_VISUALIZER_URL, option
 /**
  * A visualizerInspector once the visualizer answers at `url`; a VisualizerDeliveryError naming
  * the URL otherwise (commands check first: a run streamed to nobody would show nothing).
+ *
+ * @example
+ * const inspect = await connectVisualizer("http://127.0.0.1:4848");
+ * const runner = new WorkflowRunner({ client, contextManager, inspect });
  */
 export async function connectVisualizer(url: string = DEFAULT_VISUALIZER_URL, options: VisualizerInspectorOptions = {}): Promise<VisualizerInspector> {
   const inspector = visualizerInspector(url, options);
