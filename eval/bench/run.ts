@@ -16,7 +16,7 @@ const readme = args.includes("--readme");
 const check = args.includes("--check");
 const USAGE = "Usage: npm run bench -- [suite ...] [--readme] [--check]";
 if (args.includes("--help") || args.includes("-h")) {
-  console.log(`${USAGE}\n\n  --readme   also print the README's Benchmarks rows from this run\n  --check    exit 1 when a row misses the README's target (eval/bench/targets.ts)`);
+  console.log(`${USAGE}\n\n  --readme   also print the Benchmarks rows (docs/benchmarks.md) from this run\n  --check    exit 1 when a row misses its target (eval/bench/targets.ts, the table in docs/benchmarks.md)`);
   process.exit(0);
 }
 const badFlags = args.filter((a) => a.startsWith("-") && a !== "--readme" && a !== "--check");

@@ -9,32 +9,26 @@ import { z } from "zod";
 import { ContextManager, defineTool, SimulatedClient, TieredCompact, Workflow, WorkflowRunner, type Oracle } from "forge-ts";
 
 const getWeather = defineTool({
-  name: "get_weather",
-  description: "Current weather for a city",
+  name: "get_weather", description: "Current weather for a city",
   parameters: z.object({ city: z.string() }),
   execute: async ({ city }) => ({ city, tempC: 21 }),
 });
 const answer = defineTool({
-  name: "answer",
-  description: "Give the final answer to the user",
+  name: "answer", description: "Give the final answer to the user",
   parameters: z.object({ text: z.string() }),
   execute: ({ text }) => text,
 });
-
 const workflow = new Workflow({
-  name: "weather",
-  tools: { get_weather: getWeather, answer },
+  name: "weather", tools: { get_weather: getWeather, answer },
   requiredSteps: ["get_weather"], // must succeed before a terminal tool may run
   terminalTool: "answer", // its result is the run's result
   systemPromptTemplate: "You answer weather questions for {team}. Always act through tools.",
 });
-
 // What a perfect model would do next; the simulated model wraps it in small-model mistakes.
 const oracle: Oracle = ({ results }) =>
   results.some((r) => r.tool === "get_weather" && !r.isError)
     ? { tool: "answer", args: { text: "Yes: 21 °C in Lisbon." } }
     : { tool: "get_weather", args: { city: "Lisbon" } };
-
 const runner = new WorkflowRunner({
   client: new SimulatedClient({ oracle, workflow, profile: "small-model", seed: 3 }),
   contextManager: new ContextManager({ strategy: new TieredCompact({ keepRecent: 2 }), budgetTokens: 8192 }),

@@ -16,7 +16,7 @@ export interface DemoApproverOptions {
   output?: NodeJS.WritableStream;
 }
 
-export const AUTO_APPROVED_NOTE = '(demo auto-approves; see README "Human in the loop")';
+export const AUTO_APPROVED_NOTE = '(demo auto-approves; see docs/runner.md "Human in the loop")';
 
 /**
  * `{part_number: "PN-4471", quantity: 250}`: the call's arguments as a person reads them.

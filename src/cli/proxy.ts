@@ -22,7 +22,7 @@ guardrails (rescue of text-format tool calls, retries on unknown tools and bad a
 plus GET /v1/models, GET /health, GET /forge/stats and GET /metrics (Prometheus; behind
 --api-key like the rest but /health). Point your harness's base URL at it.
 
-Fleet (several backends behind one endpoint; see the README's proxy section for the schema):
+Fleet (several backends behind one endpoint; docs/proxy.md has the schema):
   --config <file>           JSON file: backends (per-backend maxConcurrent), model names and
                             aliases routed to them, the wait queue (429 + Retry-After past it),
                             health probes. Least-busy routing, failover before the first byte.

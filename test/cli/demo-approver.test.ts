@@ -24,7 +24,7 @@ describe("the demo's approver", () => {
     const lines: string[] = [];
     const approve = demoApprover({ interactive: false, say: (l) => lines.push(l), label: "human  " });
     await expect(approve(request())).resolves.toEqual({ type: "approve" });
-    expect(lines).toEqual(['  human   submit_quote {part_number: "PN-4471", quantity: 250} → approved (demo auto-approves; see README "Human in the loop")']);
+    expect(lines).toEqual(['  human   submit_quote {part_number: "PN-4471", quantity: 250} → approved (demo auto-approves; see docs/runner.md "Human in the loop")']);
   });
 
   it("asks y/n on a terminal: y approves, anything else rejects with a reason", async () => {

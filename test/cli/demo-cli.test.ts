@@ -25,7 +25,7 @@ describe("npm start (src/cli/demo.ts)", () => {
     // The quote (85 USD) is above the approval limit: the run waits for a person, who the demo plays.
     const approval = stdout.split("\n").findIndex((l) => l.startsWith("  human "));
     expect(stdout.split("\n")[approval]).toBe(
-      '  human   submit_quote {part_number: "PN-4471", supplier: "Acme Fasteners", quantity: 250, unit_price: 0.34} → approved (demo auto-approves; see README "Human in the loop")',
+      '  human   submit_quote {part_number: "PN-4471", supplier: "Acme Fasteners", quantity: 250, unit_price: 0.34} → approved (demo auto-approves; see docs/runner.md "Human in the loop")',
     );
     expect(stdout.split("\n").slice(approval - 2, approval)).toEqual(["→ awaitingHuman", '  call    submit_quote({"part_number":"PN-4471","supplier":"Acme Fasteners","quantity":250,"unit_price":0.34})']);
     expect(stdout.match(/^ {2}human /gm)).toHaveLength(1);
