@@ -1,7 +1,7 @@
 /**
  * Minimal benchmark harness: each suite file exports `suite: BenchSuite`; eval/bench/run.ts
  * runs them all (or those named on the command line) and prints one table, and with
- * `--readme` the README's Benchmarks rows made from the same figures (pasted, never retyped).
+ * `--readme` the Benchmarks rows (docs/benchmarks.md) made from the same figures (pasted, never retyped).
  */
 export interface BenchRow {
   suite: string;

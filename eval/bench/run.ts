@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- suite ...] [--readme] [--check]`: runs every eval/bench/*.bench.ts suite (or
- * those named) and prints a table; `--readme` also prints the README's Benchmarks rows from the
- * same run; `--check` compares the rows with the README's targets (targets.ts) and exits 1 when
+ * those named) and prints a table; `--readme` also prints the Benchmarks rows (docs/benchmarks.md) from the
+ * same run; `--check` compares the rows with their targets (targets.ts) and exits 1 when
  * one is missed.
  */
 import { readdir } from "node:fs/promises";
@@ -54,7 +54,7 @@ if (readme) {
 }
 if (check) {
   const missed = missedTargets(rows);
-  console.log(`\ntargets: ${checkedRows(rows) - missed.length} of ${checkedRows(rows)} rows checked meet the README's target`);
+  console.log(`\ntargets: ${checkedRows(rows) - missed.length} of ${checkedRows(rows)} rows checked meet their target (docs/benchmarks.md)`);
   for (const m of missed) console.log(`  MISSED ${m.row.suite} / ${m.row.case}: ${fmt(m.figure)} ${m.row.unit} (target ${m.target.text})`);
   if (missed.length > 0) process.exit(1);
 }

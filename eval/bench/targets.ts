@@ -1,5 +1,5 @@
 /**
- * The targets the README's Benchmarks table states, as data `npm run bench -- --check` compares
+ * The targets the Benchmarks table (docs/benchmarks.md) states, as data `npm run bench -- --check` compares
  * each run against (exit 1 when one is missed). One entry per stated target; a row it names
  * that the run did not make (a suite not run, FORGE_BENCH_KILLS=0) is not checked.
  */

@@ -1,5 +1,5 @@
 /**
- * A durable two-turn session (README "Durable runs and sessions"). Each call is one process and
+ * A durable two-turn session (docs/durable-runs.md). Each call is one process and
  * one turn; the conversation lives in the run store, so a process killed between turns, or a
  * new machine with the same directory, carries on:
  *   npx tsx eval/examples/durable-session.ts "Remember that the deploy is on Friday."
