@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     setupFiles: ["test/setup.ts"],
+    // Builds the visualizer page (visualizer/page/src → js/) that the server serves.
+    globalSetup: ["test/global-setup.ts"],
     environment: "node",
     pool: "forks",
     testTimeout: 20_000,

@@ -32,7 +32,14 @@ const BADGE_ROOM = 27;
 const ARROW_GAP = LABEL_HEIGHT;
 
 type Node = Omit<LayoutNode, "x" | "y" | "width" | "height">;
-type Edge = Omit<LayoutEdge, "points" | "labelBox">;
+type Edge = Omit<LayoutEdge, "points" | "labelBox" | "caption" | "drawnFrom">;
+type DrawnEdge = Edge & Pick<LayoutEdge, "caption" | "drawnFrom">;
+
+/** A target with transitions from this many states or more gets them drawn from the any-state node. */
+const FOLD_SOURCES = 5;
+
+const captionOf = (e: DrawnEdge) => e.caption ?? e.label;
+const stateName = (nodes: readonly Node[], id: string) => nodes.find((n) => n.id === id)?.path ?? id;
 
 /**
  * Top to bottom, with each edge's label at its head: labels are long and one line high, so
@@ -106,7 +113,22 @@ export async function layoutMachine(machine: AnyStateMachine): Promise<GraphLayo
   for (const c of root.children) visit(c, machine.root);
   addEdges(anyId, transitionsOf(root));
 
-  const inDegree = (id: string) => edges.filter((e) => e.target === id).length;
+  // Transitions into a state that many states fail to (`failed`: budgets, service errors, fatal
+  // tool errors...) are drawn from the any-state node, each naming its source: one edge into
+  // `failed` instead of a bundle of parallel lines from every corner of the chart.
+  const sources = new Map<string, Set<string>>();
+  for (const e of edges) sources.set(e.target, (sources.get(e.target) ?? new Set()).add(e.source));
+  const folded = (e: Edge) => e.source !== anyId && (sources.get(e.target)?.size ?? 0) >= FOLD_SOURCES;
+  const drawn: DrawnEdge[] = edges.map((e) =>
+    folded(e) ? { ...e, drawnFrom: anyId, caption: `${stateName(nodes, e.source)}: ${e.label}` } : e,
+  );
+  // One ELK edge per route (start and target): its label is the route's labels, one per line.
+  const routes = new Map<string, DrawnEdge[]>();
+  for (const e of drawn) {
+    const id = `${e.drawnFrom ?? e.source}->${e.target}`;
+    routes.set(id, [...(routes.get(id) ?? []), e]);
+  }
+  const inDegree = (id: string) => [...routes.values()].filter((r) => r[0]!.target === id).length;
   const elkNode = (n: Node): ElkNode => {
     if (n.kind !== "compound") return { id: n.id, ...boxSize(n.label, n.invokes, inDegree(n.id)) };
     const title = Math.ceil(n.label.length * NODE_CHAR + NODE_PAD);
@@ -120,14 +142,22 @@ export async function layoutMachine(machine: AnyStateMachine): Promise<GraphLayo
     id: "root",
     layoutOptions: ROOT_OPTIONS,
     children: nodes.filter((n) => n.parent === null).map(elkNode),
-    edges: edges.map((e) => ({
-      id: e.key,
-      sources: [e.source],
-      targets: [e.target],
-      labels: [{ text: e.label, width: labelWidth(e.label) + BADGE_ROOM, height: LABEL_HEIGHT, layoutOptions: LABEL_OPTIONS }],
+    edges: [...routes].map(([id, route]) => ({
+      id,
+      sources: [route[0]!.drawnFrom ?? route[0]!.source],
+      targets: [route[0]!.target],
+      labels: [
+        {
+          text: route.map(captionOf).join("\n"),
+          width: Math.max(...route.map((e) => labelWidth(captionOf(e)))) + BADGE_ROOM,
+          height: LABEL_HEIGHT * route.length,
+          layoutOptions: LABEL_OPTIONS,
+        },
+      ],
     })),
   };
   const out = await new ELK().layout(graph);
+  const order = new Map(edges.map((e, i) => [e.key, i]));
 
   // ELK positions children relative to their parent; walk down accumulating offsets.
   const origin = new Map<string, ElkPoint>([["root", { x: 0, y: 0 }]]);
@@ -148,17 +178,18 @@ export async function layoutMachine(machine: AnyStateMachine): Promise<GraphLayo
     width: out.width ?? 0,
     height: out.height ?? 0,
     nodes: nodes.map((n) => ({ ...n, ...must(boxes.get(n.id), n.id) })),
-    edges: edges.map((e) => {
-      const le = must(laidOut.get(e.key), e.key);
+    edges: [...routes].flatMap(([id, route]) => {
+      const le = must(laidOut.get(id), id);
       // With INCLUDE_CHILDREN, an edge's sections and labels are relative to its `container` node.
-      const at = must(origin.get(le.container ?? "root"), e.key);
+      const at = must(origin.get(le.container ?? "root"), id);
       const label: ElkLabel = le.labels?.[0] ?? {};
-      return {
+      const points = polyline(le.sections ?? []).map((p) => ({ x: p.x + at.x, y: p.y + at.y }));
+      return route.map((e, line) => ({
         ...e,
-        points: polyline(le.sections ?? []).map((p) => ({ x: p.x + at.x, y: p.y + at.y })),
-        labelBox: { x: at.x + (label.x ?? 0), y: at.y + (label.y ?? 0), width: labelWidth(e.label), height: label.height ?? 0 },
-      };
-    }),
+        points,
+        labelBox: { x: at.x + (label.x ?? 0), y: at.y + (label.y ?? 0) + line * LABEL_HEIGHT, width: labelWidth(captionOf(e)), height: LABEL_HEIGHT },
+      }));
+    }).sort((a, b) => order.get(a.key)! - order.get(b.key)!),
   };
 }
 

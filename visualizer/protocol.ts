@@ -1,6 +1,6 @@
 /**
  * The visualizer's wire contract, shared by the inspector (in the process that runs the
- * workflow), the server and the page (visualizer/page/app.js reads these shapes as JSON).
+ * workflow), the server and the page (visualizer/page/src/*.ts is typed against it).
  *
  * Inspection events keep XState's names (`@xstate.actor`, `@xstate.event`,
  * `@xstate.snapshot`, `@xstate.microstep`, `@xstate.action` for emitted events) but carry JSON
@@ -167,9 +167,20 @@ export interface LayoutEdge {
   event: string;
   guard?: string;
   actions: string[];
-  /** What the drawing prints: "always [needsRetry] / recordRetry". */
+  /** "always [needsRetry] / recordRetry". */
   label: string;
-  /** The polyline, start to end (the end touches the target's border). */
+  /**
+   * What the drawing prints when it is not `label`: a transition into a state many states fail
+   * to (`failed`) is drawn from the any-state node instead of its source, and names its source
+   * ("validating: always [needsRetry && isRetryBudgetExhausted] / failRetries").
+   */
+  caption?: string;
+  /** The node the polyline starts at when it is not `source` (the any-state node, see caption). */
+  drawnFrom?: string;
+  /**
+   * The polyline, start to end (the end touches the target's border). Transitions with the same
+   * start and target share one, their labels stacked one line each.
+   */
   points: { x: number; y: number }[];
   labelBox: { x: number; y: number; width: number; height: number };
 }

@@ -5,7 +5,7 @@
  * handler plus `listen()`, like the proxy. Everything under /api passes one guard (guard.ts).
  */
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
@@ -331,14 +331,23 @@ function checkedIngest(body: unknown): WireEvent[] {
   return events as WireEvent[];
 }
 
-/** The page's files, read once: served from memory, and their total is the page weight. */
+/**
+ * The page's files, read once: served from memory, and their total is the page weight.
+ * index.html and app.css sit in page/, the modules in page/js/ as `npm run build:page`
+ * emits them from page/src/ (the tests build it first; `npm run build` copies it to dist/).
+ */
 function loadPage(): Map<string, { body: Uint8Array; type: string }> {
   const dir = new URL("./page/", import.meta.url);
   const files = new Map<string, { body: Uint8Array; type: string }>();
-  for (const name of readdirSync(dir)) {
-    const type = PAGE_TYPES[name.slice(name.lastIndexOf("."))];
-    if (type) files.set(name, { body: readFileSync(new URL(name, dir)), type });
-  }
+  const add = (sub: string) => {
+    for (const name of readdirSync(new URL(sub, dir))) {
+      const type = PAGE_TYPES[name.slice(name.lastIndexOf("."))];
+      if (type) files.set(`${sub}${name}`, { body: readFileSync(new URL(`${sub}${name}`, dir)), type });
+    }
+  };
+  add("");
   if (!files.has("index.html")) throw new Error(`visualizer page missing: no index.html in ${dir.pathname}`);
+  if (!existsSync(new URL("js/app.js", dir))) throw new Error(`visualizer page not built: no js/app.js in ${dir.pathname} (run npm run build:page)`);
+  add("js/");
   return files;
 }

@@ -126,12 +126,12 @@ describe("layoutMachine(workflowMachine)", async () => {
     }
   });
 
-  it("starts each edge on its source's border and ends it on its target's", () => {
+  it("starts each edge on its source's border (or the any-state node's) and ends it on its target's", () => {
     for (const e of layout.edges) {
       expect(e.points.length, e.key).toBeGreaterThanOrEqual(2);
       const first = e.points[0]!;
       const last = e.points[e.points.length - 1]!;
-      expect(borderDistance(first, node(e.source)), `${e.key} start`).toBeLessThanOrEqual(TOLERANCE);
+      expect(borderDistance(first, node(e.drawnFrom ?? e.source)), `${e.key} start`).toBeLessThanOrEqual(TOLERANCE);
       expect(borderDistance(last, node(e.target)), `${e.key} end`).toBeLessThanOrEqual(TOLERANCE);
     }
   });
@@ -146,10 +146,31 @@ describe("layoutMachine(workflowMachine)", async () => {
     }
   });
 
+  it("draws the many transitions into failed as one edge from the any-state node, each naming its source", () => {
+    const intoFailed = layout.edges.filter((e) => e.target === "workflow.failed");
+    expect(intoFailed.length).toBeGreaterThanOrEqual(14);
+    expect(new Set(intoFailed.map((e) => JSON.stringify(e.points))).size).toBe(1);
+    for (const e of intoFailed.filter((x) => x.source !== "workflow.*")) {
+      expect(e.drawnFrom, e.key).toBe("workflow.*");
+      expect(e.caption, e.key).toBe(`${node(e.source).path}: ${e.label}`);
+    }
+    // The lines of the combined label are stacked, one per transition.
+    const ys = intoFailed.map((e) => e.labelBox.y).sort((a, b) => a - b);
+    ys.slice(1).forEach((y, i) => expect(y - ys[i]!).toBeGreaterThanOrEqual(14));
+    // Other transitions keep their own source.
+    expect(layout.edges.find((e) => e.key === "workflow.validating:always:6")).not.toHaveProperty("drawnFrom");
+  });
+
+  it("draws transitions with the same source and target along one route", () => {
+    const toCompacting = layout.edges.filter((e) => e.source === "workflow.validating" && e.target === "workflow.compacting");
+    expect(toCompacting).toHaveLength(3);
+    expect(new Set(toCompacting.map((e) => JSON.stringify(e.points))).size).toBe(1);
+  });
+
   it("keeps labels apart from each other and from states", () => {
     const shrink = (b: Box): Box => ({ x: b.x + 0.5, y: b.y + 0.5, width: b.width - 1, height: b.height - 1 });
     for (const e of layout.edges) {
-      expect(e.labelBox.width).toBeGreaterThan(e.label.length * 6);
+      expect(e.labelBox.width).toBeGreaterThan((e.caption ?? e.label).length * 6);
       for (const f of layout.edges) {
         if (e.key < f.key) expect(overlaps(shrink(e.labelBox), f.labelBox), `${e.key} / ${f.key}`).toBe(false);
       }

@@ -161,8 +161,10 @@ describe("visualizer server", () => {
 
   it("serves the page from its own files, with no outside requests, and reports its weight", async () => {
     const { viz, url } = await serve();
+    // The page as built (test/global-setup.ts): index.html and app.css, and the modules in js/.
     const dir = new URL("../../visualizer/page/", import.meta.url);
-    const files = readdirSync(dir);
+    const files = ["index.html", "app.css", ...readdirSync(new URL("js/", dir)).map((name) => `js/${name}`)];
+    expect(files).toContain("js/app.js");
     let total = 0;
     for (const name of files) {
       const body = readFileSync(new URL(name, dir), "utf8");

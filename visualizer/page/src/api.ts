@@ -4,7 +4,7 @@
 
 const KEY = "forge-visualizer-token";
 
-function takeToken() {
+function takeToken(): string {
   let stored = "";
   try {
     stored = sessionStorage.getItem(KEY) ?? "";
@@ -28,24 +28,29 @@ function takeToken() {
 const token = takeToken();
 
 /** fetch() of an /api path, with the token. */
-export function api(path, init = {}) {
-  const headers = { ...(init.headers ?? {}), ...(token ? { authorization: `Bearer ${token}` } : {}) };
+export function api(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = { ...((init.headers as Record<string, string> | undefined) ?? {}), ...(token ? { authorization: `Bearer ${token}` } : {}) };
   return fetch(path, { ...init, headers });
 }
 
 /** An EventSource on an /api path: it cannot send headers, so the token goes in the query. */
-export function apiEvents(path) {
+export function apiEvents(path: string): EventSource {
   return new EventSource(token ? `${path}${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}` : path);
 }
 
+/** An error body as the server sends it (visualizer/http-problem.ts). */
+export interface ProblemBody {
+  error?: { code?: string; message?: string; problem?: string };
+}
+
 /** POST a JSON body; resolves to { ok, status, body } (body: the parsed JSON, or null). */
-export async function postJson(path, body) {
-  let res;
+export async function postJson(path: string, body: unknown): Promise<{ ok: boolean; status: number; body: ProblemBody | null }> {
+  let res: Response;
   try {
     res = await api(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   } catch (err) {
-    return { ok: false, status: 0, body: { error: { code: "network", message: err?.message ?? String(err) } } };
+    return { ok: false, status: 0, body: { error: { code: "network", message: (err as Error)?.message ?? String(err) } } };
   }
-  const parsed = await res.json().catch(() => null);
+  const parsed = (await res.json().catch(() => null)) as ProblemBody | null;
   return { ok: res.ok, status: res.status, body: parsed };
 }

@@ -1,32 +1,51 @@
 // The statechart as SVG, from the server's GraphLayout (absolute coordinates), and its live
 // decoration: active states, edge counts, the edges just taken.
+import type { GraphLayout, LayoutNode } from "../../protocol.js";
+
 const NS = "http://www.w3.org/2000/svg";
 const TAKEN_MS = 700;
 
-function el(tag, attrs, parent) {
+interface EdgeItem {
+  g: SVGGElement;
+  label: SVGGElement;
+  count: SVGTextElement;
+  box: SVGRectElement;
+}
+
+export interface Graph {
+  nodes: Map<string, { g: SVGGElement; node: LayoutNode }>;
+  byPath: Map<string, LayoutNode>;
+  /** A transition's key: its drawings (one per target). */
+  edges: Map<string, EdgeItem[]>;
+  timers: Map<SVGGElement, ReturnType<typeof setTimeout>>;
+  active: Set<string>;
+  recent: Set<string>;
+}
+
+function el<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, parent?: Element): SVGElementTagNameMap[K] {
   const node = document.createElementNS(NS, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   parent?.appendChild(node);
   return node;
 }
 
-function text(parent, content, attrs) {
+function text(parent: Element, content: string, attrs: Record<string, string | number>): SVGTextElement {
   const t = el("text", attrs, parent);
   t.textContent = content;
   return t;
 }
 
 /** Draws `layout` into `svg` (replacing what was there); returns the handle the setters take. */
-export function drawGraph(svg, layout) {
+export function drawGraph(svg: SVGSVGElement, layout: GraphLayout): Graph {
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${Math.max(1, layout.width)} ${Math.max(1, layout.height)}`);
   svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
   const defs = el("defs", {}, svg);
-  for (const [id, cls] of [["arrow", "arrow"], ["arrow-hot", "arrow hot"], ["arrow-recent", "arrow recent"]]) {
+  for (const [id, cls] of [["arrow", "arrow"], ["arrow-hot", "arrow hot"], ["arrow-recent", "arrow recent"]] as const) {
     const m = el("marker", { id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 9, markerHeight: 9, orient: "auto-start-reverse", markerUnits: "userSpaceOnUse" }, defs);
     el("path", { d: "M0,0 L10,5 L0,10 z", class: cls }, m);
   }
-  const graph = { nodes: new Map(), byPath: new Map(), edges: new Map(), timers: new Map(), active: new Set(), recent: new Set() };
+  const graph: Graph = { nodes: new Map(), byPath: new Map(), edges: new Map(), timers: new Map(), active: new Set(), recent: new Set() };
   const nodeLayer = el("g", {}, svg);
   const edgeLayer = el("g", {}, svg);
   const labelLayer = el("g", {}, svg);
@@ -35,7 +54,7 @@ export function drawGraph(svg, layout) {
     const kind = String(n.kind ?? "atomic");
     const g = el("g", { class: `node ${kind}`, "data-state-id": n.id, "data-path": n.path ?? "" }, nodeLayer);
     const { x, y, width: w, height: hh } = n;
-    el("title", {}, g).textContent = n.path ?? n.id;
+    el("title", {}, g).textContent = kind === "any" ? "transitions from any state, and the failures of many states (each line names its source)" : n.path ?? n.id;
     el("rect", { x, y, width: w, height: hh, rx: kind === "compound" ? 10 : kind === "any" ? 4 : 8, class: "box" }, g);
     const invokes = Array.isArray(n.invokes) ? n.invokes : [];
     if (kind === "compound") text(g, n.label, { x: x + 12, y: y + 17, class: "title" });
@@ -50,14 +69,22 @@ export function drawGraph(svg, layout) {
     if (typeof n.path === "string") graph.byPath.set(n.path, n);
   }
 
+  // Transitions drawn along one route (same source and target, or folded into an any-state
+  // edge) share their polyline: it is drawn once, and each transition has its own label line.
+  const routes = new Map<string, SVGGElement>();
   for (const e of layout.edges ?? []) {
-    const g = el("g", { class: "edge", "data-edge-key": e.key, "data-count": 0 }, edgeLayer);
-    el("polyline", { points: (e.points ?? []).map((p) => `${p.x},${p.y}`).join(" "), class: "line" }, g);
-    const label = el("g", { class: "edge-label" }, labelLayer);
+    const points = (e.points ?? []).map((p) => `${p.x},${p.y}`).join(" ");
+    let g = routes.get(points);
+    if (!g) {
+      g = el("g", { class: "edge" }, edgeLayer);
+      el("polyline", { points, class: "line" }, g);
+      routes.set(points, g);
+    }
+    const label = el("g", { class: "edge-label", "data-edge-key": e.key, "data-count": 0 }, labelLayer);
     const lb = e.labelBox ?? { x: 0, y: 0, width: 0, height: 0 };
     const mid = lb.y + lb.height / 2 + 3.7;
     el("rect", { x: lb.x, y: lb.y, width: lb.width, height: lb.height, rx: 3, class: "lbg" }, label);
-    el("title", {}, text(label, e.label ?? "", { x: lb.x + 3, y: mid, class: "elabel" })).textContent = `${e.label}\n${e.key}`;
+    el("title", {}, text(label, e.caption ?? e.label ?? "", { x: lb.x + 3, y: mid, class: "elabel" })).textContent = `${e.label}\n${e.key}`;
     const cnt = el("g", { class: "cnt" }, label);
     const box = el("rect", { x: lb.x + lb.width + 3, y: lb.y, width: 24, height: lb.height, rx: 7 }, cnt);
     const count = text(cnt, "", { x: lb.x + lb.width + 6, y: mid });
@@ -69,8 +96,8 @@ export function drawGraph(svg, layout) {
 }
 
 /** Class `active` on the active leaves (dotted paths) and their ancestors, on no other node. */
-export function setActive(graph, leaves) {
-  const next = new Set();
+export function setActive(graph: Graph, leaves: readonly string[]): void {
+  const next = new Set<string>();
   for (const path of leaves) {
     for (let n = graph.byPath.get(path); n; n = n.parent ? graph.nodes.get(n.parent)?.node : undefined) next.add(n.id);
   }
@@ -79,27 +106,29 @@ export function setActive(graph, leaves) {
   graph.active = next;
 }
 
-/** Edge counts: `data-count` and the "×N" badge. */
-export function setCounts(graph, counts) {
+/** Edge counts: each label's `data-count` and "×N" badge; a route is `used` when any of its transitions is. */
+export function setCounts(graph: Graph, counts: Record<string, number>): void {
+  const used = new Map<SVGGElement, boolean>();
   for (const [key, list] of graph.edges) {
     const n = counts[key] ?? 0;
     for (const item of list) {
-      if (item.g.getAttribute("data-count") === String(n)) continue;
-      item.g.setAttribute("data-count", String(n));
-      item.g.classList.toggle("used", n > 0);
+      used.set(item.g, (used.get(item.g) ?? false) || n > 0);
+      if (item.label.getAttribute("data-count") === String(n)) continue;
+      item.label.setAttribute("data-count", String(n));
       item.label.classList.toggle("used", n > 0);
       item.count.textContent = n > 0 ? `×${n}` : "";
       item.box.setAttribute("width", String(`×${n}`.length * 6.3 + 6));
     }
   }
+  for (const [g, u] of used) g.classList.toggle("used", u);
 }
 
-const each = (graph, keys, fn) => {
+const each = (graph: Graph, keys: Iterable<string>, fn: (g: SVGGElement) => void) => {
   for (const key of keys) for (const item of graph.edges.get(key) ?? []) for (const g of [item.g, item.label]) fn(g);
 };
 
 /** The edges of the latest microstep keep a soft highlight (class `recent`). */
-export function setRecent(graph, keys) {
+export function setRecent(graph: Graph, keys: readonly string[]): void {
   const next = new Set(keys);
   each(graph, [...graph.recent].filter((k) => !next.has(k)), (g) => g.classList.remove("recent"));
   each(graph, next, (g) => g.classList.add("recent"));
@@ -107,17 +136,20 @@ export function setRecent(graph, keys) {
 }
 
 /** The edges just taken get class `taken` for ~700 ms (a CSS animation on the stroke). */
-export function flash(graph, keys) {
+export function flash(graph: Graph, keys: Iterable<string>): void {
   each(graph, keys, (g) => {
     clearTimeout(graph.timers.get(g));
     g.classList.remove("taken");
     void g.getBoundingClientRect(); // restarts the animation
     g.classList.add("taken");
-    graph.timers.set(g, setTimeout(() => g.classList.remove("taken"), TAKEN_MS));
+    graph.timers.set(
+      g,
+      setTimeout(() => g.classList.remove("taken"), TAKEN_MS),
+    );
   });
 }
 
 /** The box of the first active leaf, in layout coordinates. */
-export function leafBox(graph, leaves) {
-  return leaves.length ? graph.byPath.get(leaves[0]) : undefined;
+export function leafBox(graph: Graph, leaves: readonly string[]): LayoutNode | undefined {
+  return leaves.length ? graph.byPath.get(leaves[0]!) : undefined;
 }

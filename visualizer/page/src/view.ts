@@ -1,33 +1,14 @@
 // The page's model: a pure fold over one run's wire events (visualizer/protocol.ts). `reduce`
 // never mutates its inputs and reads neither the clock nor the DOM, so a replay at position i
 // is the fold of events[0..i), and the same run always reads the same.
+import type { Entry, LooseContext, View, ViewEvent, ViewSnapshot } from "./types.js";
 
-/**
- * @typedef {{ kind: string, iteration: number, label: string, text: string, who?: string, fromMessage?: boolean }} Entry
- * @typedef {object} View
- * @property {number} events events applied
- * @property {unknown} value the state value
- * @property {string[]} leaves dotted paths of its active leaves
- * @property {{ value: unknown, status: string, context: Record<string, any>, error?: string } | null} snapshot the latest root snapshot
- * @property {Record<string, number>} edgeCounts TransitionRef.key: times taken
- * @property {string[]} taken keys of the latest microstep
- * @property {number} microsteps microsteps seen
- * @property {Entry[]} timeline immutable entries, appended (rescues inserted)
- * @property {{ iteration: number, text: string } | null} stream the answer being streamed
- * @property {number[]} rescued iterations with a rescue entry
- * @property {boolean} seeded the history before the first snapshot is in
- * @property {number} resync snapshots that rebuild the history after a gap
- * @property {number} lost events the server dropped
- * @property {{ index: number, tool: string } | null} running the tool call in flight
- */
-
-/** @returns {View} */
-export function initialView() {
+export function initialView(): View {
   return { events: 0, value: undefined, leaves: [], snapshot: null, edgeCounts: {}, taken: [], microsteps: 0, timeline: [], stream: null, rescued: [], seeded: false, resync: 0, lost: 0, running: null };
 }
 
 /** `{"compacting":"checking"}` → ["compacting.checking"]. */
-export function stateLeaves(value, prefix = "") {
+export function stateLeaves(value: unknown, prefix = ""): string[] {
   if (typeof value === "string") return [prefix + value];
   if (!value || typeof value !== "object") return [];
   return Object.entries(value).flatMap(([key, sub]) => {
@@ -36,7 +17,7 @@ export function stateLeaves(value, prefix = "") {
   });
 }
 
-const KINDS = {
+const KINDS: Record<string, [string, string]> = {
   system_prompt: ["system", "system prompt"],
   user_input: ["user", "user"],
   tool_call: ["tool_call", "tool call"],
@@ -50,7 +31,7 @@ const KINDS = {
 };
 
 /** Compact JSON for display; strings as they are. */
-export function shortJson(value) {
+export function shortJson(value: unknown): string {
   if (typeof value === "string") return value;
   try {
     return JSON.stringify(value) ?? String(value);
@@ -59,10 +40,10 @@ export function shortJson(value) {
   }
 }
 
-const callsText = (calls, name) => calls.map((c) => `${c?.[name]}(${shortJson(c?.args ?? {})})`).join("\n");
+const callsText = (calls: LooseContext[], name: string) => calls.map((c) => `${c?.[name]}(${shortJson(c?.args ?? {})})`).join("\n");
 
-/** The timeline entry of a Message (src/core/messages.ts). @returns {Entry | null} */
-export function messageEntry(m, fallbackIteration) {
+/** The timeline entry of a Message (src/core/messages.ts). */
+export function messageEntry(m: LooseContext | null | undefined, fallbackIteration: number): Entry | null {
   if (!m || typeof m !== "object") return null;
   const type = m.meta?.type;
   let [kind, label] = KINDS[type] ?? ["text_response", String(type ?? m.role ?? "message")];
@@ -79,22 +60,17 @@ export function messageEntry(m, fallbackIteration) {
   return { kind, iteration, label, text, ...(typeof m.toolName === "string" ? { who: m.toolName } : {}), fromMessage: true };
 }
 
-const iterationOf = (v) => (typeof v.snapshot?.context?.iteration === "number" ? v.snapshot.context.iteration : 0);
-const seed = (messages, count) => messages.slice(0, count).flatMap((m) => messageEntry(m, 0) ?? []);
+const iterationOf = (v: View) => (typeof v.snapshot?.context?.iteration === "number" ? (v.snapshot.context.iteration as number) : 0);
+const seed = (messages: LooseContext[], count: number) => messages.slice(0, count).flatMap((m) => messageEntry(m, 0) ?? []);
 
-/**
- * Applies one wire event, or the page's own `{ type: "gap", lost }`. Unknown events change
- * nothing but the event count.
- * @param {View} view
- * @returns {View}
- */
-export function reduce(view, e) {
+/** Applies one wire event, or the page's own gap event. Unknown events change nothing but the event count. */
+export function reduce(view: View, e: ViewEvent | null | undefined): View {
   if (!e || typeof e !== "object" || typeof e.type !== "string") return view;
   const v = { ...view, events: view.events + 1 };
   switch (e.type) {
     case "@xstate.microstep": {
       const edgeCounts = { ...v.edgeCounts };
-      const taken = [];
+      const taken: string[] = [];
       for (const ref of Array.isArray(e.transitions) ? e.transitions : []) {
         if (typeof ref?.key !== "string") continue;
         edgeCounts[ref.key] = (edgeCounts[ref.key] ?? 0) + 1;
@@ -103,7 +79,7 @@ export function reduce(view, e) {
       return { ...v, value: e.value, leaves: stateLeaves(e.value), edgeCounts, taken, microsteps: v.microsteps + 1 };
     }
     case "@xstate.snapshot":
-      return snapshot(v, e.snapshot);
+      return snapshot(v, e.snapshot as unknown as LooseContext);
     case "@xstate.action":
       return emitted(v, e.action?.event);
     case "forge.chunk":
@@ -117,11 +93,11 @@ export function reduce(view, e) {
   }
 }
 
-function snapshot(v, s) {
+function snapshot(v: View, s: LooseContext | undefined): View {
   if (!s || typeof s !== "object") return v;
-  const ctx = s.context && typeof s.context === "object" ? s.context : {};
+  const ctx: LooseContext = s.context && typeof s.context === "object" ? s.context : {};
   const iteration = typeof ctx.iteration === "number" ? ctx.iteration : 0;
-  const messages = Array.isArray(ctx.messages) ? ctx.messages : [];
+  const messages: LooseContext[] = Array.isArray(ctx.messages) ? ctx.messages : [];
   let timeline = v.timeline;
   if (v.resync > 0) timeline = seed(messages, messages.length);
   else if (!v.seeded) {
@@ -138,13 +114,14 @@ function snapshot(v, s) {
     const text = last?.type === "text" && typeof last.content === "string" ? last.content : callsText(Array.isArray(val.calls) ? val.calls : [], "tool");
     // Before the calls it became (emitted in the same macrostep, before this snapshot).
     let at = timeline.length;
-    while (at > 0 && timeline[at - 1].iteration === iteration && timeline[at - 1].kind === "tool_call") at--;
+    while (at > 0 && timeline[at - 1]!.iteration === iteration && timeline[at - 1]!.kind === "tool_call") at--;
     timeline = [...timeline.slice(0, at), { kind: "rescue", iteration, label: "rescued from text", text }, ...timeline.slice(at)];
   }
   const value = "value" in s ? s.value : v.value;
+  const snap: ViewSnapshot = { value, status: String(s.status ?? ""), context: ctx, ...(s.error ? { error: String(s.error) } : {}) };
   return {
     ...v,
-    snapshot: { value, status: String(s.status ?? ""), context: ctx, ...(s.error ? { error: String(s.error) } : {}) },
+    snapshot: snap,
     value,
     leaves: stateLeaves(value),
     timeline,
@@ -156,10 +133,10 @@ function snapshot(v, s) {
   };
 }
 
-function emitted(v, ev) {
+function emitted(v: View, ev: LooseContext | undefined): View {
   if (!ev || typeof ev !== "object") return v;
   const iteration = iterationOf(v);
-  const add = (entry, stream = v.stream) => ({ ...v, timeline: [...v.timeline, entry], stream });
+  const add = (entry: Entry, stream = v.stream): View => ({ ...v, timeline: [...v.timeline, entry], stream });
   switch (ev.type) {
     case "message": {
       const entry = messageEntry(ev.message, iteration);
@@ -185,12 +162,12 @@ function emitted(v, ev) {
   }
 }
 
-function chunk(v, c) {
+function chunk(v: View, c: LooseContext | undefined): View {
   if (!c || typeof c !== "object") return v;
   // The answer being streamed is the model call after the last one counted.
   const iteration = iterationOf(v) + 1;
   const prev = v.stream?.iteration === iteration ? v.stream.text : "";
-  const set = (text) => ({ ...v, stream: { iteration, text } });
+  const set = (text: string): View => ({ ...v, stream: { iteration, text } });
   switch (c.type) {
     case "text_delta":
       return set(prev + String(c.content ?? ""));
@@ -205,12 +182,21 @@ function chunk(v, c) {
   }
 }
 
-/** The budget bars of a workflow context: value and max (undefined: no limit). */
-export function counters(ctx) {
+export interface Counter {
+  id: string;
+  label: string;
+  value: number;
+  /** undefined: no limit. */
+  max: number | undefined;
+  ms?: boolean;
+}
+
+/** The budget bars of a workflow context. */
+export function counters(ctx: LooseContext | undefined): Counter[] {
   const c = ctx ?? {};
   const b = c.run?.budget ?? {};
-  const n = (x) => (Number.isFinite(x) ? x : 0);
-  const m = (x) => (Number.isFinite(x) ? x : undefined);
+  const n = (x: unknown) => (Number.isFinite(x) ? (x as number) : 0);
+  const m = (x: unknown) => (Number.isFinite(x) ? (x as number) : undefined);
   const start = c.run?.startedAt;
   return [
     { id: "iterations", label: "iterations", value: n(c.iteration), max: m(b.maxIterations) },
@@ -224,15 +210,17 @@ export function counters(ctx) {
 }
 
 /** A wire event in a few words, for the replay bar ("microstep → compacting.checking"). */
-export function describeEvent(e) {
-  const ev = e?.action?.event;
-  switch (e?.type) {
+export function describeEvent(e: ViewEvent | undefined): string {
+  if (!e) return "";
+  switch (e.type) {
     case "@xstate.microstep":
       return `microstep → ${stateLeaves(e.value).join(", ")}`;
     case "@xstate.snapshot":
       return `snapshot (${e.event?.type ?? "?"})`;
-    case "@xstate.action":
+    case "@xstate.action": {
+      const ev = e.action?.event as LooseContext | undefined;
       return `emit ${ev?.type}${ev?.type === "message" ? ` (${ev.message?.meta?.type})` : ""}`;
+    }
     case "@xstate.event":
       return `event ${e.event?.type}`;
     case "@xstate.actor":
@@ -240,6 +228,6 @@ export function describeEvent(e) {
     case "forge.chunk":
       return `chunk ${e.chunk?.type}`;
     default:
-      return String(e?.type ?? "");
+      return String(e.type ?? "");
   }
 }

@@ -1,14 +1,29 @@
 // A waiting run's requests for a person (RunSummary.requests, from the run list): approve,
 // reject with a reason, approve with edited args, answer a question. The page only records the
 // decision (POST /api/runs/:id/decisions); whoever runs the run continues it and applies it.
+import type { DecisionBody, HumanRequestView, RunSummary } from "../../protocol.js";
 import { postJson } from "./api.js";
 import { el } from "./dom.js";
 
-/** What the person is doing with each request ("runId/callId"): drafts survive redraws. */
-const drafts = new Map();
-let shown = { box: null, run: null, key: "" };
+type Decision = DecisionBody["decision"];
+type Mode = "" | "reject" | "edit";
+interface Draft {
+  mode: Mode;
+  reason: string;
+  args: string;
+  answer: string;
+  error: string;
+  busy: boolean;
+  decided: (Decision & { at: number }) | null;
+  version: number;
+}
+type TextField = "reason" | "args" | "answer";
 
-const pretty = (value) => {
+/** What the person is doing with each request ("runId/callId"): drafts survive redraws. */
+const drafts = new Map<string, Draft>();
+let shown: { box: HTMLElement | null; run: RunSummary | undefined; key: string } = { box: null, run: undefined, key: "" };
+
+const pretty = (value: unknown): string => {
   try {
     return JSON.stringify(value, null, 2) ?? String(value);
   } catch {
@@ -16,7 +31,7 @@ const pretty = (value) => {
   }
 };
 
-function draftOf(runId, req) {
+function draftOf(runId: string, req: HumanRequestView): Draft {
   const id = `${runId}/${req.callId}`;
   let d = drafts.get(id);
   if (!d) drafts.set(id, (d = { mode: "", reason: "", args: pretty(req.args ?? {}), answer: "", error: "", busy: false, decided: null, version: 0 }));
@@ -24,26 +39,26 @@ function draftOf(runId, req) {
 }
 
 /** Draw the requests of `run` (the selected run) into `box`; nothing to draw hides it. */
-export function renderHuman(box, run) {
+export function renderHuman(box: HTMLElement, run: RunSummary | undefined): void {
   const requests = run?.status === "waiting" && Array.isArray(run.requests) ? run.requests : [];
   box.hidden = requests.length === 0;
   // Rebuilt only when the requests or a request's controls change, never while someone types.
-  const key = JSON.stringify([run?.runId, requests, requests.map((r) => draftOf(run.runId, r).version)]);
+  const key = JSON.stringify([run?.runId, requests, requests.map((r) => draftOf(run!.runId, r).version)]);
   shown = { box, run, key: shown.key };
   if (key === shown.key) return;
   shown.key = key;
-  const focus = document.activeElement?.dataset?.focusKey;
-  box.querySelector(".hreqs").replaceChildren(...requests.map((r) => requestNode(run.runId, r)));
-  if (focus) box.querySelector(`[data-focus-key="${CSS.escape(focus)}"]`)?.focus();
+  const focus = (document.activeElement as HTMLElement | null)?.dataset?.focusKey;
+  box.querySelector(".hreqs")?.replaceChildren(...requests.map((r) => requestNode(run!.runId, r)));
+  if (focus) box.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(focus)}"]`)?.focus();
 }
 
-function redraw(d) {
+function redraw(d: Draft): void {
   d.version++;
   if (shown.box) renderHuman(shown.box, shown.run);
 }
 
-function decisionText(decision) {
-  const at = Number.isFinite(decision.at) ? ` · ${new Date(decision.at).toLocaleTimeString()}` : "";
+function decisionText(decision: Decision & { at?: number }): string {
+  const at = Number.isFinite(decision.at) ? ` · ${new Date(decision.at as number).toLocaleTimeString()}` : "";
   switch (decision.type) {
     case "approve":
       return `approved${decision.args ? " with edited args" : ""}${at}`;
@@ -52,13 +67,14 @@ function decisionText(decision) {
     case "answer":
       return `answered: ${typeof decision.answer === "string" ? decision.answer : pretty(decision.answer)}${at}`;
     default:
-      return `decided (${decision.type})${at}`;
+      // A decision type this page does not know yet (a newer server).
+      return `decided (${(decision as { type: string }).type})${at}`;
   }
 }
 
-function requestNode(runId, req) {
+function requestNode(runId: string, req: HumanRequestView): HTMLElement {
   const d = draftOf(runId, req);
-  const decision = req.decision ?? d.decided;
+  const decision: (Decision & { at?: number }) | null = req.decision ?? d.decided;
   const node = el("div", `hreq${decision ? " decided" : ""}`, undefined, {
     "data-testid": "human-request",
     "data-call-id": String(req.callId),
@@ -81,7 +97,7 @@ function requestNode(runId, req) {
   return node;
 }
 
-function button(text, action, onClick, disabled) {
+function button(text: string, action: string, onClick: () => void, disabled?: boolean): HTMLButtonElement {
   const b = el("button", action.startsWith("approve") ? "primary" : "", text, { type: "button", "data-action": action });
   b.disabled = !!disabled;
   b.addEventListener("click", onClick);
@@ -89,22 +105,22 @@ function button(text, action, onClick, disabled) {
 }
 
 /** A text box whose value is the draft's field, kept there as the person types. */
-function box(tag, d, field, attrs) {
+function box(tag: "input" | "textarea", d: Draft, field: TextField, attrs: Record<string, string>): HTMLInputElement | HTMLTextAreaElement {
   const input = el(tag, "hinput", undefined, attrs);
   input.value = d[field];
   input.addEventListener("input", () => (d[field] = input.value));
   return input;
 }
 
-function controls(runId, req, d) {
-  const send = (decision) => decide(runId, req, d, decision);
-  const setMode = (mode) => () => {
+function controls(runId: string, req: HumanRequestView, d: Draft): HTMLElement[] {
+  const send = (decision: Decision) => decide(runId, req, d, decision);
+  const setMode = (mode: Mode) => () => {
     d.mode = mode;
     d.error = "";
     redraw(d);
-    shown.box?.querySelector(`[data-focus-key="${CSS.escape(`${req.callId}/${mode}`)}"]`)?.focus();
+    shown.box?.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(`${req.callId}/${mode}`)}"]`)?.focus();
   };
-  const row = (...children) => {
+  const row = (...children: HTMLElement[]) => {
     const r = el("div", "hactions");
     r.append(...children);
     return r;
@@ -112,24 +128,24 @@ function controls(runId, req, d) {
   if (d.mode === "reject") {
     const reason = box("input", d, "reason", { type: "text", placeholder: "why (the model reads this)", "data-testid": "reject-reason", "data-focus-key": `${req.callId}/reject`, "aria-label": "Reason for rejecting" });
     const confirm = () => (d.reason.trim() ? send({ type: "reject", reason: d.reason.trim() }) : ((d.error = "a reason is needed: the model reads it"), redraw(d)));
-    reason.addEventListener("keydown", (e) => e.key === "Enter" && confirm());
+    reason.addEventListener("keydown", (e: Event) => (e as KeyboardEvent).key === "Enter" && confirm());
     return [reason, row(button("Reject", "confirm-reject", confirm, d.busy), button("Cancel", "cancel", setMode("")))];
   }
   if (d.mode === "edit") {
     const args = box("textarea", d, "args", { rows: "6", spellcheck: "false", "data-testid": "edit-args", "data-focus-key": `${req.callId}/edit`, "aria-label": "Arguments (JSON)" });
     const approveEdited = () => {
-      let parsed;
+      let parsed: unknown;
       try {
         parsed = JSON.parse(d.args);
       } catch (err) {
-        d.error = `not JSON: ${err?.message ?? err}`;
+        d.error = `not JSON: ${(err as Error)?.message ?? err}`;
         return redraw(d);
       }
       if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
         d.error = "the arguments are a JSON object";
         return redraw(d);
       }
-      send({ type: "approve", args: parsed });
+      send({ type: "approve", args: parsed as Record<string, unknown> });
     };
     return [args, row(button("Approve with these args", "approve-edited", approveEdited, d.busy), button("Cancel", "cancel", setMode("")))];
   }
@@ -141,7 +157,7 @@ function controls(runId, req, d) {
   return [row(button("Approve", "approve", () => send({ type: "approve" }), d.busy), button("Reject", "reject", setMode("reject"), d.busy), button("Edit args", "edit", setMode("edit"), d.busy))];
 }
 
-async function decide(runId, req, d, decision) {
+async function decide(runId: string, req: HumanRequestView, d: Draft, decision: Decision): Promise<void> {
   d.busy = true;
   d.error = "";
   redraw(d);
