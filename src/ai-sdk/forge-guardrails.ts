@@ -10,7 +10,6 @@
  * until it ends), as the proxy does behind its keep-alives; the caller's stream then carries the
  * judged answer, rescued calls as tool-call parts.
  */
-import { randomBytes } from "node:crypto";
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Middleware, LanguageModelV4StreamResult, LanguageModelV4Usage } from "@ai-sdk/provider";
 import { createActor, fromPromise } from "xstate";
 import { proxyRequestMachine, type ProxyInferInput } from "../../machines/proxy-request.machine.js";
@@ -108,7 +107,8 @@ export function forgeGuardrails(options: ForgeGuardrailsOptions = {}): LanguageM
     }
   });
   const machine = proxyRequestMachine.provide({ actors: { infer } });
-  const idPrefix = randomBytes(4).toString("hex");
+  // Web Crypto, not node:crypto: AI SDK apps also run on edge runtimes.
+  const idPrefix = globalThis.crypto.randomUUID().slice(0, 8);
   let counter = 0;
 
   async function run(model: LanguageModelV4, params: LanguageModelV4CallOptions, stream: boolean, request: ProxyRequest) {
