@@ -52,6 +52,20 @@ describe("forgeGuardrails with MockLanguageModelV4", () => {
     expect(result.steps[0]!.providerMetadata?.forge).toEqual({ attempts: 1, rescued: true });
   });
 
+  it("rescued text arguments are typed from the tool's input schema (Qwen3-Coder XML call)", async () => {
+    const seen: unknown[] = [];
+    const forecast = tool({
+      description: "Forecast",
+      inputSchema: z.object({ city: z.string(), days: z.number() }),
+      execute: async (args) => (seen.push(args), "sunny"),
+    });
+    const xml = "<tool_call>\n<function=forecast>\n<parameter=city>\nOslo\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>";
+    const { model } = guarded((v) => (v.results > 0 ? { text: "Sunny." } : { text: xml }));
+    const result = await generateText({ model, tools: { forecast }, stopWhen: isStepCount(3), prompt: "Forecast for Oslo?" });
+    expect(seen).toEqual([{ city: "Oslo", days: 3 }]);
+    expect(result.text).toBe("Sunny.");
+  });
+
   it("streamText: a rescued stream yields tool-call parts, and the loop continues", async () => {
     const executed: unknown[] = [];
     const { inner, model } = guarded(firstCall({ text: `Let me check. ${hermes("get_weather", { city: "Oslo" })}` }));
