@@ -1,8 +1,11 @@
 /**
  * Runner overhead per iteration (`npm run bench -- runner`): the whole loop with an LLM that
  * answers instantly and tools that do nothing, so every microsecond measured is framework cost.
- * The same loop runs through the Vercel AI SDK (`generateText` + MockLanguageModelV3 +
- * `stopWhen: stepCountIs(N)`) in the same process, alternating with ours, for a ratio.
+ * The same loop runs through the Vercel AI SDK in the same process, alternating with ours, for a
+ * ratio: AI SDK 7 (`generateText` + MockLanguageModelV4 + `stopWhen: isStepCount(N)`,
+ * runner-ai-sdk7.ts) and AI SDK 6 (MockLanguageModelV3 + `stepCountIs(N)`) side by side. AI SDK 7
+ * needs Node >= 22: on older Node its rows are left out with a note on stderr (run the bench with
+ * Node 24 for all rows); the README's ratio targets are still checked against AI SDK 6's rows.
  *
  * Both sides make exactly N model calls and N tool executions (N-1 × `step`, then `finish`),
  * start from a system prompt and "go", keep and resend the full history every call, and get
@@ -134,32 +137,41 @@ function plan(n: number): { rounds: number; warmup: number; minIterations: numbe
   return { rounds: 3, warmup: 1, minIterations: 1, minMs: 0 };
 }
 
+/** AI SDK 7's loop, or undefined (with a note) on Node < 22, where `ai` 7 does not run. */
+async function loadAiSdk7(): Promise<((n: number) => Promise<void>) | undefined> {
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major >= 22) return (await import("./runner-ai-sdk7.js")).aiSdk7Run;
+  process.stderr.write(`runner: Node ${process.versions.node} < 22, so the AI SDK 7 rows are left out (ai 7 needs Node >= 22); run the bench with Node 24 for them\n`);
+  return undefined;
+}
+
 export const suite: BenchSuite = {
   name: "runner",
   async run() {
     const rows: BenchRow[] = [];
-    // Warm both code paths (JIT, module init) before any figure is taken.
+    const aiSdk7Run = await loadAiSdk7();
+    // Warm every code path (JIT, module init) before any figure is taken.
     for (let k = 0; k < 20; k++) {
       await forgeRun(20);
       await aiSdkRun(20);
+      await aiSdk7Run?.(20);
     }
     for (const n of SIZES) {
       const p = plan(n);
       let forgeMs = Number.POSITIVE_INFINITY;
       let keptMs = Number.POSITIVE_INFINITY;
       let aiMs = Number.POSITIVE_INFINITY;
+      let ai7Ms = Number.POSITIVE_INFINITY;
       for (let round = 0; round < p.rounds; round++) {
         const opts = { warmup: round === 0 ? p.warmup : 1, minIterations: p.minIterations, minMs: p.minMs };
-        // Alternate the order so neither side always runs on a GC-dirtier heap.
-        if (round % 2 === 0) {
-          forgeMs = Math.min(forgeMs, await measure(() => forgeRun(n), opts));
-          keptMs = Math.min(keptMs, await measure(() => forgeRun(n, true), opts));
-          aiMs = Math.min(aiMs, await measure(() => aiSdkRun(n), opts));
-        } else {
-          aiMs = Math.min(aiMs, await measure(() => aiSdkRun(n), opts));
-          keptMs = Math.min(keptMs, await measure(() => forgeRun(n, true), opts));
-          forgeMs = Math.min(forgeMs, await measure(() => forgeRun(n), opts));
-        }
+        const sides = [
+          async () => (forgeMs = Math.min(forgeMs, await measure(() => forgeRun(n), opts))),
+          async () => (keptMs = Math.min(keptMs, await measure(() => forgeRun(n, true), opts))),
+          async () => (aiMs = Math.min(aiMs, await measure(() => aiSdkRun(n), opts))),
+          ...(aiSdk7Run ? [async () => (ai7Ms = Math.min(ai7Ms, await measure(() => aiSdk7Run(n), opts)))] : []),
+        ];
+        // Alternate the order so no side always runs on a GC-dirtier heap.
+        for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
       }
       const forgeUs = (forgeMs * 1000) / n;
       const keptUs = (keptMs * 1000) / n;
@@ -180,12 +192,23 @@ export const suite: BenchSuite = {
         unit: "µs/iter",
         note: `run ${keptMs.toFixed(2)} ms; one runner for many runs (machine built once), actor per run`,
       });
+      if (aiSdk7Run) {
+        const ai7Us = (ai7Ms * 1000) / n;
+        rows.push({
+          suite: "runner",
+          case: `ai-sdk7 N=${n}`,
+          value: ai7Us,
+          unit: "µs/step",
+          note: `run ${ai7Ms.toFixed(2)} ms; AI SDK 7 generateText + MockLanguageModelV4, isStepCount(N)`,
+        });
+        rows.push({ suite: "runner", case: `ratio forge reused/ai-sdk7 N=${n}`, value: keptUs / ai7Us, unit: "×", note: "forge (runner reused) per iteration over AI SDK 7 per step" });
+      }
       rows.push({
         suite: "runner",
         case: `ai-sdk N=${n}`,
         value: aiUs,
         unit: "µs/step",
-        note: `run ${aiMs.toFixed(2)} ms; generateText: full-history prompt conversion, zod input parse, step results`,
+        note: `run ${aiMs.toFixed(2)} ms; AI SDK 6 generateText: full-history prompt conversion, zod input parse, step results`,
       });
       rows.push({
         suite: "runner",
@@ -222,8 +245,14 @@ export const suite: BenchSuite = {
     return [
       mdRow("runner", `loop overhead per iteration, no-op tools, instant client, N = ${sizes} (runner reused)`, `${per((n) => `forge N=${n}, runner reused`)} µs`, ""),
       mdRow("runner", "the same, a new runner per run (machine and actor built each run)", `${per((n) => `forge N=${n}`)} µs`, ""),
-      mdRow("runner", "the same loop in the Vercel AI SDK (`generateText`, mock model, `stopWhen: stepCountIs(N)`)", `${per((n) => `ai-sdk N=${n}`)} µs`, ""),
-      mdRow("runner", "ratio forge (runner reused) / AI SDK", `${per((n) => `ratio forge reused/ai-sdk N=${n}`)}×`, SIZES.map((n) => `≤ ${target(n)}`).join(" / ")),
+      rows.some((r) => r.case.startsWith("ai-sdk7 "))
+        ? mdRow("runner", "the same loop in AI SDK 7 (`generateText`, MockLanguageModelV4, `stopWhen: isStepCount(N)`)", `${per((n) => `ai-sdk7 N=${n}`)} µs`, "")
+        : mdRow("runner", "the same loop in AI SDK 7", "not run (Node < 22; run the bench with Node 24)", ""),
+      mdRow("runner", "the same loop in AI SDK 6 (`generateText`, MockLanguageModelV3, `stopWhen: stepCountIs(N)`)", `${per((n) => `ai-sdk N=${n}`)} µs`, ""),
+      ...(rows.some((r) => r.case.startsWith("ratio forge reused/ai-sdk7 "))
+        ? [mdRow("runner", "ratio forge (runner reused) / AI SDK 7", `${per((n) => `ratio forge reused/ai-sdk7 N=${n}`)}×`, "")]
+        : []),
+      mdRow("runner", "ratio forge (runner reused) / AI SDK 6", `${per((n) => `ratio forge reused/ai-sdk N=${n}`)}×`, SIZES.map((n) => `≤ ${target(n)}`).join(" / ")),
       mdRow(
         "runner",
         `per-iteration cost at N = ${last.toLocaleString("en")} over N = ${SIZES[0]}, reused / new runner`,

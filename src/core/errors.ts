@@ -395,6 +395,25 @@ export class ClientContractError extends ForgeError {
 }
 
 /**
+ * One model call kept failing the request guardrails (unknown tools, invalid arguments, not
+ * the requested JSON) until its budget ran out (`forge-ts/ai-sdk`'s `forgeGuardrails`, which
+ * throws instead of handing the caller an answer it would have to re-check).
+ */
+export class GuardrailsExhaustedError extends ForgeError {
+  override readonly code = "FORGE_GUARDRAILS_EXHAUSTED";
+  constructor(
+    readonly reason: "retries" | "tool_errors",
+    readonly attempts: number,
+    readonly lastError: string,
+  ) {
+    super(`The model's answer failed the guardrails ${attempts} time(s) (${reason} budget spent); last: ${lastError}`);
+  }
+  override get data() {
+    return { reason: this.reason, attempts: this.attempts, lastError: this.lastError };
+  }
+}
+
+/**
  * A tool ran past its deadline (`defineTool({ timeoutMs })` or the runner's `toolTimeoutMs`):
  * its signal was aborted and the call failed as a tool error fed back to the model.
  */
@@ -813,6 +832,7 @@ const REVIVERS: Record<string, Revivable> = {
   FORGE_STREAM: (_d, m) => new StreamError(m),
   FORGE_CALLBACK: (d) => new CallbackError(d.callback as CallbackName, asText(d.error)),
   FORGE_CLIENT_CONTRACT: (d) => new ClientContractError(asText(d.client), asStrings(d.issues), asText(d.received)),
+  FORGE_GUARDRAILS_EXHAUSTED: (d) => new GuardrailsExhaustedError(d.reason === "tool_errors" ? "tool_errors" : "retries", asNumber(d.attempts), asText(d.lastError)),
   FORGE_TOOL_TIMEOUT: (d) => new ToolTimeoutError(asText(d.toolName), asNumber(d.timeoutMs)),
   FORGE_TOOL_RESULT: (d) => new ToolResultError(asText(d.toolName), asText(d.reason), d.terminal === true),
   FORGE_MCP_SERVER: (d) => new McpServerError(asText(d.server), asText(d.reason), asText(d.stderrTail)),

@@ -163,7 +163,8 @@ async function streamLive(
   throw new StreamError("Backend stream ended without a final answer");
 }
 
-function outcomeOf(state: string, ctx: ProxyContext & { cancelReason?: string }): ProxyOutcome {
+/** The final state of a proxy-request run as the caller sees it (shared with forge-ts/ai-sdk). */
+export function outcomeOf(state: string, ctx: ProxyContext & { cancelReason?: string }): ProxyOutcome {
   switch (state) {
     case "responding":
     case "exhausted": {

@@ -4,6 +4,7 @@ import {
   BackendError,
   CallbackError,
   ClientContractError,
+  GuardrailsExhaustedError,
   ToolResultError,
   ToolTimeoutError,
   BudgetExhaustedError,
@@ -210,6 +211,14 @@ const cases: Case[] = [
     code: "FORGE_CLIENT_CONTRACT",
     data: { client: "OllamaClient", issues: ["content: expected string"], received: '{"type":"text"}' },
     mentions: ["OllamaClient", "LLMResponse contract", "content: expected string", '{"type":"text"}'],
+    revivable: true,
+  },
+  {
+    make: () => new GuardrailsExhaustedError("tool_errors", 3, "get_weather: city is required"),
+    cls: GuardrailsExhaustedError,
+    code: "FORGE_GUARDRAILS_EXHAUSTED",
+    data: { reason: "tool_errors", attempts: 3, lastError: "get_weather: city is required" },
+    mentions: ["3 time(s)", "tool_errors", "city is required"],
     revivable: true,
   },
   {

@@ -1,0 +1,175 @@
+/**
+ * `forgeGuardrails()`: the proxy's per-request guardrails as an AI SDK 7 language-model
+ * middleware. One doGenerate / doStream is one run of machines/proxy-request.machine.ts, the
+ * machine the proxy runs for one HTTP request; the wrapped model plays the backend client's part
+ * (the machine's `infer` service), so rescue, nudges, budgets and structured-output checks are
+ * the proxy's own code, not a copy.
+ *
+ * Unjudged calls (no tools to guard and no JSON format) go straight to the model, streams live.
+ * Judged calls run the model to a whole answer first (a text call cannot be told from prose
+ * until it ends), as the proxy does behind its keep-alives; the caller's stream then carries the
+ * judged answer, rescued calls as tool-call parts.
+ */
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Middleware, LanguageModelV4StreamResult, LanguageModelV4Usage } from "@ai-sdk/provider";
+import { createActor, fromPromise } from "xstate";
+import { proxyRequestMachine, type ProxyInferInput } from "../../machines/proxy-request.machine.js";
+import { GuardrailsExhaustedError, InvalidArgumentError } from "../core/errors.js";
+import type { LLMResponse } from "../core/llm.js";
+import { budgetOption } from "../guardrails/error-tracker.js";
+import type { ProxyGuardrailEvent } from "../proxy/guardrail-events.js";
+import { HttpError } from "../proxy/http-error.js";
+import { isJudged, type ProxyOutcome, type ProxyRequest } from "../proxy/proxy-request.js";
+import type { ProxyGuardrailOptions } from "../proxy/request-context.js";
+import { outcomeOf } from "../proxy/request-run.js";
+import { requestToolDefs, responseSchemaCheck } from "../proxy/request-tools.js";
+import { attemptPrompt, callRequest } from "./call-request.js";
+import { generateResult, streamParts } from "./guarded-result.js";
+import { generatedAttempt, streamedAttempt, sumUsage, type ModelAttempt } from "./model-attempt.js";
+
+export interface ForgeGuardrailsOptions {
+  /** Unusable answers in a row (text where a call is due, unknown tools, not the requested JSON) before giving up. Default 3, as the proxy. */
+  maxRetries?: number;
+  /** Answers in a row with schema-invalid arguments before giving up. Default 2, as the proxy. */
+  maxToolErrors?: number;
+  /** Turn calls the model wrote as text (Hermes, Mistral `[TOOL_CALLS]`, bare JSON, ...) into tool calls. Default true. */
+  rescueEnabled?: boolean;
+  /**
+   * When a budget runs out: `"throw"` (default) a GuardrailsExhaustedError; `"return"` the
+   * model's last answer as it was, marked in `providerMetadata.forge.exhausted` (the proxy's
+   * behaviour, for loops that handle invalid calls themselves).
+   */
+  onExhausted?: "throw" | "return";
+  /** Each intervention (a rescue, a nudge, a spent budget), e.g. for logs or metrics. */
+  onGuardrail?: (event: ProxyGuardrailEvent) => void;
+}
+
+/** What the infer service needs of one call beyond the machine's JSON input. */
+interface CallIo {
+  model: LanguageModelV4;
+  params: LanguageModelV4CallOptions;
+  stream: boolean;
+  /** How many machine messages are the caller's prompt: the rest are the machine's retries. */
+  callerMessages: number;
+  last?: ModelAttempt;
+  usage?: LanguageModelV4Usage;
+  /** The model's own error, rethrown as it was (an APICallError keeps its retry semantics). */
+  error?: unknown;
+}
+
+function checkOptions(o: ForgeGuardrailsOptions) {
+  if (typeof o !== "object" || o === null) throw new InvalidArgumentError("options", "forgeGuardrails takes an options object or nothing");
+  if (o.rescueEnabled !== undefined && typeof o.rescueEnabled !== "boolean") throw new InvalidArgumentError("rescueEnabled", "must be a boolean");
+  if (o.onExhausted !== undefined && o.onExhausted !== "throw" && o.onExhausted !== "return") throw new InvalidArgumentError("onExhausted", 'must be "throw" or "return"');
+  if (o.onGuardrail !== undefined && typeof o.onGuardrail !== "function") throw new InvalidArgumentError("onGuardrail", "must be a function");
+  const guardrails: ProxyGuardrailOptions = {
+    maxRetries: budgetOption("maxRetries", o.maxRetries, 3),
+    maxToolErrors: budgetOption("maxToolErrors", o.maxToolErrors, 2),
+    rescueEnabled: o.rescueEnabled ?? true,
+    // The caller's tool list is the AI SDK's to define: no `respond` tool is added to it.
+    injectRespondTool: false,
+  };
+  return { guardrails, onExhausted: o.onExhausted ?? "throw", onGuardrail: o.onGuardrail };
+}
+
+/** A malformed tool or output schema is the caller's mistake, named before the model is asked. */
+function checkSchemas(request: ProxyRequest): void {
+  try {
+    requestToolDefs(request.tools);
+    if (request.format?.kind === "json_schema") responseSchemaCheck(request.format.schema);
+  } catch (error) {
+    if (error instanceof HttpError) throw new InvalidArgumentError(error.message.startsWith("response_format") ? "responseFormat" : "tools", error.message);
+    throw error;
+  }
+}
+
+/**
+ * @example
+ * import { wrapLanguageModel } from "ai";
+ * import { forgeGuardrails } from "forge-ts/ai-sdk";
+ * const model = wrapLanguageModel({ model: ollama("qwen3:8b"), middleware: forgeGuardrails() });
+ */
+export function forgeGuardrails(options: ForgeGuardrailsOptions = {}): LanguageModelV4Middleware {
+  const cfg = checkOptions(options);
+  const inFlight = new Map<string, CallIo>();
+  const infer = fromPromise<LLMResponse, ProxyInferInput>(async ({ input, signal }) => {
+    const io = inFlight.get(input.requestId);
+    if (!io) throw new Error(`forgeGuardrails: call ${input.requestId} has no I/O registered`);
+    // The machine's own signal: aborted when the run is cancelled (the caller's abortSignal fired).
+    const params: LanguageModelV4CallOptions = { ...io.params, prompt: attemptPrompt(io.params.prompt, input.messages.slice(io.callerMessages)), abortSignal: signal };
+    try {
+      const attempt = io.stream ? await streamedAttempt(await io.model.doStream(params)) : generatedAttempt(await io.model.doGenerate(params));
+      io.usage = io.usage === undefined ? attempt.usage : sumUsage(io.usage, attempt.usage);
+      io.last = attempt;
+      return attempt.llm;
+    } catch (error) {
+      io.error = error;
+      throw error;
+    }
+  });
+  const machine = proxyRequestMachine.provide({ actors: { infer } });
+  // Web Crypto, not node:crypto: AI SDK apps also run on edge runtimes.
+  const idPrefix = globalThis.crypto.randomUUID().slice(0, 8);
+  let counter = 0;
+
+  async function run(model: LanguageModelV4, params: LanguageModelV4CallOptions, stream: boolean, request: ProxyRequest) {
+    const requestId = `${idPrefix}${(counter++).toString(36)}`;
+    const io: CallIo = { model, params, stream, callerMessages: request.messages.length };
+    const signal = params.abortSignal;
+    signal?.throwIfAborted();
+    inFlight.set(requestId, io);
+    const actor = createActor(machine, { input: { requestId, request, options: cfg.guardrails } });
+    if (cfg.onGuardrail) actor.on("*", cfg.onGuardrail);
+    const finished = new Promise<void>((resolve, reject) => actor.subscribe({ complete: resolve, error: reject }));
+    const cancel = () => actor.send({ type: "request.cancel", reason: String(signal?.reason ?? "aborted") });
+    signal?.addEventListener("abort", cancel, { once: true });
+    try {
+      actor.start();
+      await finished;
+    } finally {
+      signal?.removeEventListener("abort", cancel);
+      inFlight.delete(requestId);
+    }
+    const snapshot = actor.getSnapshot();
+    return { outcome: outcomeOf(String(snapshot.value), snapshot.context), io };
+  }
+
+  /** The accepted answer with the attempt it came from, or the typed error that ended the call. */
+  function settle(outcome: ProxyOutcome, io: CallIo, signal: AbortSignal | undefined) {
+    if (outcome.kind === "cancelled") throw signal?.reason ?? new Error(`forgeGuardrails: call cancelled (${outcome.reason})`);
+    if (outcome.kind === "failed") throw io.error ?? new Error(`forgeGuardrails: ${outcome.error.message}`);
+    if (outcome.exhausted && cfg.onExhausted === "throw") throw new GuardrailsExhaustedError(outcome.exhausted.reason, outcome.exhausted.attempts, outcome.exhausted.lastError);
+    if (!io.last || !io.usage) throw new Error("forgeGuardrails: an answer without a model attempt");
+    return { outcome, last: io.last, usage: io.usage };
+  }
+
+  return {
+    specificationVersion: "v4",
+    async wrapGenerate({ doGenerate, params, model }) {
+      const request = callRequest(params, model.modelId, false);
+      if (!isJudged(request)) return doGenerate();
+      checkSchemas(request);
+      const { outcome, io } = await run(model, params, false, request);
+      const done = settle(outcome, io, params.abortSignal);
+      return generateResult(done.outcome, done.last, done.usage);
+    },
+    async wrapStream({ doStream, params, model }): Promise<LanguageModelV4StreamResult> {
+      const request = callRequest(params, model.modelId, true);
+      if (!isJudged(request)) return doStream();
+      checkSchemas(request);
+      const { outcome, io } = await run(model, params, true, request);
+      const done = settle(outcome, io, params.abortSignal);
+      const parts = streamParts(done.outcome, done.last, done.usage);
+      const result: LanguageModelV4StreamResult = {
+        stream: new ReadableStream({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+      if (done.last.streamRecords?.request !== undefined) result.request = done.last.streamRecords.request;
+      if (done.last.streamRecords?.response !== undefined) result.response = done.last.streamRecords.response;
+      return result;
+    },
+  };
+}
