@@ -53,6 +53,16 @@ interface Program {
 
 const fileName = (block: DocBlock): string => `${block.file.replace(/[^\w]+/g, "-")}-L${block.line}.ts`;
 
+/**
+ * The docs show AI SDK 7, which the project installs beside AI SDK 6 under npm aliases (6 stays
+ * `ai` for the Node 20 tests): a doc's `ai` and `@ai-sdk/*` imports resolve to the 7 line.
+ */
+const AI_SDK_7: Record<string, string[]> = {
+  ai: [path.join(ROOT, "node_modules/ai-v7/dist/index.d.ts")],
+  "@ai-sdk/openai-compatible": [path.join(ROOT, "node_modules/@ai-sdk/openai-compatible-v3/dist/index.d.ts")],
+  "@ai-sdk/anthropic": [path.join(ROOT, "node_modules/@ai-sdk/anthropic-v4/dist/index.d.ts")],
+};
+
 /** Writes one tsconfig and its files; returns tsc's diagnostics mapped back to the Markdown. */
 async function compile(program: Program, entries: Record<string, string>, extraFiles: readonly string[]): Promise<string[]> {
   const dir = path.join(OUT, program.name);
@@ -66,7 +76,7 @@ async function compile(program: Program, entries: Record<string, string>, extraF
       // A doc shows how to call something, not a whole program: a name it leaves unused is fine.
       noUnusedLocals: false,
       noUnusedParameters: false,
-      paths: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, [file]])),
+      paths: { ...Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, [file]])), ...AI_SDK_7 },
     },
     files: [...program.files.keys(), "undepended-modules.d.ts", ...extraFiles],
     include: [],
