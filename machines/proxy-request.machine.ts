@@ -31,9 +31,9 @@ import {
   recordRetry,
   type ProxyContext,
   type ProxyInput,
-} from "../src/proxy/request-context.js";
-import { errorRecord } from "../src/proxy/http-error.js";
-import { exhaustedEvent, nudgeEvent, rescueEvent, type ProxyGuardrailEvent } from "../src/proxy/guardrail-events.js";
+} from "../src/proxy-request/request-context.js";
+import { errorRecord } from "../src/proxy-request/http-error.js";
+import { exhaustedEvent, nudgeEvent, rescueEvent, type ProxyGuardrailEvent } from "../src/proxy-request/guardrail-events.js";
 
 export interface ProxyInferInput {
   requestId: string;

@@ -8,7 +8,7 @@ import { InvalidArgumentError, ProxyConfigError } from "../core/errors.js";
 import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
 import { createForgeMetrics } from "../telemetry/metrics.js";
 import { loadProxyConfig, type ResolvedProxyConfig } from "../proxy/fleet/proxy-config.js";
-import { describePolicy, parsePolicy, type ProxyPolicy, type ProxyPolicyInput } from "../proxy/request-policy.js";
+import { describePolicy, parsePolicy, type ProxyPolicy, type ProxyPolicyInput } from "../proxy-request/request-policy.js";
 import { assertBackend, buildClient, DEFAULT_BASE_URLS } from "./backends.js";
 import { isLoopbackHost } from "../server/is-loopback-host.js";
 import { parseCliArgs } from "./parse-cli-args.js";

@@ -10,7 +10,7 @@ import type { CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOver
 import { isPlainObject, type OpenAIWireMessage, type WireMessage } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { rescueToolCall } from "../parsing/index.js";
-import { clientSampling } from "../server/sampling.js";
+import { clientSampling } from "../models/sampling.js";
 import {
   checkBoolean,
   asForgeLogger,

@@ -2,7 +2,7 @@
  * Ollama's native function calling on /api/chat (`tools`), NDJSON streaming, the `think`
  * switch and `num_ctx`. Messages arrive already serialized in the "ollama" format.
  */
-import { clientSampling } from "../server/sampling.js";
+import { clientSampling } from "../models/sampling.js";
 import { BackendError, InvalidArgumentError, StreamError, ThinkingNotSupportedError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, ModelInfo, SendOptions, StreamChunk, Usage } from "../core/llm.js";
 import { isPlainObject, type WireMessage } from "../core/messages.js";

@@ -12,8 +12,8 @@ import type { LLMClient, LLMResponse, RequestOverrides } from "../core/llm.js";
 import { serializeMessages } from "../core/messages.js";
 import { assertLLMResponse, clientName } from "../core/response-contract.js";
 import type { BackendPool } from "./fleet/backend-pool.js";
-import type { ProxyContext, ProxyInput } from "./request-context.js";
-import { isJudged, toolsGuarded, type ProxyOutcome } from "./proxy-request.js";
+import type { ProxyContext, ProxyInput } from "../proxy-request/request-context.js";
+import { isJudged, toolsGuarded, type ProxyOutcome } from "../proxy-request/proxy-request.js";
 import type { RequestTelemetry } from "./request-telemetry.js";
 
 export interface RunRequestOptions {

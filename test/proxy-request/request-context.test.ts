@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { LLMResponse } from "../../src/core/llm.js";
 import { createMessage, MessageType } from "../../src/core/messages.js";
-import type { ProxyRequest } from "../../src/proxy/proxy-request.js";
-import { parsePolicy } from "../../src/proxy/request-policy.js";
+import type { ProxyRequest } from "../../src/proxy-request/proxy-request.js";
+import { parsePolicy } from "../../src/proxy-request/request-policy.js";
 import {
   assess,
   checkFormat,
@@ -17,7 +17,7 @@ import {
   recordRetry,
   type ProxyContext,
   type ProxyGuardrailOptions,
-} from "../../src/proxy/request-context.js";
+} from "../../src/proxy-request/request-context.js";
 
 const WEATHER = { name: "get_weather", description: "", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
 const SEARCH = { name: "search", description: "", parameters: { type: "object", properties: { q: { type: "string" } } } };
