@@ -9,10 +9,10 @@
  *        └──────────────────────────────────────────┘       └→ failed    (a policy budget spent, or the backend failed)
  *                                                               cancelled (the caller left)
  *
- * Wiring only: guards and actions are pure functions from src/proxy/request-context.ts; the
+ * Wiring only: guards and actions are pure functions from src/proxy-request/request-context.ts; the
  * `infer` service is supplied once per proxy by src/proxy/request-run.ts via `provide`.
  * Guardrail interventions (a rescue, a nudge, a spent budget) are emitted as `guardrail.*`
- * events (src/proxy/guardrail-events.ts) for the request's spans and metrics.
+ * events (src/proxy-request/guardrail-events.ts) for the request's spans and metrics.
  */
 import { and, assign, emit, enqueueActions, fromPromise, setup } from "xstate";
 import type { LLMResponse } from "../src/core/llm.js";

@@ -22,11 +22,12 @@ import type { ConnectedMcpServers, WorkflowModuleContext } from "../mcp/connect-
 import type { RunInfo, RunStore } from "../persistence/run-store.js";
 import { replayRun } from "../runner/replay.js";
 import { redactionMapOf } from "../telemetry/redact-run.js";
-import type { LoadedWorkflow } from "./backends.js";
-import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "./interrupt.js";
+import type { LoadedWorkflow } from "../cli-kit/backends.js";
+import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "../cli-kit/interrupt.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { runnerFor, storeOf } from "./run-runner.js";
-import { DECIDE_COMMANDS, decideMain, waitingLines, type DecideCommand, type HintFlags } from "./runs-decide.js";
+import type { HintFlags } from "../cli-kit/resume-command.js";
+import { DECIDE_COMMANDS, decideMain, waitingLines, type DecideCommand } from "./runs-decide.js";
 import { forkMain } from "./runs-fork.js";
 import { runTable, showMain } from "./runs-show.js";
 

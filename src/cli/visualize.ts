@@ -10,7 +10,7 @@ import { forwardToStately, statelyInspector } from "../../visualizer/stately.js"
 import { redactedUrl } from "../queue/redis.js";
 import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "./demo-workflow.js";
 import { loadWorkflow } from "./runs.js";
-import { intFlag } from "./int-flag.js";
+import { intFlag } from "../cli-kit/int-flag.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { openStore, storeSpec } from "./store.js";
 

@@ -51,7 +51,7 @@ export interface LlamafileClientOptions {
   slotId?: number;
   /** Sampling fields sent as-is at the top level (top_p, top_k, min_p, repeat_penalty, ...). */
   sampling?: Record<string, unknown>;
-  /** Opt in to the model card's sampling values (src/server/sampling.ts); explicit fields still win. */
+  /** Opt in to the model card's sampling values (src/models/sampling.ts); explicit fields still win. */
   recommendedSampling?: boolean;
   logger?: ClientLogger;
 }

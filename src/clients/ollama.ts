@@ -40,7 +40,7 @@ export interface OllamaClientOptions {
   /** Extra Ollama `options` (top_p, top_k, min_p, repeat_penalty, seed, ...), passed through. */
   options?: Record<string, unknown>;
   numCtx?: number;
-  /** Opt in to the model card's sampling values (src/server/sampling.ts); explicit fields still win. */
+  /** Opt in to the model card's sampling values (src/models/sampling.ts); explicit fields still win. */
   recommendedSampling?: boolean;
   logger?: ClientLogger;
 }
