@@ -5,7 +5,7 @@
  */
 import { redactCall, type RedactionMap } from "../telemetry/redact-run.js";
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { HumanDecision } from "../loop/human.js";
 import type { RunStore } from "../persistence/run-store.js";
 import { createRunQueue } from "../queue/run-queue.js";

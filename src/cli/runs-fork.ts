@@ -4,7 +4,8 @@
  * new run there, optionally with a message reworded or a pending call's args edited.
  */
 import { InvalidArgumentError } from "../core/errors.js";
-import { isPlainObject, type Message } from "../core/messages.js";
+import type { Message } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { Workflow } from "../core/workflow.js";
 import type { Checkpoint, RunStore } from "../persistence/run-store.js";
 import { forkRun, type ForkPatch } from "../runner/fork.js";

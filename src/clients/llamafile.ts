@@ -7,7 +7,8 @@
  */
 import { BackendError, ContextDiscoveryError, InvalidArgumentError } from "../core/errors.js";
 import type { CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
-import { isPlainObject, type OpenAIWireMessage, type WireMessage } from "../core/messages.js";
+import type { OpenAIWireMessage, WireMessage } from "../core/wire-messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
 import { rescueToolCall } from "../parsing/index.js";
 import { clientSampling } from "../models/sampling.js";

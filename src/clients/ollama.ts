@@ -5,7 +5,8 @@
 import { clientSampling } from "../models/sampling.js";
 import { BackendError, InvalidArgumentError, StreamError, ThinkingNotSupportedError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, ModelInfo, SendOptions, StreamChunk, Usage } from "../core/llm.js";
-import { isPlainObject, type WireMessage } from "../core/messages.js";
+import type { WireMessage } from "../core/wire-messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
 import {
   checkBoolean,

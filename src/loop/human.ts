@@ -4,7 +4,7 @@
  * undecided; decisions arrive as `human.decide` events, checked here against the pending list
  * and the tool's schema. Pure: the same context and event give the same patch.
  */
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { AnyToolDef, ApprovalContext } from "../core/tool.js";
 import type { PlannedCall, WorkflowContext } from "./context.js";
 import type { HumanDecision, HumanDecisionEvent, HumanKind, HumanRequest } from "./human-request.js";

@@ -7,7 +7,7 @@
  */
 import { estimateTokensChars4 } from "../context/token-estimator.js";
 import type { CountTokensOptions, LLMClient } from "../core/llm.js";
-import { serializeMessages } from "../core/messages.js";
+import { serializeMessages } from "../core/wire-messages.js";
 import { clientName } from "../core/response-contract.js";
 import type { ToolSpec } from "../core/tool.js";
 import { isBackendError } from "../clients/http.js";

@@ -9,7 +9,7 @@ import { createActor, fromPromise } from "xstate";
 import { proxyRequestMachine, type ProxyInferInput } from "../../machines/proxy-request.machine.js";
 import { StreamError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, RequestOverrides } from "../core/llm.js";
-import { serializeMessages } from "../core/messages.js";
+import { serializeMessages } from "../core/wire-messages.js";
 import { assertLLMResponse, clientName } from "../core/response-contract.js";
 import type { BackendPool } from "./fleet/backend-pool.js";
 import type { ProxyContext, ProxyInput } from "../proxy-request/request-context.js";

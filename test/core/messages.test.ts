@@ -1,25 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  MessageRole,
-  MessageType,
-  NUDGE_TYPES,
-  DROPPED_RESULT,
-  createMessage,
-  isPlainObject,
-  jsonIssue,
-  MAX_JSON_DEPTH,
-  MessageSchema,
-  messageText,
-  serializeMessages,
-  toApiMessage,
-  type ApiFormat,
-  type Message,
-  type OllamaWireMessage,
-  type OpenAIWireMessage,
-  type ReasoningReplay,
-  type ToolCallInfo,
-} from "../../src/core/messages.js";
+import { MessageRole, MessageType, NUDGE_TYPES, createMessage, MessageSchema, messageText, type Message, type ToolCallInfo } from "../../src/core/messages.js";
+import { DROPPED_RESULT, serializeMessages, toApiMessage, type ApiFormat, type OllamaWireMessage, type OpenAIWireMessage, type ReasoningReplay } from "../../src/core/wire-messages.js";
+import { isPlainObject, jsonIssue, MAX_JSON_DEPTH } from "../../src/core/json-value.js";
 import { jsonValue } from "../support/arbitraries.js";
 
 const call = (name: string, args: unknown, callId = `call_${name}`): ToolCallInfo => ({ name, args, callId });
