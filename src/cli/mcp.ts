@@ -15,7 +15,7 @@ import { listenOn } from "../server/listen.js";
 import { BACKENDS, runClients } from "../cli-kit/backends.js";
 import { positiveInt } from "../cli-kit/run-cli.js";
 import { waitingLines } from "./runs-decide.js";
-import { loadWorkflowModule } from "./runs.js";
+import { loadWorkflowModule } from "./workflow-module.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { openStore, storeSpec } from "./store.js";
 

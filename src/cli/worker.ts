@@ -10,7 +10,7 @@ import { assertRedisReachable, redactedUrl, redisOptions } from "../queue/redis.
 import { startRunWorker } from "../queue/run-worker.js";
 import { assertBackend, runClients, type LoadedWorkflow } from "../cli-kit/backends.js";
 import { positiveInt } from "../cli-kit/run-cli.js";
-import { loadWorkflowModule } from "./runs.js";
+import { loadWorkflowModule } from "./workflow-module.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { openStore, storeSpec } from "./store.js";
 import { createForgeMetrics } from "../telemetry/metrics.js";
