@@ -10,7 +10,7 @@
  *                  integer flags, Ctrl-C, exit codes, resume hints); `forge-ts eval` mounts
  *                  eval's scripts, so src/cli → eval, and eval never imports src/cli
  *   runner         src/runner.ts, src/runner/, src/services.ts
- *   machines       machines/ — configuration; services reach them by name through provide()
+ *   machines       machines/ — configuration; the runner supplies services by name (provide())
  *   services       src/clients, src/server, src/persistence, src/telemetry, src/mcp — the I/O.
  *                  Stores and telemetry read the machine context's types, so they sit above
  *                  the machine logic, beside (never inside) the machines
