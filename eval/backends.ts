@@ -1,14 +1,14 @@
 /**
  * Build the LLM client for an eval config: a fresh SimulatedClient per run (it plays that
- * run's scenario oracle) or one shared real client built by src/cli/backends.ts.
+ * run's scenario oracle) or one shared real client built by src/cli-kit/backends.ts.
  */
-import { assertBackend, buildClient, type BackendOptions } from "../src/cli/backends.js";
+import { assertBackend, buildClient, type BackendOptions } from "../src/cli-kit/backends.js";
 import { SimulatedClient } from "../src/clients/simulated.js";
 import type { LLMClient } from "../src/core/index.js";
 import type { EvalScenario, ScenarioInstance } from "./scenario.js";
 import { rememberingOracle } from "./scenarios/oracle-kit.js";
 
-export { BACKENDS, assertBackend, type BackendName, type BackendOptions } from "../src/cli/backends.js";
+export { BACKENDS, assertBackend, type BackendName, type BackendOptions } from "../src/cli-kit/backends.js";
 
 /** Everything a client may need for one run (the simulator plays the scenario's oracle). */
 export interface ClientRequest {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { backendLabel, unreachable } from "../src/cli/backends.js";
+import { backendLabel, unreachable } from "../src/cli-kit/backends.js";
 import { BackendError, InvalidArgumentError } from "../src/core/index.js";
 import { getAblation } from "./ablation.js";
 import { assertBackend, BACKENDS, clientFactory } from "./backends.js";

@@ -9,19 +9,18 @@
  *        └──────────────────────────────────────────┘       └→ failed    (a policy budget spent, or the backend failed)
  *                                                               cancelled (the caller left)
  *
- * Wiring only: guards and actions are pure functions from src/proxy/request-context.ts; the
- * `infer` service is supplied once per proxy by src/proxy/request-run.ts via `provide`.
+ * Wiring only: guards and actions are pure functions from src/proxy-request/ (the context,
+ * verdict.ts judging, request-actions.ts); the `infer` service is supplied once per proxy by
+ * src/proxy/request-run.ts via `provide`.
  * Guardrail interventions (a rescue, a nudge, a spent budget) are emitted as `guardrail.*`
- * events (src/proxy/guardrail-events.ts) for the request's spans and metrics.
+ * events (src/proxy-request/guardrail-events.ts) for the request's spans and metrics.
  */
 import { and, assign, emit, enqueueActions, fromPromise, setup } from "xstate";
 import type { LLMResponse } from "../src/core/llm.js";
 import type { ToolSpec } from "../src/core/tool.js";
+import { createProxyContext, type ProxyContext, type ProxyInput } from "../src/proxy-request/request-context.js";
+import { assess, checkFormat, enforcePolicy } from "../src/proxy-request/verdict.js";
 import {
-  assess,
-  checkFormat,
-  createProxyContext,
-  enforcePolicy,
   isBudgetSpent,
   isPolicyBlock,
   recordAnswer,
@@ -29,11 +28,9 @@ import {
   recordPolicyFailure,
   recordResponse,
   recordRetry,
-  type ProxyContext,
-  type ProxyInput,
-} from "../src/proxy/request-context.js";
-import { errorRecord } from "../src/proxy/http-error.js";
-import { exhaustedEvent, nudgeEvent, rescueEvent, type ProxyGuardrailEvent } from "../src/proxy/guardrail-events.js";
+} from "../src/proxy-request/request-actions.js";
+import { errorRecord } from "../src/proxy-request/http-error.js";
+import { exhaustedEvent, nudgeEvent, rescueEvent, type ProxyGuardrailEvent } from "../src/proxy-request/guardrail-events.js";
 
 export interface ProxyInferInput {
   requestId: string;

@@ -5,5 +5,5 @@
  */
 export { forgeGuardrails, type ForgeGuardrailsOptions } from "./ai-sdk/forge-guardrails.js";
 export type { ForgeCallMetadata } from "./ai-sdk/guarded-result.js";
-export type { ProxyGuardrailEvent } from "./proxy/guardrail-events.js";
+export type { ProxyGuardrailEvent } from "./proxy-request/guardrail-events.js";
 export { GuardrailsExhaustedError } from "./core/errors.js";

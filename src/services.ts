@@ -16,7 +16,7 @@ import { CallbackError, ClientContractError, InvalidArgumentError, StreamError, 
 import type { ChildRunOptions, ToolExecuteContext } from "./core/tool.js";
 import type { ChildCall } from "./runner/child-run.js";
 import type { LLMClient, LLMResponse, StreamChunk } from "./core/llm.js";
-import type { ReasoningReplay, WireMessage } from "./core/messages.js";
+import type { ReasoningReplay, WireMessage } from "./core/wire-messages.js";
 import type { Workflow } from "./core/workflow.js";
 import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "./core/response-contract.js";
 import { capToolOutput, toolOutput } from "./loop/tool-output.js";

@@ -8,7 +8,7 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { ForgeError, type HumanDecisionError, type RunLockedError } from "../src/core/errors.js";
-import { isPlainObject } from "../src/core/messages.js";
+import { isPlainObject } from "../src/core/json-value.js";
 import type { HumanDecisionEvent } from "../src/loop/human.js";
 import type { WorkflowContext } from "../src/loop/context.js";
 import { isRunId, type RunInfo, type RunStore } from "../src/persistence/run-store.js";

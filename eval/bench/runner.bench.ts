@@ -20,7 +20,7 @@ import { z } from "zod";
 import { ContextManager } from "../../src/context/context-manager.js";
 import { NoCompact } from "../../src/context/no-compact.js";
 import type { LLMClient, LLMResponse } from "../../src/core/llm.js";
-import type { ApiFormat } from "../../src/core/messages.js";
+import type { ApiFormat } from "../../src/core/wire-messages.js";
 import { defineTool } from "../../src/core/tool.js";
 import { Workflow } from "../../src/core/workflow.js";
 import { WorkflowRunner } from "../../src/runner.js";

@@ -15,7 +15,7 @@ import { ContextManager } from "../../src/context/context-manager.js";
 import { NoCompact } from "../../src/context/no-compact.js";
 import { WorkflowCancelledError } from "../../src/core/errors.js";
 import type { LLMClient, LLMResponse, SendOptions } from "../../src/core/llm.js";
-import type { ApiFormat, WireMessage } from "../../src/core/messages.js";
+import type { ApiFormat, WireMessage } from "../../src/core/wire-messages.js";
 import { defineTool } from "../../src/core/tool.js";
 import { Workflow } from "../../src/core/workflow.js";
 import type { PersistedRun } from "../../src/persistence/snapshot.js";

@@ -4,7 +4,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { nonNegativeInt, positiveInt } from "../../src/cli/int-flag.js";
+import { nonNegativeInt, positiveInt } from "../../src/cli-kit/int-flag.js";
 import { InvalidArgumentError } from "../../src/core/index.js";
 
 export type FlagKind = "bool" | "one" | "many";
@@ -48,7 +48,7 @@ export function many(p: ParsedFlags, name: string): string[] {
   return Array.isArray(v) ? v : [];
 }
 
-/** A flag that must be 0 or more (src/cli/int-flag.ts checks every command's integers). */
+/** A flag that must be 0 or more (src/cli-kit/int-flag.ts checks every command's integers). */
 export function int(p: ParsedFlags, name: string, fallback: number): number {
   return nonNegativeInt(name, one(p, name), fallback);
 }

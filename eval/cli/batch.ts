@@ -2,9 +2,9 @@
  * `npm run eval:batch -- --config sim --runs 5 [--out eval_results.jsonl] [--ablation bare] [--progress]`
  * Appends one JSONL line per run and resumes from the file; `--progress` only reports.
  */
-import { INTERRUPTED_EXIT, onInterrupt } from "../../src/cli/interrupt.js";
-import { shellWord } from "../../src/cli/runs-decide.js";
-import { isMainModule, runCli } from "../../src/cli/run-cli.js";
+import { INTERRUPTED_EXIT, onInterrupt } from "../../src/cli-kit/interrupt.js";
+import { shellWord } from "../../src/cli-kit/resume-command.js";
+import { isMainModule, runCli } from "../../src/cli-kit/run-cli.js";
 import { InvalidArgumentError } from "../../src/core/index.js";
 import { getAblation } from "../ablation.js";
 import { batchProgress, loadBatchConfig, runBatch } from "../batch.js";

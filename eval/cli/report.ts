@@ -3,7 +3,7 @@
  *  [--ablation a b] [--tags t]`
  */
 import { existsSync, writeFileSync } from "node:fs";
-import { isMainModule, runCli } from "../../src/cli/run-cli.js";
+import { isMainModule, runCli } from "../../src/cli-kit/run-cli.js";
 import { InvalidArgumentError } from "../../src/core/index.js";
 import { writeMarkdownReports } from "../report/markdown.js";
 import { renderHtml } from "../report/html.js";

@@ -5,9 +5,9 @@
 import { InvalidArgumentError } from "../../src/core/index.js";
 import { getAblation } from "../ablation.js";
 import { withFixtures } from "../fixture.js";
-import { backendLabel, unreachable } from "../../src/cli/backends.js";
-import { INTERRUPTED_EXIT, onInterrupt } from "../../src/cli/interrupt.js";
-import { isMainModule, runCli } from "../../src/cli/run-cli.js";
+import { backendLabel, unreachable } from "../../src/cli-kit/backends.js";
+import { INTERRUPTED_EXIT, onInterrupt } from "../../src/cli-kit/interrupt.js";
+import { isMainModule, runCli } from "../../src/cli-kit/run-cli.js";
 import { assertBackend, clientFactory, type BackendOptions } from "../backends.js";
 import { runEval, type CompactStrategyName } from "../harness.js";
 import { createProgress } from "../progress.js";

@@ -14,7 +14,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { McpToolSet } from "../../src/mcp.js";
+import type { McpToolSet } from "../../src/mcp/mcp-tools.js";
 import { McpServerError, McpToolError, type AnyToolDef, type ToolExecuteContext } from "../../src/core/index.js";
 import { EvalFixture } from "../fixture.js";
 
@@ -111,9 +111,9 @@ function filesystemBin(): string {
 }
 
 /** The SDK is an optional dependency: loaded only when this fixture opens, never by importing the suite. */
-async function loadMcpTools(): Promise<typeof import("../../src/mcp.js").mcpTools> {
+async function loadMcpTools(): Promise<typeof import("../../src/mcp/mcp-tools.js").mcpTools> {
   try {
-    return (await import("../../src/mcp.js")).mcpTools;
+    return (await import("../../src/mcp/mcp-tools.js")).mcpTools;
   } catch (cause) {
     throw new McpServerError(WORKSPACE_SERVER, "cannot start: @modelcontextprotocol/sdk is not installed (npm install @modelcontextprotocol/sdk)", "", { cause });
   }

@@ -15,7 +15,7 @@ import type { ToolChoice } from "../core/llm.js";
 import { createMessage, MessageType, type Message } from "../core/messages.js";
 import type { JSONSchema, ToolSpec } from "../core/tool.js";
 import type { OutputFormat } from "../guardrails/structured-output.js";
-import type { ProxyRequest } from "../proxy/proxy-request.js";
+import type { ProxyRequest } from "../proxy-request/proxy-request.js";
 
 /**
  * The machine's view of one call. Tool schemas come from the call itself, so a middleware with

@@ -16,12 +16,12 @@ import { proxyRequestMachine, type ProxyInferInput } from "../../machines/proxy-
 import { GuardrailsExhaustedError, InvalidArgumentError } from "../core/errors.js";
 import type { LLMResponse } from "../core/llm.js";
 import { budgetOption } from "../guardrails/error-tracker.js";
-import type { ProxyGuardrailEvent } from "../proxy/guardrail-events.js";
-import { HttpError } from "../proxy/http-error.js";
-import { isJudged, type ProxyOutcome, type ProxyRequest } from "../proxy/proxy-request.js";
-import type { ProxyGuardrailOptions } from "../proxy/request-context.js";
-import { outcomeOf } from "../proxy/request-run.js";
-import { requestToolDefs, responseSchemaCheck } from "../proxy/request-tools.js";
+import type { ProxyGuardrailEvent } from "../proxy-request/guardrail-events.js";
+import { HttpError } from "../proxy-request/http-error.js";
+import { isJudged, type ProxyOutcome, type ProxyRequest } from "../proxy-request/proxy-request.js";
+import type { ProxyGuardrailOptions } from "../proxy-request/request-context.js";
+import { outcomeOf } from "../proxy-request/request-outcome.js";
+import { requestToolDefs, responseSchemaCheck } from "../proxy-request/request-tools.js";
 import { attemptPrompt, callRequest } from "./call-request.js";
 import { generateResult, streamParts } from "./guarded-result.js";
 import { generatedAttempt, streamedAttempt, sumUsage, type ModelAttempt } from "./model-attempt.js";

@@ -5,7 +5,7 @@
  * keep their provider fields. `providerMetadata.forge` says what the guardrails did.
  */
 import type { JSONObject, LanguageModelV4Content, LanguageModelV4GenerateResult, LanguageModelV4StreamPart, LanguageModelV4ToolCall, LanguageModelV4Usage } from "@ai-sdk/provider";
-import type { ProxyAnswer, ProxyOutcome } from "../proxy/proxy-request.js";
+import type { ProxyAnswer, ProxyOutcome } from "../proxy-request/proxy-request.js";
 import type { ModelAttempt } from "./model-attempt.js";
 
 type Answered = Extract<ProxyOutcome, { kind: "answer" }>;

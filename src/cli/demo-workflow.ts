@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ToolResolutionError } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import { defineTool } from "../core/tool.js";
 import { Workflow } from "../core/workflow.js";
 import type { Oracle, OracleStep, OracleView } from "../clients/simulated.js";

@@ -16,14 +16,14 @@ import { WorkflowRunner } from "../runner.js";
 import type { InspectionSink } from "../runner/options.js";
 import type { InspectionEvent } from "xstate";
 import { connectVisualizer, DEFAULT_VISUALIZER_URL } from "../../visualizer/inspector.js";
-import { assertBackend, backendLabel, backendOptionsFrom, buildClient, unreachable } from "./backends.js";
+import { assertBackend, backendLabel, backendOptionsFrom, buildClient, unreachable } from "../cli-kit/backends.js";
 import { demoModuleArg } from "./demo-module.js";
-import { intFlag } from "./int-flag.js";
-import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "./interrupt.js";
+import { intFlag } from "../cli-kit/int-flag.js";
+import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "../cli-kit/interrupt.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { demoApprover } from "./demo-approver.js";
 import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "./demo-workflow.js";
-import { errorLine, isMainModule, runCli } from "./run-cli.js";
+import { errorLine, isMainModule, runCli } from "../cli-kit/run-cli.js";
 import { redactionMapOf, redactMessage } from "../telemetry/redact-run.js";
 
 /** Quotes whose total is above this need a person's approval (the demo's 250 × 0.34 = 85 USD does). */

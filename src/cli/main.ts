@@ -2,7 +2,7 @@
 /** The `forge-ts` command. */
 import { readFileSync } from "node:fs";
 import { demoMain } from "./demo.js";
-import { runCli } from "./run-cli.js";
+import { runCli } from "../cli-kit/run-cli.js";
 import { proxyMain } from "./proxy.js";
 import { runMain, runsMain } from "./runs.js";
 

@@ -12,10 +12,10 @@ import { InvalidArgumentError } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
 import type { WorkflowMcpServerOptions } from "../mcp-server/workflow-mcp-server.js";
 import { listenOn } from "../server/listen.js";
-import { BACKENDS, runClients } from "./backends.js";
-import { positiveInt } from "./run-cli.js";
+import { BACKENDS, runClients } from "../cli-kit/backends.js";
+import { positiveInt } from "../cli-kit/run-cli.js";
 import { waitingLines } from "./runs-decide.js";
-import { loadWorkflowModule } from "./runs.js";
+import { loadWorkflowModule } from "./workflow-module.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { openStore, storeSpec } from "./store.js";
 

@@ -8,11 +8,11 @@ import { InvalidArgumentError, ProxyConfigError } from "../core/errors.js";
 import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
 import { createForgeMetrics } from "../telemetry/metrics.js";
 import { loadProxyConfig, type ResolvedProxyConfig } from "../proxy/fleet/proxy-config.js";
-import { describePolicy, parsePolicy, type ProxyPolicy, type ProxyPolicyInput } from "../proxy/request-policy.js";
-import { assertBackend, buildClient, DEFAULT_BASE_URLS } from "./backends.js";
+import { describePolicy, parsePolicy, type ProxyPolicy, type ProxyPolicyInput } from "../proxy-request/request-policy.js";
+import { assertBackend, buildClient, DEFAULT_BASE_URLS } from "../cli-kit/backends.js";
 import { isLoopbackHost } from "../server/is-loopback-host.js";
 import { parseCliArgs } from "./parse-cli-args.js";
-import { errorLine } from "./run-cli.js";
+import { errorLine } from "../cli-kit/run-cli.js";
 
 export const PROXY_HELP = `Usage: forge-ts proxy --backend <name> --model <name> [options]
        forge-ts proxy --config <file> [options]

@@ -6,8 +6,8 @@
 import { ContextManager } from "../context/context-manager.js";
 import type { RunStore } from "../persistence/run-store.js";
 import { WorkflowRunner } from "../runner.js";
-import { runClients, type LoadedWorkflow } from "./backends.js";
-import { positiveInt } from "./int-flag.js";
+import { runClients, type LoadedWorkflow } from "../cli-kit/backends.js";
+import { positiveInt } from "../cli-kit/int-flag.js";
 import { openStore, storeSpec } from "./store.js";
 
 /** The flags of `run` / `runs` this file reads. */

@@ -5,26 +5,16 @@
  */
 import { redactCall, type RedactionMap } from "../telemetry/redact-run.js";
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { HumanDecision } from "../loop/human.js";
 import type { RunStore } from "../persistence/run-store.js";
 import { createRunQueue } from "../queue/run-queue.js";
 import { recordDecision } from "../runner/decisions.js";
-import { errorLine } from "./run-cli.js";
+import { errorLine } from "../cli-kit/run-cli.js";
+import { resumeCommand, shellWord, storeFlag, type HintFlags } from "../cli-kit/resume-command.js";
 
 export const DECIDE_COMMANDS = ["approve", "reject", "answer"] as const;
 export type DecideCommand = (typeof DECIDE_COMMANDS)[number];
-
-/** The flags the hints repeat, as the user gave them (a store only when named on the command line). */
-export interface HintFlags {
-  store?: string | undefined;
-  workflow?: string | undefined;
-  backend?: string | undefined;
-  model?: string | undefined;
-  "base-url"?: string | undefined;
-  mode?: string | undefined;
-  think?: string | undefined;
-}
 
 /** The decision flags of `runs approve|reject|answer`. */
 export interface DecideFlags {
@@ -34,20 +24,6 @@ export interface DecideFlags {
   reason?: string | undefined;
   answer?: string | undefined;
   json?: boolean | undefined;
-}
-
-/** A word the shell passes through unchanged, else single-quoted. */
-export const shellWord = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
-
-const storeFlag = (f: HintFlags): string => (f.store !== undefined ? ` --store ${shellWord(f.store)}` : "");
-
-/**
- * The command that continues a run (`resume`; `retry` for a cancelled one): the flags known here
- * filled in, placeholders for the rest.
- */
-export function resumeCommand(runId: string, f: HintFlags, sub: "resume" | "retry" = "resume"): string {
-  const flag = (name: keyof HintFlags, placeholder?: string) => (f[name] !== undefined ? ` --${name} ${shellWord(f[name]!)}` : placeholder ? ` --${name} ${placeholder}` : "");
-  return `forge-ts runs ${sub} ${shellWord(runId)}${flag("workflow", "<module>")}${flag("backend", "<name>")}${flag("model", "<name>")}${flag("base-url")}${flag("mode")}${flag("think")}${storeFlag(f)}`;
 }
 
 /**

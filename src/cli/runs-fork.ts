@@ -4,11 +4,12 @@
  * new run there, optionally with a message reworded or a pending call's args edited.
  */
 import { InvalidArgumentError } from "../core/errors.js";
-import { isPlainObject, type Message } from "../core/messages.js";
+import type { Message } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { Workflow } from "../core/workflow.js";
 import type { Checkpoint, RunStore } from "../persistence/run-store.js";
 import { forkRun, type ForkPatch } from "../runner/fork.js";
-import { resumeCommand, shellWord, type HintFlags } from "./runs-decide.js";
+import { resumeCommand, shellWord, type HintFlags } from "../cli-kit/resume-command.js";
 
 export interface ForkFlags extends HintFlags {
   at?: string | undefined;

@@ -9,7 +9,8 @@ import type { HumanDecisionEvent } from "../loop/human.js";
 import type { Checkpoint, RunInfo, RunStore } from "../persistence/run-store.js";
 import { childRunsOf, parentLinkOf } from "../runner/child-links.js";
 import { requestsWithLog } from "../runner/decisions.js";
-import { resumeCommand, waitingLines, type HintFlags } from "./runs-decide.js";
+import { resumeCommand, type HintFlags } from "../cli-kit/resume-command.js";
+import { waitingLines } from "./runs-decide.js";
 import { commitHistory, historyLines } from "./runs-fork.js";
 import { mergeRedactionMaps, redactContext, redactHumanRequest, redactionMapIn, redactRunEvent } from "../telemetry/redact-run.js";
 

@@ -7,27 +7,22 @@
  *   forge-ts runs approve|reject|answer <runId> [callId] ...   (runs-decide.ts)
  *   forge-ts runs fork <runId> --at <seq> ...                  (runs-fork.ts)
  *
- * A workflow module is a JavaScript module (or TypeScript under tsx) exporting a Workflow:
- * as its default export, as `workflow`, or as its only Workflow export. Or it exports
- * `createWorkflow({ mcpTools, mcpServers })`, which builds the Workflow from the tools of the
- * MCP servers named by `--mcp`, `--mcp-url` and `--mcp-config` (required when one is given);
- * the servers are closed when the command ends.
+ * A workflow module (workflow-module.ts) may take the tools of the MCP servers named by `--mcp`,
+ * `--mcp-url` and `--mcp-config`; the servers are closed when the command ends.
  */
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest, type RunWaitingError } from "../core/errors.js";
-import { Workflow } from "../core/workflow.js";
-import type { Oracle } from "../clients/simulated.js";
-import type { ConnectedMcpServers, WorkflowModuleContext } from "../mcp/connect-servers.js";
+import type { ConnectedMcpServers } from "../mcp/connect-servers.js";
 import type { RunInfo, RunStore } from "../persistence/run-store.js";
 import { replayRun } from "../runner/replay.js";
 import { redactionMapOf } from "../telemetry/redact-run.js";
-import type { LoadedWorkflow } from "./backends.js";
-import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "./interrupt.js";
+import type { LoadedWorkflow } from "../cli-kit/backends.js";
+import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "../cli-kit/interrupt.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { runnerFor, storeOf } from "./run-runner.js";
-import { DECIDE_COMMANDS, decideMain, waitingLines, type DecideCommand, type HintFlags } from "./runs-decide.js";
+import type { HintFlags } from "../cli-kit/resume-command.js";
+import { DECIDE_COMMANDS, decideMain, waitingLines, type DecideCommand } from "./runs-decide.js";
 import { forkMain } from "./runs-fork.js";
+import { factoryOf, importModule, loadWorkflowModule } from "./workflow-module.js";
 import { runTable, showMain } from "./runs-show.js";
 
 const BACKEND_FLAGS = `Backend:
@@ -144,58 +139,6 @@ type Values = ReturnType<typeof parse>["values"];
 
 function parse(args: readonly string[]) {
   return parseCliArgs({ args, options: OPTIONS, allowPositionals: true });
-}
-
-/** The Workflow a module exports: default, `workflow`, its only Workflow export, or what its `createWorkflow` builds. */
-export async function loadWorkflow(modulePath: string, mcp?: WorkflowModuleContext): Promise<Workflow> {
-  return (await loadWorkflowModule(modulePath, mcp)).workflow;
-}
-
-/**
- * A module's Workflow, and the Oracle it exports as `oracle` if any (for the simulated model).
- * `mcp`: the connected MCP servers' tools, for a module that exports `createWorkflow`.
- */
-export async function loadWorkflowModule(modulePath: string, mcp?: WorkflowModuleContext): Promise<{ workflow: Workflow; oracle?: Oracle }> {
-  const { workflow, mod } = await findWorkflow(modulePath, mcp);
-  return typeof mod.oracle === "function" ? { workflow, oracle: mod.oracle as Oracle } : { workflow };
-}
-
-const isWorkflow = (v: unknown): v is Workflow => v instanceof Workflow || (typeof v === "object" && v !== null && typeof (v as Workflow).getToolSpecs === "function");
-
-async function importModule(modulePath: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(path.resolve(modulePath)).href;
-  try {
-    return (await import(url)) as Record<string, unknown>;
-  } catch (error) {
-    throw new InvalidArgumentError("workflow-module", `cannot import ${modulePath}: ${(error as Error).message}`);
-  }
-}
-
-/** A module's `createWorkflow`; `required` (MCP servers were named) makes its absence an error. */
-function factoryOf(mod: Record<string, unknown>, modulePath: string, required: boolean): ((context: WorkflowModuleContext) => unknown) | undefined {
-  if (typeof mod.createWorkflow === "function") return mod.createWorkflow as (context: WorkflowModuleContext) => unknown;
-  if (required) throw new InvalidArgumentError("--mcp", `${modulePath} must export createWorkflow({ mcpTools, mcpServers }) to take the MCP servers' tools; it exports none`);
-  return undefined;
-}
-
-async function findWorkflow(modulePath: string, mcp: WorkflowModuleContext | undefined): Promise<{ workflow: Workflow; mod: Record<string, unknown> }> {
-  const mod = await importModule(modulePath);
-  const factory = factoryOf(mod, modulePath, mcp !== undefined);
-  if (!mcp) {
-    if (isWorkflow(mod.default)) return { workflow: mod.default, mod };
-    if (isWorkflow(mod.workflow)) return { workflow: mod.workflow, mod };
-  }
-  const found = Object.values(mod).filter(isWorkflow);
-  if (!mcp && found.length === 1) return { workflow: found[0]!, mod };
-  if (factory) {
-    const built = await factory(mcp ?? { mcpTools: {}, mcpServers: {} });
-    if (!isWorkflow(built)) throw new InvalidArgumentError("workflow-module", `createWorkflow of ${modulePath} must return a Workflow`);
-    return { workflow: built, mod };
-  }
-  throw new InvalidArgumentError(
-    "workflow-module",
-    `${modulePath} must export one Workflow (as default, as "workflow", or as its only Workflow export) or createWorkflow({ mcpTools, mcpServers }); it exports ${found.length} Workflows`,
-  );
 }
 
 /**

@@ -48,9 +48,9 @@ export async function openStore(spec: string, options: OpenStoreOptions = {}): P
   const { absolute, ...storeOptions } = options;
   const kind = storeKind(spec);
   if (kind === "postgres") {
-    let postgres: typeof import("../postgres.js");
+    let postgres: typeof import("../persistence/postgres-run-store.js");
     try {
-      postgres = await import("../postgres.js");
+      postgres = await import("../persistence/postgres-run-store.js");
     } catch (error) {
       throw new InvalidArgumentError("--store", `a postgres:// URL needs the optional package pg (npm install pg): ${(error as Error).message}`);
     }
@@ -61,9 +61,9 @@ export async function openStore(spec: string, options: OpenStoreOptions = {}): P
     const dir = absolute ? path.resolve(spec) : spec;
     return { store: new FileRunStore({ dir, ...storeOptions }), label: dir };
   }
-  let sql: typeof import("../sql.js");
+  let sql: typeof import("../persistence/sql-run-store.js");
   try {
-    sql = await import("../sql.js");
+    sql = await import("../persistence/sql-run-store.js");
   } catch (error) {
     throw new InvalidArgumentError("--store", `${spec} is a libSQL URL, which needs the optional package @libsql/client (npm install @libsql/client): ${(error as Error).message}`);
   }

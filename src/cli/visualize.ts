@@ -9,8 +9,8 @@ import { createVisualizer } from "../../visualizer/server.js";
 import { forwardToStately, statelyInspector } from "../../visualizer/stately.js";
 import { redactedUrl } from "../queue/redis.js";
 import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "./demo-workflow.js";
-import { loadWorkflow } from "./runs.js";
-import { intFlag } from "./int-flag.js";
+import { loadWorkflow } from "./workflow-module.js";
+import { intFlag } from "../cli-kit/int-flag.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { openStore, storeSpec } from "./store.js";
 

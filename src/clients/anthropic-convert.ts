@@ -4,7 +4,8 @@
  * is_error results for tool_use blocks that were never answered, strict role alternation.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { isPlainObject, type WireMessage } from "../core/messages.js";
+import type { WireMessage } from "../core/wire-messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
 import { decodeToolArguments } from "./tool-args.js";
 

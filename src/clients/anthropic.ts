@@ -8,7 +8,7 @@ import { propagation } from "@opentelemetry/api";
 import Anthropic from "@anthropic-ai/sdk";
 import { BackendError, InvalidArgumentError, StreamError } from "../core/errors.js";
 import type { CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, ToolCall, Usage } from "../core/llm.js";
-import type { WireMessage } from "../core/messages.js";
+import type { WireMessage } from "../core/wire-messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import {
   toAnthropicMessages,

@@ -3,7 +3,7 @@
  * rewritten into plain user/assistant text that the chat template accepts, and the tool
  * instructions ride in the system message. Pure functions over OpenAI wire messages.
  */
-import type { OpenAIWireMessage } from "../core/messages.js";
+import type { OpenAIWireMessage } from "../core/wire-messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { buildToolPrompt } from "../parsing/index.js";
 import { decodeToolArguments } from "./tool-args.js";

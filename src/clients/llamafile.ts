@@ -7,10 +7,11 @@
  */
 import { BackendError, ContextDiscoveryError, InvalidArgumentError } from "../core/errors.js";
 import type { CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
-import { isPlainObject, type OpenAIWireMessage, type WireMessage } from "../core/messages.js";
+import type { OpenAIWireMessage, WireMessage } from "../core/wire-messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
 import { rescueToolCall } from "../parsing/index.js";
-import { clientSampling } from "../server/sampling.js";
+import { clientSampling } from "../models/sampling.js";
 import {
   checkBoolean,
   asForgeLogger,
@@ -51,7 +52,7 @@ export interface LlamafileClientOptions {
   slotId?: number;
   /** Sampling fields sent as-is at the top level (top_p, top_k, min_p, repeat_penalty, ...). */
   sampling?: Record<string, unknown>;
-  /** Opt in to the model card's sampling values (src/server/sampling.ts); explicit fields still win. */
+  /** Opt in to the model card's sampling values (src/models/sampling.ts); explicit fields still win. */
   recommendedSampling?: boolean;
   logger?: ClientLogger;
 }

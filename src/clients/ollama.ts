@@ -2,10 +2,11 @@
  * Ollama's native function calling on /api/chat (`tools`), NDJSON streaming, the `think`
  * switch and `num_ctx`. Messages arrive already serialized in the "ollama" format.
  */
-import { clientSampling } from "../server/sampling.js";
+import { clientSampling } from "../models/sampling.js";
 import { BackendError, InvalidArgumentError, StreamError, ThinkingNotSupportedError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, ModelInfo, SendOptions, StreamChunk, Usage } from "../core/llm.js";
-import { isPlainObject, type WireMessage } from "../core/messages.js";
+import type { WireMessage } from "../core/wire-messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
 import {
   checkBoolean,
@@ -40,7 +41,7 @@ export interface OllamaClientOptions {
   /** Extra Ollama `options` (top_p, top_k, min_p, repeat_penalty, seed, ...), passed through. */
   options?: Record<string, unknown>;
   numCtx?: number;
-  /** Opt in to the model card's sampling values (src/server/sampling.ts); explicit fields still win. */
+  /** Opt in to the model card's sampling values (src/models/sampling.ts); explicit fields still win. */
   recommendedSampling?: boolean;
   logger?: ClientLogger;
 }

@@ -4,7 +4,8 @@
  */
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
-import { isPlainObject, type WireMessage } from "../core/messages.js";
+import type { WireMessage } from "../core/wire-messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
 import { checkNumber, checkPositiveInt, checkRecord, checkString, checkUrl, httpCall, isBackendError, joinUrl, parseJsonBody, requireOptionsObject } from "./http.js";
 import { listOpenAIModels, sendChatCompletion, streamChatCompletion, toolsForRescue, toWireTools, type ChatCallContext } from "./openai-wire.js";

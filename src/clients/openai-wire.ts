@@ -6,7 +6,7 @@
  */
 import { BackendError, StreamError } from "../core/errors.js";
 import type { LLMResponse, ModelInfo, StreamChunk, ToolCall, Usage } from "../core/llm.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
 import { extractToolCalls, splitReasoning } from "../parsing/index.js";
 import type { Context } from "@opentelemetry/api";

@@ -4,7 +4,7 @@
  * change: fields the client owns (messages, tools, streaming) are never taken from a caller.
  */
 import type { RequestOverrides, ToolChoice } from "../core/llm.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 
 /** Set by the client for every request; a caller's value would break the exchange. */
 const CLIENT_OWNED = new Set(["model", "messages", "stream", "stream_options", "tools", "tool_choice"]);

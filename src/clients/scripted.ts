@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, RequestOverrides, SendOptions, StreamChunk } from "../core/llm.js";
-import type { ApiFormat, WireMessage } from "../core/messages.js";
+import type { ApiFormat, WireMessage } from "../core/wire-messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { createPrng } from "./prng.js";
 import { abortableDelay, responseDeltas, throwIfAborted } from "./simulated-stream.js";

@@ -2,7 +2,7 @@
  * The mistakes the simulated model makes, each a pure function of (correct step, view, rng).
  * `applicableMistakes` says which make sense this turn; `injectMistake` produces one.
  */
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { JSONSchema, Prerequisite, ToolSpec } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";
 import { renderToolCalls, RESCUE_FORMATS, supportsParallel, type RescueFormat } from "../parsing/index.js";

@@ -4,7 +4,8 @@
  * corrected. This is the only place the simulated model looks at the conversation.
  */
 import { InvalidArgumentError } from "../core/errors.js";
-import { isPlainObject, type WireMessage } from "../core/messages.js";
+import type { WireMessage } from "../core/wire-messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
 import { isToolErrorContent } from "../guardrails/nudges.js";
 

@@ -10,7 +10,8 @@
  */
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, SendOptions, StreamChunk, ToolCall, Usage } from "../core/llm.js";
-import { isPlainObject, type ApiFormat, type WireMessage } from "../core/messages.js";
+import type { ApiFormat, WireMessage } from "../core/wire-messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";
 import { CORRECTION_DAMPING, resolveFaultProfile, type FaultKind, type FaultProfile, FAULT_PROFILES } from "./fault-profiles.js";

@@ -4,7 +4,7 @@
  * stream assembly.
  */
 import type { Context } from "@opentelemetry/api";
-import type { ApiFormat, WireMessage } from "./messages.js";
+import type { ApiFormat, WireMessage } from "./wire-messages.js";
 import type { ToolSpec } from "./tool.js";
 
 /** A tool invocation as the model produced it. `args` stays `unknown` until validated. */

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { ClientContractError, safeString } from "./errors.js";
 import type { LLMResponse } from "./llm.js";
-import { jsonIssue } from "./messages.js";
+import { jsonIssue } from "./json-value.js";
 
 export const UsageSchema = z.looseObject({ inputTokens: z.number().nonnegative(), outputTokens: z.number().nonnegative() });
 

@@ -6,7 +6,7 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import { z } from "zod";
 import { describeError, ToolDefinitionError } from "./errors.js";
-import { isPlainObject, jsonIssue } from "./messages.js";
+import { isPlainObject, jsonIssue } from "./json-value.js";
 import type { Workflow } from "./workflow.js";
 
 export type JSONSchema = Record<string, unknown>;

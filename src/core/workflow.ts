@@ -4,7 +4,7 @@
  * before any model is called.
  */
 import { WorkflowDefinitionError } from "./errors.js";
-import { isPlainObject } from "./messages.js";
+import { isPlainObject } from "./json-value.js";
 import { prerequisiteName, type AnyToolDef, type ToolSpec } from "./tool.js";
 
 export interface WorkflowOptions {

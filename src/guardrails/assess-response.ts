@@ -7,7 +7,7 @@
  * nudge the model can act on, counted against the retry budget. Pure.
  */
 import type { LLMResponse } from "../core/llm.js";
-import { jsonIssue } from "../core/messages.js";
+import { jsonIssue } from "../core/json-value.js";
 import type { AnyToolDef } from "../core/tool.js";
 import { argsTooDeepNudge, tooManyCallsNudge } from "./nudges.js";
 import { validateResponse, type ValidationResult } from "./response-validator.js";

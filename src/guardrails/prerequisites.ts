@@ -3,7 +3,7 @@
  * completed steps. Evaluated against the pre-batch state: a prerequisite run earlier in the same
  * batch does not count, because the batch has not run yet.
  */
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { Prerequisite } from "../core/tool.js";
 import { canonicalJson, jsonEqual } from "./canonical-json.js";
 

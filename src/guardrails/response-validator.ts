@@ -6,7 +6,7 @@
  * workflow machine, the proxy and `ResponseValidator`.
  */
 import { InvalidArgumentError } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { LLMResponse, ToolCall } from "../core/llm.js";
 import type { AnyToolDef } from "../core/tool.js";
 import { extractToolCalls } from "../parsing/index.js";

@@ -10,8 +10,7 @@ import type { Prerequisite } from "../core/tool.js";
 import type { CompletedStep } from "../guardrails/step-enforcer.js";
 import type { ValidationResult } from "../guardrails/response-validator.js";
 import { estimateTokensChars4 } from "../context/token-estimator.js";
-import type { ParentLink } from "../persistence/run-store.js";
-import type { HumanRequest } from "./human.js";
+import type { HumanRequest } from "./human-request.js";
 import { callCountEntries, callCountsFrom, EMPTY_CALL_COUNTS, type CallCountTrie } from "./call-counts.js";
 
 /**
@@ -20,6 +19,12 @@ import { callCountEntries, callCountsFrom, EMPTY_CALL_COUNTS, type CallCountTrie
  * `steps.completedTools`), `callCounts` as a hash trie.
  */
 export const MACHINE_VERSION = 2;
+
+/** A child run's caller: the run whose tool call started it, and that call's id. */
+export interface ParentLink {
+  runId: string;
+  callId: string;
+}
 
 export interface LoopBudget {
   maxIterations: number;

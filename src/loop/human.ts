@@ -4,40 +4,14 @@
  * undecided; decisions arrive as `human.decide` events, checked here against the pending list
  * and the tool's schema. Pure: the same context and event give the same patch.
  */
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { AnyToolDef, ApprovalContext } from "../core/tool.js";
 import type { PlannedCall, WorkflowContext } from "./context.js";
+import type { HumanDecision, HumanDecisionEvent, HumanKind, HumanRequest } from "./human-request.js";
 
-export type HumanKind = "approval" | "input";
-
-/** What a person decided about one request. */
-export type HumanDecision =
-  | { type: "approve"; args?: Record<string, unknown> }
-  | { type: "reject"; reason: string }
-  | { type: "answer"; answer: unknown };
-
-/** One call waiting for a person (plain JSON: it lives in the machine context and the store). */
-export interface HumanRequest {
-  callId: string;
-  index: number;
-  tool: string;
-  /** The arguments as the model gave them (validated). */
-  args: Record<string, unknown>;
-  kind: HumanKind;
-  /** Wall clock when the run started waiting for it. */
-  askedAt: number;
-  /** The tool's parameters, so a decision with edited args can be checked without the workflow. */
-  parameters: Record<string, unknown>;
-  decision?: HumanDecision & { at: number };
-}
-
-export interface HumanDecisionEvent {
-  type: "human.decide";
-  callId: string;
-  decision: HumanDecision;
-  /** When the person decided (recorded with the decision). */
-  at: number;
-}
+// The data shapes live in human-request.ts (the context embeds them, so context.ts imports
+// them without a cycle through this file); re-exported for one import point.
+export type { HumanDecision, HumanDecisionEvent, HumanKind, HumanRequest };
 
 /** Why a decision cannot be taken; the code is stable (HumanDecisionError carries it). */
 export type DecisionProblem = {

@@ -5,7 +5,7 @@
  * service boundary, instead of inside a machine action or a later `JSON.stringify(snapshot)`.
  */
 import { describeError, ToolResultError } from "../core/errors.js";
-import { jsonIssue } from "../core/messages.js";
+import { jsonIssue } from "../core/json-value.js";
 import { capResult } from "./result-cap.js";
 
 /** What the `executeTool` service reports for one successful call (plain JSON). */

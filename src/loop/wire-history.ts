@@ -8,16 +8,8 @@
  * Every entry kept across calls is frozen, and each call returns a fresh array, so a client
  * that edits what it is given cannot corrupt the next request.
  */
-import {
-  droppedResultStandIn,
-  MessageType,
-  wireMessageOf,
-  type ApiFormat,
-  type Message,
-  type ReasoningReplay,
-  type ToolCallInfo,
-  type WireMessage,
-} from "../core/messages.js";
+import { MessageType, type Message, type ToolCallInfo } from "../core/messages.js";
+import { droppedResultStandIn, wireMessageOf, type ApiFormat, type ReasoningReplay, type WireMessage } from "../core/wire-messages.js";
 
 const standIn = (call: ToolCallInfo): WireMessage => Object.freeze(droppedResultStandIn(call));
 

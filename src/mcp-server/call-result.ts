@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ForgeError, type PendingHumanRequest } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 
 /** `_meta` keys of every workflow tool result. */
 export const RUN_ID_META = "forge-ts/runId";

@@ -10,7 +10,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono, type MiddlewareHandler } from "hono";
 import { callerAuth } from "../proxy/caller-auth.js";
-import { HttpError } from "../proxy/http-error.js";
+import { HttpError } from "../proxy-request/http-error.js";
 import { isLoopbackHost } from "../server/is-loopback-host.js";
 
 export { isLoopbackHost };

@@ -11,7 +11,7 @@
  */
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
 import { InvalidArgumentError } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import { parseServerSpec, parseToolsOptions, type McpHttpServer, type McpStdioServer } from "./server-spec.js";
 
 /** One server to connect, with what forge-ts does with its tools. */

@@ -9,7 +9,7 @@
  *   "arguments must be an object" instead of the call silently vanishing.
  */
 import type { ToolCall } from "../core/llm.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import { tryParseJson } from "./json-scan.js";
 import { makeCall } from "./call-span.js";
 

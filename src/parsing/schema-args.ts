@@ -7,7 +7,7 @@
  * parses, else the text), and the validator reports what is still wrong.
  */
 import type { ToolCall } from "../core/llm.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import { textArgsOf } from "./call-span.js";
 import { tryParseJson } from "./json-scan.js";
 import { decodeTaggedValue, encodeTaggedValue } from "./tagged-value.js";

@@ -4,7 +4,7 @@
  * block per call.
  */
 import { InvalidArgumentError } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
 
 /**

@@ -3,7 +3,7 @@
  * checkpoint they add up to (the last base with the deltas after it applied), and the events.
  */
 import { InvalidArgumentError, StoreError } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import { applyJson } from "./json-delta.js";
 import { checkedRunInfo, type Checkpoint, type CommitRecord, type RunEvent } from "./run-store.js";
 import type { PersistedRun } from "./snapshot.js";

@@ -19,7 +19,7 @@ import { constants } from "node:fs";
 import { mkdir, open, readdir, rm, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { InvalidArgumentError, RunLockedError, StoreError } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, seqBound, validRecords } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
 import { assertNoNewerLease, createLease, leaseFile, newestFence, removeOlderLeases, writeAtomically } from "./file-lease.js";

@@ -5,7 +5,7 @@
  * this process's clock, the only one there is).
  */
 import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, seqBound } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
 import { assertRunId, byStart, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";

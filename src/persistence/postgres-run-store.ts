@@ -10,7 +10,7 @@
 import pg from "pg";
 import type { Pool } from "pg";
 import { ForgeError, InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import { parseRecord, rebuildCheckpoint, recordOf } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
 import { postgresPlans, SCHEMA_NAME, type PostgresPlans } from "./postgres-plans.js";

@@ -15,8 +15,12 @@ import type { LLMResponse, Usage } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import type { JsonDelta } from "./json-delta.js";
 import type { PersistedRun } from "./snapshot.js";
-import type { WorkflowInput } from "../loop/context.js";
+import type { ParentLink, WorkflowInput } from "../loop/context.js";
 import type { HumanDecision } from "../loop/human.js";
+
+// ParentLink is part of the machine context (src/loop sits below the stores); re-exported so
+// the store's event types keep one import point.
+export type { ParentLink };
 
 export type RunStatus = "active" | "waiting" | "done";
 
@@ -83,12 +87,6 @@ export type RunEvent =
    */
   | { type: "decision"; callId: string; decision: HumanDecision; at: number }
   | { type: "end"; state: string; error?: ErrorJSON };
-
-/** A child run's caller: the run whose tool call started it, and that call's id. */
-export interface ParentLink {
-  runId: string;
-  callId: string;
-}
 
 /** A run as listed: its latest checkpoint without the snapshot. */
 export type RunInfo = Omit<Checkpoint, "snapshot">;

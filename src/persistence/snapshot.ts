@@ -6,7 +6,7 @@
  * every hazard becomes a SnapshotError naming what is wrong.
  */
 import { SnapshotError } from "../core/errors.js";
-import { isPlainObject, jsonIssue } from "../core/messages.js";
+import { isPlainObject, jsonIssue } from "../core/json-value.js";
 import type { Workflow } from "../core/workflow.js";
 import { canonicalJson } from "../guardrails/canonical-json.js";
 import { MACHINE_VERSION, type WorkflowContext } from "../loop/context.js";

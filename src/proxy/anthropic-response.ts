@@ -3,8 +3,8 @@
  * (message_start, content blocks — thinking, text, tool_use with input_json_delta —,
  * message_delta with stop_reason and usage, message_stop; `ping` while waiting).
  */
-import type { HttpError } from "./http-error.js";
-import type { ProxyAnswer } from "./proxy-request.js";
+import type { HttpError } from "../proxy-request/http-error.js";
+import type { ProxyAnswer } from "../proxy-request/proxy-request.js";
 import { forgeField, pieces, type AnswerOutcome, type ResponseMeta, type SseFrame, type StreamEncoder } from "./sse-frames.js";
 
 function stopReason(answer: ProxyAnswer): "tool_use" | "end_turn" {

@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import { HttpError } from "./http-error.js";
+import { HttpError } from "../proxy-request/http-error.js";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 

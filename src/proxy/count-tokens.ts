@@ -7,13 +7,13 @@
  */
 import { estimateTokensChars4 } from "../context/token-estimator.js";
 import type { CountTokensOptions, LLMClient } from "../core/llm.js";
-import { serializeMessages } from "../core/messages.js";
+import { serializeMessages } from "../core/wire-messages.js";
 import { clientName } from "../core/response-contract.js";
 import type { ToolSpec } from "../core/tool.js";
 import { isBackendError } from "../clients/http.js";
 import { parseCountTokensRequest } from "./anthropic-request.js";
-import { HttpError } from "./http-error.js";
-import { requestToolDefs } from "./request-tools.js";
+import { HttpError } from "../proxy-request/http-error.js";
+import { requestToolDefs } from "../proxy-request/request-tools.js";
 
 export interface CountTokensRouteOptions {
   /** Count for the caller's `model` (the proxy's `forwardModel`, default true); false: the client's own. */

@@ -4,7 +4,7 @@
  * it is configured with.
  */
 import type { LLMClient, ModelInfo } from "../core/llm.js";
-import { errorRecord, toHttpError } from "./http-error.js";
+import { errorRecord, toHttpError } from "../proxy-request/http-error.js";
 
 /**
  * @example

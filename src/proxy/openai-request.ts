@@ -8,10 +8,10 @@ import type { ToolChoice } from "../core/llm.js";
 import { createMessage, MessageType, type Message } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import type { OutputFormat } from "../guardrails/structured-output.js";
-import { HttpError } from "./http-error.js";
-import type { ProxyRequest } from "./proxy-request.js";
+import { HttpError } from "../proxy-request/http-error.js";
+import type { ProxyRequest } from "../proxy-request/proxy-request.js";
 import { parseWith, textContent } from "./request-body.js";
-import { responseSchemaCheck } from "./request-tools.js";
+import { responseSchemaCheck } from "../proxy-request/request-tools.js";
 
 const content = z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]);
 const toolCall = z.looseObject({

@@ -3,8 +3,8 @@
  * `chat.completion.chunk` stream (role, reasoning_content and content deltas, tool_calls deltas
  * by index, finish_reason, optional usage chunk, `[DONE]`).
  */
-import type { HttpError } from "./http-error.js";
-import type { AnswerCall, ProxyAnswer } from "./proxy-request.js";
+import type { HttpError } from "../proxy-request/http-error.js";
+import type { AnswerCall, ProxyAnswer } from "../proxy-request/proxy-request.js";
 import { argumentsText, forgeField, pieces, type AnswerOutcome, type ResponseMeta, type SseFrame, type StreamEncoder } from "./sse-frames.js";
 
 function finishReason(answer: ProxyAnswer): "tool_calls" | "stop" {

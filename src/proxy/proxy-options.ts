@@ -7,8 +7,8 @@ import type { LLMClient } from "../core/llm.js";
 import { budgetOption } from "../guardrails/error-tracker.js";
 import type { ForgeMetrics } from "../telemetry/metrics.js";
 import type { ProxyConfig } from "./fleet/proxy-config.js";
-import type { ProxyGuardrailOptions } from "./request-context.js";
-import { parsePolicy, type ProxyPolicyInput } from "./request-policy.js";
+import type { ProxyGuardrailOptions } from "../proxy-request/request-context.js";
+import { parsePolicy, type ProxyPolicyInput } from "../proxy-request/request-policy.js";
 
 export interface ProxyOptions extends Partial<Omit<ProxyGuardrailOptions, "policy">> {
   /**

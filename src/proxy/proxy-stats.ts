@@ -2,7 +2,7 @@
  * GET /forge/stats: counts since start and the proxy's own added latency (request time minus
  * time waiting on the backend) as p50/p99 over the most recent requests.
  */
-import type { ProxyOutcome } from "./proxy-request.js";
+import type { ProxyOutcome } from "../proxy-request/proxy-request.js";
 
 /** Latency percentiles cover this many most recent requests. */
 const WINDOW = 10_000;

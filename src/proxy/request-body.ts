@@ -4,7 +4,7 @@
  * naming the field, never a crash.
  */
 import type { z } from "zod";
-import { HttpError } from "./http-error.js";
+import { HttpError } from "../proxy-request/http-error.js";
 
 /** Deeper than any real request (tool schemas included); deeper input is an attack or a bug. */
 export const MAX_JSON_DEPTH = 64;

@@ -9,12 +9,13 @@ import { createActor, fromPromise } from "xstate";
 import { proxyRequestMachine, type ProxyInferInput } from "../../machines/proxy-request.machine.js";
 import { StreamError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, RequestOverrides } from "../core/llm.js";
-import { serializeMessages } from "../core/messages.js";
+import { serializeMessages } from "../core/wire-messages.js";
 import { assertLLMResponse, clientName } from "../core/response-contract.js";
 import type { BackendPool } from "./fleet/backend-pool.js";
-import type { ProxyContext, ProxyInput } from "./request-context.js";
-import { isJudged, toolsGuarded, type ProxyOutcome } from "./proxy-request.js";
+import type { ProxyInput } from "../proxy-request/request-context.js";
+import { isJudged, toolsGuarded, type ProxyOutcome } from "../proxy-request/proxy-request.js";
 import type { RequestTelemetry } from "./request-telemetry.js";
+import { outcomeOf } from "../proxy-request/request-outcome.js";
 
 export interface RunRequestOptions {
   input: ProxyInput;
@@ -163,20 +164,3 @@ async function streamLive(
   throw new StreamError("Backend stream ended without a final answer");
 }
 
-/** The final state of a proxy-request run as the caller sees it (shared with forge-ts/ai-sdk). */
-export function outcomeOf(state: string, ctx: ProxyContext & { cancelReason?: string }): ProxyOutcome {
-  switch (state) {
-    case "responding":
-    case "exhausted": {
-      const outcome: ProxyOutcome = { kind: "answer", answer: ctx.answer!, usage: ctx.usage, attempts: ctx.attempts, rescued: ctx.rescued };
-      if (ctx.exhausted) outcome.exhausted = ctx.exhausted;
-      return outcome;
-    }
-    case "failed":
-      return { kind: "failed", error: ctx.error!, attempts: ctx.attempts };
-    case "cancelled":
-      return { kind: "cancelled", reason: ctx.cancelReason ?? "cancelled" };
-    default:
-      throw new Error(`proxy-request machine stopped in a non-final state "${state}"`);
-  }
-}

@@ -13,9 +13,9 @@ import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Contex
 import type { LLMClient, LLMResponse } from "../core/llm.js";
 import type { ForgeMetrics } from "../telemetry/metrics.js";
 import { Forge, forgeTracer, GenAI } from "../telemetry/tracer.js";
-import type { ProxyGuardrailEvent } from "./guardrail-events.js";
-import type { Dialect } from "./http-error.js";
-import type { ProxyOutcome } from "./proxy-request.js";
+import type { ProxyGuardrailEvent } from "../proxy-request/guardrail-events.js";
+import type { Dialect } from "../proxy-request/http-error.js";
+import type { ProxyOutcome } from "../proxy-request/proxy-request.js";
 
 export interface RequestTelemetryOptions {
   metrics: ForgeMetrics;

@@ -3,8 +3,8 @@
  * unnamed data event, or a comment (keep-alive). Also the shared rule for cutting a validated
  * answer into deltas.
  */
-import type { HttpError } from "./http-error.js";
-import type { ProxyOutcome } from "./proxy-request.js";
+import type { HttpError } from "../proxy-request/http-error.js";
+import type { ProxyOutcome } from "../proxy-request/proxy-request.js";
 
 export type SseFrame = { event?: string; data: string } | { comment: string };
 

@@ -6,7 +6,7 @@
  */
 import type { Context } from "hono";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
-import { HttpError, toHttpError, type Dialect } from "./http-error.js";
+import { HttpError, toHttpError, type Dialect } from "../proxy-request/http-error.js";
 import type { RunResult } from "./request-run.js";
 import type { SseFrame, StreamEncoder } from "./sse-frames.js";
 

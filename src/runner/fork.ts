@@ -18,7 +18,8 @@
  * - The fork is in no session: a turn of it would otherwise become the session's latest turn.
  */
 import { InvalidArgumentError, SnapshotError, StoreError } from "../core/errors.js";
-import { isPlainObject, jsonIssue, type Message } from "../core/messages.js";
+import type { Message } from "../core/messages.js";
+import { isPlainObject, jsonIssue } from "../core/json-value.js";
 import { compileJsonSchema } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";
 import { estimateTokensChars4 } from "../context/token-estimator.js";

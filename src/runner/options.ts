@@ -8,7 +8,9 @@ import { assertTelemetryOptions, type TelemetryOptions } from "../telemetry/tele
 import type { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient, StreamChunk } from "../core/llm.js";
-import { isPlainObject, jsonIssue, MessageSchema, type Message, type ReasoningReplay } from "../core/messages.js";
+import { MessageSchema, type Message } from "../core/messages.js";
+import type { ReasoningReplay } from "../core/wire-messages.js";
+import { isPlainObject, jsonIssue } from "../core/json-value.js";
 import { previewValue } from "../core/response-contract.js";
 import { MAX_TIMER_MS } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";

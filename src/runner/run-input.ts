@@ -5,7 +5,8 @@
  */
 import type { Snapshot } from "xstate";
 import { createWorkflowMachine, type WorkflowMachine } from "../../machines/workflow.machine.js";
-import { createMessage, isPlainObject, MessageType, type Message } from "../core/messages.js";
+import { createMessage, MessageType, type Message } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { Workflow } from "../core/workflow.js";
 import type { ContextManager } from "../context/context-manager.js";
 import { estimateTokensChars4 } from "../context/token-estimator.js";

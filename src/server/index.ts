@@ -11,7 +11,7 @@ export {
   validateManualTokens,
 } from "./budget.js";
 export { buildLaunchCommand, type LaunchCommand, type LaunchSpec, type ManagedBackend } from "./launch-command.js";
-export { consoleLogger, type ForgeLogger } from "./logger.js";
+export { consoleLogger, type ForgeLogger } from "../core/logger.js";
 export {
   SAMPLING_KEYS,
   SAMPLING_RULES,
@@ -23,7 +23,7 @@ export {
   toWireSampling,
   type ResolveSamplingOptions,
   type SamplingParams,
-} from "./sampling.js";
+} from "../models/sampling.js";
 export {
   ServerManager,
   type BackendKind,

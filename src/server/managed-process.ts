@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ServerError } from "../core/errors.js";
 import { registerChildGroup, unregisterChildGroup } from "./child-registry.js";
 import type { LaunchCommand } from "./launch-command.js";
-import type { ForgeLogger } from "./logger.js";
+import type { ForgeLogger } from "../core/logger.js";
 
 const TAIL_CHARS = 4096;
 const POLL_MS = 100;

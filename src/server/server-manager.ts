@@ -14,7 +14,7 @@ import {
   validateManualTokens,
 } from "./budget.js";
 import { buildLaunchCommand } from "./launch-command.js";
-import { consoleLogger, type ForgeLogger } from "./logger.js";
+import { consoleLogger, type ForgeLogger } from "../core/logger.js";
 import { ManagedProcess } from "./managed-process.js";
 
 export type BackendKind = "ollama" | "llamaserver" | "llamafile";

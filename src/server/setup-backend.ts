@@ -10,8 +10,8 @@ import type { HardwareProfile } from "../context/hardware.js";
 import { LlamafileClient } from "../clients/llamafile.js";
 import { OllamaClient } from "../clients/ollama.js";
 import { BudgetMode } from "./budget.js";
-import { consoleLogger, type ForgeLogger } from "./logger.js";
-import { toWireSampling, type SamplingParams } from "./sampling.js";
+import { consoleLogger, type ForgeLogger } from "../core/logger.js";
+import { toWireSampling, type SamplingParams } from "../models/sampling.js";
 import { ServerManager, type BackendKind, type StartOptions } from "./server-manager.js";
 
 export interface SetupBackendOptions extends StartOptions {

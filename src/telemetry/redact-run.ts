@@ -10,7 +10,7 @@
  *   completed steps (arg-matched prerequisites) and loop-break keys stay real, so a resumed run
  *   behaves exactly as an uninterrupted one and its model and tools see the real values.
  */
-import { isPlainObject } from "../core/messages.js";
+import { isPlainObject } from "../core/json-value.js";
 import type { AnyToolDef } from "../core/tool.js";
 import { redactArgs } from "./redact.js";
 

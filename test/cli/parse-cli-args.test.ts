@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { intFlag, nonNegativeInt, positiveInt } from "../../src/cli/int-flag.js";
+import { intFlag, nonNegativeInt, positiveInt } from "../../src/cli-kit/int-flag.js";
 import { joinNegativeValues, parseCliArgs } from "../../src/cli/parse-cli-args.js";
 import { workerMain } from "../../src/cli/worker.js";
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { WireMessage } from "../../src/core/messages.js";
+import type { WireMessage } from "../../src/core/wire-messages.js";
 import {
   UNPAIRED_TOOL_RESULT,
   toAnthropicMessages,

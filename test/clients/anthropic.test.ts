@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AnthropicClient } from "../../src/clients/anthropic.js";
 import { BackendError, InvalidArgumentError, StreamError } from "../../src/core/errors.js";
 import type { StreamChunk } from "../../src/core/llm.js";
-import type { WireMessage } from "../../src/core/messages.js";
+import type { WireMessage } from "../../src/core/wire-messages.js";
 import { loopback } from "../server/helpers.js";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;

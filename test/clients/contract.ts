@@ -5,7 +5,7 @@
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LLMClient, StreamChunk, Usage } from "../../src/core/llm.js";
-import type { WireMessage } from "../../src/core/messages.js";
+import type { WireMessage } from "../../src/core/wire-messages.js";
 import type { ToolSpec } from "../../src/core/tool.js";
 import { resetConnection, startFakeServer, stallBeforeHeaders, type FakeHandler, type FakeServer } from "./support/fake-server.js";
 import type { ModelReply } from "./support/wire.js";

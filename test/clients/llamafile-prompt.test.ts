@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { downgradeMessages, injectToolPrompt, mergeConsecutive, toPromptModeMessages, type PlainMessage } from "../../src/clients/llamafile-prompt.js";
-import type { OpenAIWireMessage } from "../../src/core/messages.js";
+import type { OpenAIWireMessage } from "../../src/core/wire-messages.js";
 import { buildToolPrompt } from "../../src/parsing/index.js";
 import { TOOLS } from "./contract.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LlamafileClient, type LlamafileClientOptions } from "../../src/clients/llamafile.js";
-import type { WireMessage } from "../../src/core/messages.js";
+import type { WireMessage } from "../../src/core/wire-messages.js";
 import { buildToolPrompt } from "../../src/parsing/index.js";
 import { collect, MESSAGES, TOOLS } from "./contract.js";
 import { sendJson, sendSse, useFakeServers, type FakeHandler } from "./support/fake-server.js";

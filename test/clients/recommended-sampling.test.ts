@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { LlamafileClient } from "../../src/clients/llamafile.js";
 import { OllamaClient } from "../../src/clients/ollama.js";
 import { UnsupportedModelError } from "../../src/core/index.js";
-import { clientSampling, getSamplingDefaults, resetSamplingInfoLog } from "../../src/server/sampling.js";
+import { clientSampling, getSamplingDefaults, resetSamplingInfoLog } from "../../src/models/sampling.js";
 import { startFakeServer, type FakeServer } from "./support/fake-server.js";
 import { ollamaChat, openaiCompletion } from "./support/wire.js";
 

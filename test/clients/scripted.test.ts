@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/core/errors.js";
 import { textResponse, toolCallsResponse, type StreamChunk } from "../../src/core/llm.js";
-import type { WireMessage } from "../../src/core/messages.js";
+import type { WireMessage } from "../../src/core/wire-messages.js";
 import { ScriptedClient } from "../../src/clients/scripted.js";
 
 const hi: WireMessage[] = [{ role: "user", content: "hi" }];

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/core/errors.js";
 import type { LLMResponse } from "../../src/core/llm.js";
-import { isPlainObject, type WireMessage } from "../../src/core/messages.js";
+import type { WireMessage } from "../../src/core/wire-messages.js";
+import { isPlainObject } from "../../src/core/json-value.js";
 import { prerequisiteName } from "../../src/core/tool.js";
 import { FAULT_KINDS, FAULT_PROFILES, MISTAKE_KINDS, resolveFaultProfile, type FaultKind } from "../../src/clients/fault-profiles.js";
 import { SimulatedClient } from "../../src/clients/simulated.js";

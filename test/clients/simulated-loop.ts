@@ -5,7 +5,9 @@
  */
 import { ToolResolutionError, describeError } from "../../src/core/errors.js";
 import type { LLMClient, LLMResponse } from "../../src/core/llm.js";
-import { createMessage, isPlainObject, MessageType, serializeMessages, type ApiFormat, type Message } from "../../src/core/messages.js";
+import { createMessage, MessageType, type Message } from "../../src/core/messages.js";
+import { serializeMessages, type ApiFormat } from "../../src/core/wire-messages.js";
+import { isPlainObject } from "../../src/core/json-value.js";
 import type { Workflow } from "../../src/core/workflow.js";
 import type { Oracle, OracleStep } from "../../src/clients/simulated.js";
 import { readConversation } from "../../src/clients/simulated-view.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/core/errors.js";
-import type { WireMessage } from "../../src/core/messages.js";
+import type { WireMessage } from "../../src/core/wire-messages.js";
 import { conversationKey, lastSuccess, readConversation } from "../../src/clients/simulated-view.js";
 
 const specs = [{ name: "a", description: "", parameters: { type: "object" } }];

@@ -5,7 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createMessage, MessageType, serializeMessages, type ApiFormat, type Message, type ReasoningReplay } from "../../src/core/messages.js";
+import { createMessage, MessageType, type Message } from "../../src/core/messages.js";
+import { serializeMessages, type ApiFormat, type ReasoningReplay } from "../../src/core/wire-messages.js";
 import { WireHistory } from "../../src/loop/wire-history.js";
 
 const FC = { seed: 20261123, numRuns: 300 };

@@ -9,7 +9,7 @@ import { createActor, fromPromise, type AnyStateNode, type AnyTransitionDefiniti
 import { proxyRequestMachine, type ProxyInferInput } from "../../machines/proxy-request.machine.js";
 import { BackendError, type LLMResponse } from "../../src/core/index.js";
 import { createMessage, MessageType } from "../../src/core/messages.js";
-import type { ProxyContext, ProxyInput } from "../../src/proxy/request-context.js";
+import type { ProxyContext, ProxyInput } from "../../src/proxy-request/request-context.js";
 
 const tool = (name: string) => ({ name, description: "", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } });
 

@@ -9,7 +9,7 @@ import { PassThrough } from "node:stream";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { mcpMain } from "../../src/cli/mcp.js";
-import { isUsageError } from "../../src/cli/run-cli.js";
+import { isUsageError } from "../../src/cli-kit/run-cli.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../src/index.js";
-import { loadWorkflow } from "../../src/cli/runs.js";
+import { loadWorkflow } from "../../src/cli/workflow-module.js";
 
 const read = defineTool({ name: "read_text_file", description: "read", parameters: z.object({ path: z.string() }), execute: () => "text" });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { BackendError, StreamError } from "../../src/core/errors.js";
 import { parseMessagesRequest } from "../../src/proxy/anthropic-request.js";
 import { AnthropicStreamEncoder } from "../../src/proxy/anthropic-response.js";
-import { errorRecord, HttpError, toHttpError } from "../../src/proxy/http-error.js";
+import { errorRecord, HttpError, toHttpError } from "../../src/proxy-request/http-error.js";
 import { parseChatCompletionRequest } from "../../src/proxy/openai-request.js";
 import { percentile } from "../../src/proxy/proxy-stats.js";
 import { parseJsonObject } from "../../src/proxy/request-body.js";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ForgeLogger } from "../../src/server/logger.js";
+import type { ForgeLogger } from "../../src/core/logger.js";
 
 /** A port that was free a moment ago (the fake server must bind it itself). */
 export async function freePort(): Promise<number> {

@@ -5,7 +5,7 @@ import { OllamaClient } from "../../src/clients/ollama.js";
 import { SlidingWindowCompact, TieredCompact } from "../../src/context/index.js";
 import { UnsupportedModelError } from "../../src/core/errors.js";
 import { BudgetMode } from "../../src/server/budget.js";
-import { resetSamplingInfoLog } from "../../src/server/sampling.js";
+import { resetSamplingInfoLog } from "../../src/models/sampling.js";
 import type { ServerManager } from "../../src/server/server-manager.js";
 import { setupBackend } from "../../src/server/setup-backend.js";
 import { freePort, isAlive, loopback, memoryLogger } from "./helpers.js";

@@ -9,7 +9,7 @@ import { SimulatedClient } from "../../src/clients/simulated.js";
 import { abortableDelay } from "../../src/clients/simulated-stream.js";
 import { ContextManager } from "../../src/context/context-manager.js";
 import type { LLMClient, LLMResponse, SendOptions } from "../../src/core/llm.js";
-import type { WireMessage } from "../../src/core/messages.js";
+import type { WireMessage } from "../../src/core/wire-messages.js";
 import type { ToolSpec } from "../../src/core/tool.js";
 import { Workflow } from "../../src/core/workflow.js";
 import type { RunStore } from "../../src/persistence/run-store.js";

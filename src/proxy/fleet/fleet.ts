@@ -3,7 +3,7 @@
  * may use. A fleet config (proxy-config.ts) gives several backends and a name map; a single
  * client is a pool of one that serves every name, so both run through one code path.
  */
-import { buildClient } from "../../cli/backends.js";
+import { buildClient } from "../../cli-kit/backends.js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { LLMClient, ModelInfo } from "../../core/llm.js";
 import { BackendHealth } from "./backend-health.js";

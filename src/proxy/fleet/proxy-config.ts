@@ -18,7 +18,7 @@
  * ```
  *
  * - `backends.<name>`: `backend` is one of `forge-ts proxy --backend`'s names and is built by the
- *   same factory (src/cli/backends.ts); `model` is the name sent to that backend; `maxConcurrent`
+ *   same factory (src/cli-kit/backends.ts); `model` is the name sent to that backend; `maxConcurrent`
  *   (default unlimited) is its slot count; `apiKey` is a literal or `$NAME` of an environment
  *   variable, read at load time.
  * - `models.<name>`: the name callers send, its `aliases`, and the backends that serve it in

@@ -1,6 +1,8 @@
 /**
- * The small logging surface the backend layer uses. Auto-detected settings are logged with
- * what was chosen (seed principle "explicit over implicit"); pass your own logger to route them.
+ * The small logging surface the backend layer and the model sampling table use. Auto-detected
+ * settings are logged with what was chosen (seed principle "explicit over implicit"); pass your
+ * own logger to route them. It lives in core because it imports nothing and both src/models and
+ * src/server need it.
  */
 export interface ForgeLogger {
   info(message: string): void;

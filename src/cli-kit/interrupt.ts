@@ -4,7 +4,7 @@
  * that (a process that just exits leaves the run "active" with nobody driving it); the command
  * then says how to go on and exits 130. A second SIGINT exits at once, for a run that hangs.
  */
-import { resumeCommand, type HintFlags } from "./runs-decide.js";
+import { resumeCommand, type HintFlags } from "./resume-command.js";
 
 /** The shell's exit code for a process ended by SIGINT (128 + 2). */
 export const INTERRUPTED_EXIT = 130;

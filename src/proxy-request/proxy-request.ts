@@ -69,3 +69,8 @@ export type ProxyOutcome =
   | { kind: "answer"; answer: ProxyAnswer; usage: Usage; attempts: number; rescued: boolean; exhausted?: Exhaustion }
   | { kind: "failed"; error: { name: string; message: string; statusCode?: number }; attempts: number }
   | { kind: "cancelled"; reason: string };
+
+/** The one tool the request's tool_choice forces, if it names one. */
+export function forcedTool(choice: ToolChoice | undefined): string | undefined {
+  return typeof choice === "object" ? choice.function.name : undefined;
+}

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { backendOptionsFrom, buildClient } from "../../src/cli/backends.js";
+import { backendOptionsFrom, buildClient } from "../../src/cli-kit/backends.js";
 
 afterEach(() => vi.unstubAllEnvs());
 

@@ -1,23 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { LLMResponse } from "../../src/core/llm.js";
 import { createMessage, MessageType } from "../../src/core/messages.js";
-import type { ProxyRequest } from "../../src/proxy/proxy-request.js";
-import { parsePolicy } from "../../src/proxy/request-policy.js";
-import {
-  assess,
-  checkFormat,
-  createProxyContext,
-  enforcePolicy,
-  isBudgetSpent,
-  isPolicyBlock,
-  recordPolicyFailure,
-  recordAnswer,
-  recordExhausted,
-  recordResponse,
-  recordRetry,
-  type ProxyContext,
-  type ProxyGuardrailOptions,
-} from "../../src/proxy/request-context.js";
+import type { ProxyRequest } from "../../src/proxy-request/proxy-request.js";
+import { parsePolicy } from "../../src/proxy-request/request-policy.js";
+import { createProxyContext, type ProxyContext, type ProxyGuardrailOptions } from "../../src/proxy-request/request-context.js";
+import { assess, checkFormat, enforcePolicy } from "../../src/proxy-request/verdict.js";
+import { isBudgetSpent, isPolicyBlock, recordAnswer, recordExhausted, recordPolicyFailure, recordResponse, recordRetry } from "../../src/proxy-request/request-actions.js";
 
 const WEATHER = { name: "get_weather", description: "", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
 const SEARCH = { name: "search", description: "", parameters: { type: "object", properties: { q: { type: "string" } } } };

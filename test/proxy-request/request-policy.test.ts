@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/core/errors.js";
 import { createMessage, MessageType, type Message } from "../../src/core/messages.js";
-import { checkPolicy, parsePolicy, stepRecordOf } from "../../src/proxy/request-policy.js";
+import { checkPolicy, parsePolicy, stepRecordOf } from "../../src/proxy-request/request-policy.js";
 
 const call = (id: string, name: string, args: unknown = {}): Message =>
   createMessage("assistant", "", MessageType.TOOL_CALL, { toolCalls: [{ name, args, callId: id }] });

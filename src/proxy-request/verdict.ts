@@ -1,11 +1,10 @@
 /**
- * The proxy-request machine's context (plain JSON) and the pure functions behind its guards
- * and actions. One request: infer, judge the answer, and either answer the caller or append
- * the failed attempt plus a nudge and infer again — the nudges never reach the caller.
+ * The proxy-request machine's judging: a backend answer becomes a Verdict — the answer to hand
+ * the caller, or a retry with the messages and nudge the next attempt sees and the budget it
+ * draws on. Pure functions of the context.
  */
-import type { LLMResponse, ToolChoice, Usage } from "../core/llm.js";
+import type { LLMResponse } from "../core/llm.js";
 import { createMessage, MessageType, type Message } from "../core/messages.js";
-import type { ToolSpec } from "../core/tool.js";
 import { assessResponse } from "../guardrails/assess-response.js";
 import type { BlockedResult } from "../guardrails/blocked-batch.js";
 import { formatNudge } from "../guardrails/nudges.js";
@@ -14,111 +13,14 @@ import { checkStructuredOutput, type OutputFormat } from "../guardrails/structur
 import { looksLikeToolCall } from "../parsing/call-markers.js";
 import { rescueFormat } from "../parsing/rescue.js";
 import { RESPOND_TOOL_NAME } from "../tools/respond.js";
-import { toolsGuarded, type AnswerCall, type Exhaustion, type ProxyAnswer, type ProxyRequest } from "./proxy-request.js";
-import { checkPolicy, stepRecordOf, type ProxyPolicy } from "./request-policy.js";
+import { forcedTool, type AnswerCall, type ProxyAnswer } from "./proxy-request.js";
+import type { Budget, NudgeKind, ProxyContext, Verdict } from "./request-context.js";
+import { checkPolicy, stepRecordOf } from "./request-policy.js";
 import { requestToolDefs, responseSchemaCheck } from "./request-tools.js";
-
-export interface ProxyGuardrailOptions {
-  /** Consecutive unusable answers (bare text where a call is due, unknown tools) before giving up. Default 3. */
-  maxRetries: number;
-  /** Consecutive answers with schema-invalid arguments before giving up. Default 2. */
-  maxToolErrors: number;
-  rescueEnabled: boolean;
-  /** Offer the model a `respond` tool for plain answers and turn its call back into text. */
-  injectRespondTool: boolean;
-  /** Workflow policy, judged from the request's own history (request-policy.ts). */
-  policy?: ProxyPolicy | undefined;
-}
-
-/** The budgets one request draws on; the last two are the policy's and fail closed. */
-export type Budget = "retries" | "toolErrors" | "premature" | "prereq";
-
-export interface ProxyContext {
-  requestId: string;
-  request: ProxyRequest;
-  /** The conversation as sent to the backend: the caller's, plus failed attempts and nudges. */
-  messages: Message[];
-  /** Tools offered to the backend (the caller's, plus `respond` when injected). */
-  tools: ToolSpec[];
-  /** Guardrails apply: the request has tools and does not forbid calling them. */
-  guarded: boolean;
-  respondInjected: boolean;
-  options: ProxyGuardrailOptions;
-  attempts: number;
-  counters: Record<Budget, number>;
-  usage: Usage;
-  rescued: boolean;
-  lastResponse?: LLMResponse;
-  verdict?: Verdict;
-  answer?: ProxyAnswer;
-  exhausted?: Exhaustion;
-  error?: { name: string; message: string; statusCode?: number };
-}
-
-/**
- * Which nudge a retry sends back to the model (a bounded metric label and a span event):
- * `retry` (no usable call), `unknown_tool`, `invalid_args`, `structured_output`, and the
- * policy's `step`, `prerequisite` and `loop_break`.
- */
-export type NudgeKind = "retry" | "unknown_tool" | "invalid_args" | "structured_output" | "step" | "prerequisite" | "loop_break";
-
-/**
- * How one backend answer is judged. `rescue` names the format the calls were rescued from
- * (`client` when the client rescued them itself), whatever the verdict.
- */
-export type Verdict =
-  | { kind: "answer"; answer: ProxyAnswer; rescued: boolean; rescue?: string }
-  | { kind: "retry"; budget: Budget; appended: Message[]; lastError: string; nudge: NudgeKind; rescue?: string; blocked?: "step" | "prerequisite" | "loop_break" | "format" };
-
-export interface ProxyInput {
-  requestId: string;
-  request: ProxyRequest;
-  options: ProxyGuardrailOptions;
-}
-
-/** @example createProxyContext({ requestId: "r1", request, options }).guarded */
-export function createProxyContext(input: ProxyInput): ProxyContext {
-  const { request, options } = input;
-  const guarded = toolsGuarded(request);
-  const respondInjected =
-    guarded && options.injectRespondTool && forcedTool(request.toolChoice) === undefined && !request.tools.some((t) => t.name === RESPOND_TOOL_NAME);
-  const tools = respondInjected ? [...request.tools, RESPOND_SPEC] : request.tools;
-  return {
-    requestId: input.requestId,
-    request,
-    messages: request.messages,
-    tools,
-    guarded,
-    respondInjected,
-    options,
-    attempts: 0,
-    counters: { retries: 0, toolErrors: 0, premature: 0, prereq: 0 },
-    usage: { inputTokens: 0, outputTokens: 0 },
-    rescued: false,
-  };
-}
-
-const RESPOND_SPEC: ToolSpec = {
-  name: RESPOND_TOOL_NAME,
-  description: "Reply to the user in plain words. Use this whenever you want to answer instead of calling another tool.",
-  parameters: { type: "object", properties: { message: { type: "string", description: "The reply, in full." } }, required: ["message"] },
-};
-
-function forcedTool(choice: ToolChoice | undefined): string | undefined {
-  return typeof choice === "object" ? choice.function.name : undefined;
-}
 
 /** Plain text is an acceptable answer unless the caller demanded a call or `respond` is on offer. */
 function textAllowed(ctx: ProxyContext): boolean {
   return ctx.request.toolChoice !== "required" && forcedTool(ctx.request.toolChoice) === undefined && !ctx.respondInjected;
-}
-
-/** The record of one backend answer: usage summed over attempts. */
-export function recordResponse(ctx: ProxyContext, response: LLMResponse): Partial<ProxyContext> {
-  const usage = response.usage
-    ? { inputTokens: ctx.usage.inputTokens + response.usage.inputTokens, outputTokens: ctx.usage.outputTokens + response.usage.outputTokens }
-    : ctx.usage;
-  return { lastResponse: response, attempts: ctx.attempts + 1, usage };
 }
 
 /**
@@ -245,67 +147,4 @@ export function passThroughAnswer(response: LLMResponse, ctx: ProxyContext): Pro
   if (response.content !== undefined) answer.content = response.content;
   if (response.reasoning !== undefined) answer.reasoning = response.reasoning;
   return answer;
-}
-
-function budgetLimit(ctx: ProxyContext, budget: Budget): number {
-  switch (budget) {
-    case "retries":
-      return ctx.options.maxRetries;
-    case "toolErrors":
-      return ctx.options.maxToolErrors;
-    case "premature":
-      return ctx.options.policy?.maxPrematureAttempts ?? 0;
-    case "prereq":
-      return ctx.options.policy?.maxPrereqViolations ?? 0;
-  }
-}
-
-/** One more failure on the verdict's budget would exceed it. */
-export function isBudgetSpent(ctx: ProxyContext): boolean {
-  const v = ctx.verdict;
-  if (v?.kind !== "retry") return false;
-  return ctx.counters[v.budget] + 1 > budgetLimit(ctx, v.budget);
-}
-
-/**
- * A policy block whose budget ran out fails the request: handing the blocked call to the
- * caller would run exactly what the policy forbids.
- */
-export function isPolicyBlock(ctx: ProxyContext): boolean {
-  const v = ctx.verdict;
-  return v?.kind === "retry" && (v.blocked === "step" || v.blocked === "prerequisite" || v.blocked === "loop_break");
-}
-
-/** The failure a spent policy budget ends the request with (HTTP 422, nothing returned to run). */
-export function recordPolicyFailure(ctx: ProxyContext): Partial<ProxyContext> {
-  const v = ctx.verdict;
-  if (v?.kind !== "retry") throw new Error("recordPolicyFailure needs a retry verdict");
-  const message = `forge policy: the model kept making calls the workflow policy forbids (${v.blocked}, ${ctx.counters[v.budget] + 1} attempt(s)); no call was returned. Last: ${v.lastError}`;
-  return { error: { name: "HttpError", message, statusCode: 422 } };
-}
-
-/** Count the failure and append the attempt and its nudge for the next inference. */
-export function recordRetry(ctx: ProxyContext): Partial<ProxyContext> {
-  const v = ctx.verdict;
-  if (v?.kind !== "retry") throw new Error("recordRetry needs a retry verdict");
-  // Every failure inside one request is consecutive: the first usable answer ends the request.
-  const counters = { ...ctx.counters, [v.budget]: ctx.counters[v.budget] + 1 };
-  return { counters, messages: [...ctx.messages, ...v.appended] };
-}
-
-/** Retries ran out: the caller gets the last answer as it was, marked exhausted. */
-export function recordExhausted(ctx: ProxyContext): Partial<ProxyContext> {
-  const v = ctx.verdict;
-  if (v?.kind !== "retry" || !ctx.lastResponse) throw new Error("recordExhausted needs a retry verdict");
-  return {
-    answer: passThroughAnswer(ctx.lastResponse, ctx),
-    exhausted: { reason: v.budget === "toolErrors" ? "tool_errors" : "retries", attempts: ctx.attempts, lastError: v.lastError },
-  };
-}
-
-/** Accept the verdict's answer. */
-export function recordAnswer(ctx: ProxyContext): Partial<ProxyContext> {
-  const v = ctx.verdict;
-  if (v?.kind !== "answer") throw new Error("recordAnswer needs an answer verdict");
-  return { answer: v.answer, rescued: ctx.rescued || v.rescued };
 }

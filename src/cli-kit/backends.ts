@@ -11,7 +11,7 @@ import { OpenAICompatClient } from "../clients/openai-compat.js";
 import { BackendError, InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
 import type { Workflow } from "../core/workflow.js";
-import { positiveInt } from "./run-cli.js";
+import { positiveInt } from "./int-flag.js";
 
 export const BACKENDS = ["sim", "ollama", "llamaserver", "llamafile", "openai", "anthropic"] as const;
 export type BackendName = (typeof BACKENDS)[number];

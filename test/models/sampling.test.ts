@@ -7,8 +7,8 @@ import {
   resetSamplingInfoLog,
   resolveSampling,
   toWireSampling,
-} from "../../src/server/sampling.js";
-import { memoryLogger } from "./helpers.js";
+} from "../../src/models/sampling.js";
+import { memoryLogger } from "../server/helpers.js";
 
 beforeEach(() => resetSamplingInfoLog());
 

@@ -10,7 +10,7 @@
  * purpose (unknown → UnsupportedModelError when opted in), never guessed.
  */
 import { UnsupportedModelError } from "../core/errors.js";
-import { consoleLogger, type ForgeLogger } from "./logger.js";
+import { consoleLogger, type ForgeLogger } from "../core/logger.js";
 
 /** Sampling fields, camelCase; clients map them onto their wire names. */
 export interface SamplingParams {

@@ -1,0 +1,126 @@
+/**
+ * The layers of forge-ts as dependency-cruiser rules (`npm run lint:deps`, part of `npm test`).
+ * Every arrow points down; a violation prints the rule's name and both files.
+ *
+ * Layers, top to bottom (worked out from the imports, issue 23):
+ *   entries        src/index.ts, src/testing.ts, src/sql.ts, src/postgres.ts, src/mcp.ts, src/ai-sdk.ts —
+ *                  the public entry points re-export every layer, so nothing imports them
+ *   surfaces       src/cli, eval, visualizer, src/proxy (the HTTP app), src/queue, src/mcp-server,
+ *                  src/ai-sdk (the AI SDK middleware: the proxy-request machine's second front door)
+ *   surface kit    src/cli-kit — what the commands and eval's scripts share (backend building,
+ *                  integer flags, Ctrl-C, exit codes, resume hints); `forge-ts eval` mounts
+ *                  eval's scripts, so src/cli → eval, and eval never imports src/cli
+ *   runner         src/runner.ts, src/runner/, src/services.ts
+ *   machines       machines/ — configuration; the runner supplies services by name (provide())
+ *   services       src/clients, src/server, src/persistence, src/telemetry, src/mcp — the I/O.
+ *                  Stores and telemetry read the machine context's types, so they sit above
+ *                  the machine logic, beside (never inside) the machines
+ *   machine logic  src/loop (workflow machine), src/proxy-request (proxy-request machine)
+ *   shared logic   src/guardrails, src/parsing, src/context, src/tools, src/models — pure rules
+ *                  the machine logic and the clients both use (rescue parsing, nudges, sampling)
+ *   core           src/core — imports nothing of ours
+ */
+const LAYERS = [
+  { name: "entries", path: "^src/(index|testing|sql|postgres|mcp|ai-sdk)\\.ts$" },
+  // eval/examples are written as users write them, against the public entry points.
+  { name: "surfaces", path: "^(src/(cli|proxy|queue|mcp-server|ai-sdk)/|eval/|visualizer/)", exempt: "^eval/examples/" },
+  { name: "surface-kit", path: "^src/cli-kit/" },
+  { name: "runner", path: "^src/(runner\\.ts|runner/|services\\.ts)" },
+  { name: "machines", path: "^machines/" },
+  { name: "services", path: "^src/(clients|server|persistence|telemetry|mcp)/" },
+  { name: "machine-logic", path: "^src/(loop|proxy-request)/" },
+  { name: "shared-logic", path: "^src/(guardrails|parsing|context|tools|models)/" },
+  { name: "core", path: "^src/core/" },
+];
+
+// One rule per layer: it may import its own layer and those below, never one above.
+const upward = LAYERS.slice(1).map((layer, i) => ({
+  name: `no-upward-from-${layer.name}`,
+  comment: `${layer.name} imports only its own layer and those below it (${LAYERS.slice(0, i + 1).map((l) => l.name).join(", ")} are above)`,
+  severity: "error",
+  from: layer.exempt ? { path: layer.path, pathNot: layer.exempt } : { path: layer.path },
+  to: { path: LAYERS.slice(0, i + 1).map((l) => l.path) },
+}));
+
+// The pairs of the no-circular rule's comment: a cycle made only of these is tolerated.
+const KNOWN_CYCLES = ["^src/core/(tool|workflow)\\.ts$", "^eval/(fixture|scenario)\\.ts$"];
+
+// Every folder of ours must belong to a layer, or the rules above would not see it.
+const OURS = "^(src|machines|eval|visualizer)/";
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: "core-imports-nothing-of-ours",
+      comment: "src/core is the bottom: types, errors and the logger, with no import of any other module of ours",
+      severity: "error",
+      from: { path: "^src/core/" },
+      to: { path: OURS, pathNot: "^src/core/" },
+    },
+    {
+      name: "machines-take-services-by-name",
+      comment:
+        "machines/ is configuration: guards and actions come from the machine logic below, services are supplied by name " +
+        "(machine.provide), so a machine imports no service module and no I/O (node:fs, node:http, undici, child_process)",
+      severity: "error",
+      from: { path: "^machines/" },
+      to: {
+        path: [
+          "^src/(clients|server|persistence|telemetry|mcp)/",
+          "^(node:)?(fs|fs/promises|http|https|http2|net|child_process)$",
+          "^undici$",
+          "node_modules/undici/",
+        ],
+      },
+    },
+    {
+      name: "eval-apart-from-cli",
+      comment: "src/cli mounts eval's scripts (`forge-ts eval`, `report`, the worker's eval jobs); what both need lives in src/cli-kit",
+      severity: "error",
+      from: { path: "^eval/" },
+      to: { path: "^src/cli/" },
+    },
+    {
+      name: "surfaces-stay-apart",
+      comment:
+        "A surface builds on the layers below, not on another surface. src/cli (it mounts every surface as a subcommand) and " +
+        "eval (its harness and benchmarks drive the proxy, the queue and the visualizer as a user would) are exempt. " +
+        "Known arrows left: visualizer/protocol.ts → src/queue/counts.ts (the type of the queue panel's counts) and " +
+        "src/mcp-server/mcp-http-app.ts → src/proxy/caller-auth.ts (one API-key middleware for both HTTP apps).",
+      severity: "error",
+      from: { path: "^(src/proxy|src/queue|src/mcp-server|visualizer)/" },
+      to: {
+        path: "^(src/(cli|proxy|queue|mcp-server)/|eval/|visualizer/)",
+        // $1: the importing surface's own folder.
+        pathNot: ["^$1/", "^src/queue/counts\\.ts$", "^src/proxy/caller-auth\\.ts$"],
+      },
+    },
+    {
+      name: "every-module-in-a-layer",
+      comment: "a new top-level folder under src/ must join a layer in .dependency-cruiser.cjs",
+      severity: "error",
+      from: { path: OURS, pathNot: LAYERS.map((l) => l.path) },
+      to: {},
+    },
+    {
+      name: "no-circular",
+      comment:
+        "No import cycles in our code. Two type-only cycles remain, each a pair that describe each other: " +
+        "src/core/tool.ts ⇄ src/core/workflow.ts (a tool may run a child Workflow; a Workflow holds tools) and " +
+        "eval/fixture.ts ⇄ eval/scenario.ts (a scenario names its fixture; fixtures are gathered from scenarios). " +
+        "A cycle through any other module is an error.",
+      severity: "error",
+      from: { path: OURS },
+      to: { circular: true, viaSomeNot: KNOWN_CYCLES },
+    },
+  ],
+  options: {
+    // TypeScript 7 has no JavaScript API: swc parses the sources.
+    parser: "swc",
+    doNotFollow: { path: "node_modules" },
+    tsConfig: { fileName: "tsconfig.json" },
+    // Type-only imports are arrows too: a type from a layer above couples the code the same way.
+    tsPreCompilationDeps: true,
+  },
+};

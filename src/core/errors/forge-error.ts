@@ -1,0 +1,49 @@
+/**
+ * The base class every forge-ts error extends, its JSON form, and the error for a bad option.
+ */
+
+const kForgeError = Symbol.for("forge-ts.error");
+
+export interface ErrorJSON {
+  name: string;
+  code: string;
+  message: string;
+  data: Record<string, unknown>;
+}
+
+export class ForgeError extends Error {
+  readonly code: string = "FORGE_ERROR";
+  readonly [kForgeError] = true;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+
+  /** Structured context fields (JSON-safe); subclasses add theirs. */
+  get data(): Record<string, unknown> {
+    return {};
+  }
+
+  toJSON(): ErrorJSON {
+    return { name: this.name, code: this.code, message: this.message, data: this.data };
+  }
+
+  static isInstance(value: unknown): value is ForgeError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[kForgeError] === true;
+  }
+}
+
+/** Options of the constructor are validated up front; a bad one names itself and what to use. */
+export class InvalidArgumentError extends ForgeError {
+  override readonly code = "FORGE_INVALID_ARGUMENT";
+  constructor(
+    readonly argument: string,
+    message: string,
+  ) {
+    super(`Invalid ${argument}: ${message}`);
+  }
+  override get data() {
+    return { argument: this.argument };
+  }
+}

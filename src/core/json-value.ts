@@ -1,0 +1,85 @@
+/**
+ * Whether a value is plain JSON, checked where data enters the machine context and snapshots
+ * (tool arguments and results, stored runs): a BigInt, a class instance or hostile nesting
+ * fails here with its path instead of far away in JSON.stringify or structuredClone.
+ */
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Deepest nesting accepted in data the loop stores as JSON (context, snapshots). Deeper values
+ * overflow the stack of recursive JSON code (JSON.stringify, structuredClone, ajv) with a
+ * RangeError far from where they came in.
+ *
+ * @example
+ * jsonIssue(value, MAX_JSON_DEPTH) === undefined; // safe to keep in the machine context
+ */
+export const MAX_JSON_DEPTH = 512;
+const MAX_JSON_VALUES = 1_000_000;
+
+function className(proto: unknown): string {
+  try {
+    const name = (proto as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+    return typeof name === "string" && name ? name : "non-plain object";
+  } catch {
+    return "non-plain object";
+  }
+}
+
+type Visit = { value: unknown; depth: number; parent?: Visit; key?: string | number };
+
+function visitPath(visit: Visit): string {
+  const keys: (string | number)[] = [];
+  for (let v: Visit | undefined = visit; v?.parent; v = v.parent) keys.push(v.key!);
+  const path = keys.reverse().map((k) => (typeof k === "number" ? `[${k}]` : `.${k}`)).join("");
+  return path ? path.replace(/^\./, "") : "(root)";
+}
+
+/**
+ * Why `value` is not plain JSON (a BigInt, function or symbol, a non-finite number, an object
+ * that is not a plain object or array, a cycle, nesting deeper than `maxDepth`), or undefined
+ * when it is. Iterative, so hostile depth cannot overflow the stack here. `undefined` is
+ * accepted (JSON.stringify drops it).
+ *
+ * @example
+ * jsonIssue({ a: 1n }); // "a bigint at a"
+ * jsonIssue({ a: [1, "x", null] }); // undefined
+ */
+export function jsonIssue(value: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
+  const stack: Visit[] = [{ value, depth: 0 }];
+  let count = 0;
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    const v = visit.value;
+    if (++count > MAX_JSON_VALUES) return `more than ${MAX_JSON_VALUES} values`;
+    if (v === null || v === undefined || typeof v === "string" || typeof v === "boolean") continue;
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return `${v} at ${visitPath(visit)} (not a JSON number)`;
+      continue;
+    }
+    if (typeof v !== "object") return `a ${typeof v} at ${visitPath(visit)}`;
+    // A cycle also ends here: its depth grows without bound.
+    if (visit.depth >= maxDepth) return `nesting deeper than ${maxDepth} levels (or a cycle) at ${visitPath(visit)}`;
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: visit.depth + 1, parent: visit, key: i });
+      continue;
+    }
+    const proto: unknown = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) {
+      return `a ${className(proto)} at ${visitPath(visit)}`;
+    }
+    let entries: [string, unknown][];
+    try {
+      entries = Object.entries(v);
+    } catch (error) {
+      return `an unreadable property at ${visitPath(visit)} (${error instanceof Error ? error.message : "getter threw"})`;
+    }
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      stack.push({ value: child, depth: visit.depth + 1, parent: visit, key });
+    }
+  }
+  return undefined;
+}
