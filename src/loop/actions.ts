@@ -105,6 +105,8 @@ export function recordRejectedBatch(ctx: WorkflowContext): ActionResult {
 /** A valid batch: the consecutive-retry counter starts over. */
 export function acceptCalls(ctx: WorkflowContext): ActionResult {
   const rescued = ctx.validation?.kind === "calls" && ctx.validation.rescued;
+  // No streak to end and nothing to count: an empty patch (the machine assigns nothing).
+  if (!rescued && ctx.counters.retries === 0) return { patch: {}, appended: [] };
   return {
     patch: { counters: { ...ctx.counters, retries: 0 }, stats: { ...ctx.stats, rescues: ctx.stats.rescues + (rescued ? 1 : 0) } },
     appended: [],

@@ -89,6 +89,10 @@ export const hasRepeatViolation = (ctx: WorkflowContext): boolean => repeatViola
 export const isBatchComplete = (ctx: WorkflowContext): boolean =>
   ctx.batch !== undefined && ctx.batch.done.length >= ctx.batch.calls.length;
 
+/** The call now running is the batch's last: once committed, the batch is complete. */
+export const isLastCallOfBatch = (ctx: WorkflowContext): boolean =>
+  ctx.batch !== undefined && ctx.batch.done.length + 1 >= ctx.batch.calls.length;
+
 export const batchHadToolError = (ctx: WorkflowContext): boolean => ctx.batch?.done.some((r) => r.status === "error") ?? false;
 
 export const isToolErrorBudgetExhausted = (ctx: WorkflowContext): boolean =>
