@@ -197,7 +197,8 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       commitToolError: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
         commit(enqueue, context, act.outcomeFromError(act.nextCall(context).tool, params.error)),
       ),
-      finishBatch: enqueueActions(({ context, enqueue }) => apply(enqueue, act.finishBatch(context))),
+      // Appends nothing: a plain assign (no enqueue machinery).
+      finishBatch: assign(({ context }) => act.finishBatch(context).patch),
       failRetries: assign({ error: ({ context }) => fail.retriesExhausted(context) }),
       failPremature: assign({ error: ({ context }) => fail.prematureExhausted(context) }),
       failPrereq: assign({ error: ({ context }) => fail.prereqExhausted(context) }),
