@@ -11,7 +11,7 @@
 import {
   droppedResultStandIn,
   MessageType,
-  wireMessageOf,
+  toApiMessage,
   type ApiFormat,
   type Message,
   type ReasoningReplay,
@@ -20,6 +20,13 @@ import {
 } from "../core/messages.js";
 
 const standIn = (call: ToolCallInfo): WireMessage => Object.freeze(droppedResultStandIn(call));
+
+/**
+ * A message's wire form, frozen. Built here rather than through `wireMessageOf`'s shared cache:
+ * a history serializes each message once (until compaction rewrites it), so the cache's
+ * WeakMap entry per message would cost more than it saves.
+ */
+const wireOf = (m: Message, format: ApiFormat): WireMessage => Object.freeze(toApiMessage(m, format));
 
 /**
  * @example
@@ -79,7 +86,7 @@ export class WireHistory {
       if (this.replay === "full") this.#pending.push(m.content);
       else if (this.replay === "keep-last") {
         // Only the latest reasoning is replayed: the one before it is taken back out.
-        if (this.#foldedAt >= 0) out[this.#foldedAt] = wireMessageOf(this.#foldedFrom!, this.format);
+        if (this.#foldedAt >= 0) out[this.#foldedAt] = wireOf(this.#foldedFrom!, this.format);
         this.#foldedAt = -1;
         this.#foldedFrom = undefined;
         this.#pending = [m.content];
@@ -96,7 +103,7 @@ export class WireHistory {
       else this.#closeCalls();
       if (m.toolCalls?.length) this.#unanswered = [...m.toolCalls];
     }
-    const wire = wireMessageOf(m, this.format);
+    const wire = wireOf(m, this.format);
     if (this.#pending.length > 0 && m.role === "assistant") {
       const folded = [...this.#pending, m.content].filter((s) => s.length > 0).join("\n\n");
       if (this.replay === "keep-last") {
