@@ -126,6 +126,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       hasPrereqViolation: ({ context }) => is.hasPrereqViolation(context),
       isPrereqBudgetExhausted: ({ context }) => is.isPrereqBudgetExhausted(context),
       isBatchComplete: ({ context }) => is.isBatchComplete(context),
+      isLastCallOfBatch: ({ context }) => is.isLastCallOfBatch(context),
       isToolErrorBudgetExhausted: ({ context }) => is.isToolErrorBudgetExhausted(context),
       hasTerminalResult: ({ context }) => is.hasTerminalResult(context),
       isFatalToolError: (_, params: { error: unknown }) => is.isFatalToolError(params.error),
@@ -190,14 +191,14 @@ export function createWorkflowMachine(toolbox: Toolbox) {
         const call = act.nextCall(context);
         enqueue.emit({ type: "toolStart", tool: call.tool, args: call.args, callId: call.callId, index: call.index });
       }),
-      commitToolResult: enqueueActions(({ context, enqueue }, params: { output: ExecuteToolOutput }) => {
-        enqueue.assign({ now: params.output.now });
-        commit(enqueue, context, act.outcomeFromOutput(params.output), params.output.now);
-      }),
+      commitToolResult: enqueueActions(({ context, enqueue }, params: { output: ExecuteToolOutput }) =>
+        commit(enqueue, context, act.outcomeFromOutput(params.output), params.output.now),
+      ),
       commitToolError: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
         commit(enqueue, context, act.outcomeFromError(act.nextCall(context).tool, params.error)),
       ),
-      finishBatch: enqueueActions(({ context, enqueue }) => apply(enqueue, act.finishBatch(context))),
+      // Appends nothing: a plain assign (no enqueue machinery).
+      finishBatch: assign(({ context }) => act.finishBatch(context).patch),
       failRetries: assign({ error: ({ context }) => fail.retriesExhausted(context) }),
       failPremature: assign({ error: ({ context }) => fail.prematureExhausted(context) }),
       failPrereq: assign({ error: ({ context }) => fail.prereqExhausted(context) }),
@@ -298,7 +299,8 @@ export function createWorkflowMachine(toolbox: Toolbox) {
           { guard: and(["isNextToolErrorFatal", "hasRepeatViolation"]), target: "failed", actions: "failToolErrors" },
           { guard: "hasRepeatViolation", target: "compacting", actions: "recordLoopBreak" },
           { guard: "needsHuman", target: "awaitingHuman", actions: "startBatch" },
-          { target: "executingTools", actions: "startBatch" },
+          // No person decides any call: the batch's first call runs at once (nothing to select).
+          { target: "executingTools.running", actions: "startBatch" },
         ],
       },
       executingTools: {
@@ -329,13 +331,18 @@ export function createWorkflowMachine(toolbox: Toolbox) {
                   idempotencyKey: `${context.run.id}:${context.iteration}:${call.index}`,
                 };
               },
-              onDone: { target: "selecting", actions: { type: "commitToolResult", params: ({ event }) => ({ output: event.output }) } },
+              // The batch's last call settles it at once; another call goes back to selecting.
+              onDone: [
+                { guard: "isLastCallOfBatch", target: "settling", actions: { type: "commitToolResult", params: ({ event }) => ({ output: event.output }) } },
+                { target: "selecting", actions: { type: "commitToolResult", params: ({ event }) => ({ output: event.output }) } },
+              ],
               onError: [
                 {
                   guard: { type: "isFatalToolError", params: ({ event }) => ({ error: event.error }) },
                   target: "#workflow.failed",
                   actions: { type: "failTerminalResult", params: ({ event }) => ({ error: event.error }) },
                 },
+                { guard: "isLastCallOfBatch", target: "settling", actions: { type: "commitToolError", params: ({ event }) => ({ error: event.error }) } },
                 { target: "selecting", actions: { type: "commitToolError", params: ({ event }) => ({ error: event.error }) } },
               ],
             },
@@ -386,13 +393,22 @@ type Enqueue = {
 };
 
 function apply(enqueue: Enqueue, result: act.ActionResult): void {
-  enqueue.assign(result.patch);
+  // An empty patch assigns nothing: XState copies the whole snapshot on every assign.
+  if (hasKeys(result.patch)) enqueue.assign(result.patch);
   for (const message of result.appended) enqueue.emit({ type: "message", message });
+}
+
+function hasKeys(o: object): boolean {
+  for (const key in o) if (Object.hasOwn(o, key)) return true;
+  return false;
 }
 
 function commit(enqueue: Enqueue, context: WorkflowContext, outcome: act.ToolOutcome, now?: number): void {
   const call = act.nextCall(context);
-  apply(enqueue, act.commitToolOutcome(context, outcome));
+  const committed = act.commitToolOutcome(context, outcome);
+  // The service's clock goes in with the outcome: one assign per committed call.
+  if (now !== undefined) committed.patch.now = now;
+  apply(enqueue, committed);
   enqueue.emit({
     type: "toolEnd",
     tool: call.tool,

@@ -363,7 +363,7 @@ export class WorkflowRunner {
     const tracer = runTracer(telemetry);
     if (!tracer) return undefined;
     const sessionId = tracing.sessionId ?? record?.writer.sessionId;
-    return new RunTrace({
+    const trace = new RunTrace({
       tracer,
       recordContent: telemetry?.recordContent ?? false,
       workflow,
@@ -373,6 +373,9 @@ export class WorkflowRunner {
       parent: tracing.parent ?? otelContext.active(),
       previous: tracing.previous,
     });
+    // The no-op API with nothing to continue: a chat or tool span per step would be an invalid
+    // no-op span too, so the run does without them (what every user without an SDK pays).
+    return trace.inert ? undefined : trace;
   }
 
   #assertIdle(): void {

@@ -13,11 +13,12 @@ import { fromPromise } from "xstate";
 import type { CompactOutput, ExecuteToolInput, ExecuteToolOutput, InferInput, InferOutput, CompactInput } from "../machines/workflow.machine.js";
 import type { ContextManager } from "./context/context-manager.js";
 import { CallbackError, ClientContractError, InvalidArgumentError, StreamError, ToolTimeoutError } from "./core/errors.js";
-import type { ChildRunOptions, ToolExecuteContext } from "./core/tool.js";
+import type { AnyToolDef, ChildRunOptions, ToolExecuteContext } from "./core/tool.js";
 import type { ChildCall } from "./runner/child-run.js";
 import type { LLMClient, LLMResponse, StreamChunk } from "./core/llm.js";
 import type { ReasoningReplay, WireMessage } from "./core/wire-messages.js";
 import type { Workflow } from "./core/workflow.js";
+import { cloneJson } from "./core/json-clone.js";
 import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "./core/response-contract.js";
 import { capToolOutput, toolOutput } from "./loop/tool-output.js";
 import { WireHistory } from "./loop/wire-history.js";
@@ -96,16 +97,39 @@ export function createServices(o: ServiceOptions): WorkflowServices {
     return response;
   }
 
+  async function request(wire: WireMessage[], signal: AbortSignal, traceContext: Context | undefined): Promise<LLMResponse> {
+    if (o.stream && client.sendStream) return streamed(wire, signal, traceContext);
+    return assertLLMResponse(await client.send(wire, specs(), traceContext ? { signal, traceContext } : { signal }), name);
+  }
+
+  // A call's output, shaped and timed (the tool's own deadline, maxResultChars, the clock).
+  async function runTool(tool: AnyToolDef, input: ExecuteToolInput, signal: AbortSignal, traceContext: Context | undefined): Promise<ExecuteToolOutput> {
+    const timeoutMs = tool.timeoutMs ?? o.toolTimeoutMs;
+    const result = await withDeadline(signal, timeoutMs, () => new ToolTimeoutError(tool.name, timeoutMs!), (toolSignal) =>
+      // A copy: a tool that mutates its arguments (a BigInt, a cycle) must not reach the
+      // machine's context, which stays plain JSON.
+      tool.execute(cloneJson(input.args), {
+        signal: toolSignal,
+        idempotencyKey: input.idempotencyKey,
+        runId: input.runId,
+        iteration: input.iteration,
+        callIndex: input.index,
+        ...(o.runChild ? { runChild: childRunner(o.runChild, input, toolSignal, traceContext) } : {}),
+      }),
+    );
+    // The model sees at most maxResultChars; the whole text rides along for the caller (toolEnd).
+    const shaped = capToolOutput(toolOutput(tool.name, result, workflow.isTerminal(tool.name)), tool.maxResultChars ?? o.maxResultChars);
+    return { ...shaped, now: now() };
+  }
+
   return {
     async infer(input, signal) {
       throwIfHalted();
       const wire = history.serialize(input.messages);
-      const send = async (traceContext?: Context): Promise<LLMResponse> =>
-        o.stream && client.sendStream
-          ? streamed(wire, signal, traceContext)
-          : assertLLMResponse(await client.send(wire, specs(), traceContext ? { signal, traceContext } : { signal }), name);
       const trace = o.trace?.();
-      const response = trace ? await trace.chat(input.iteration + 1, input.messages, send) : await send();
+      const response = trace
+        ? await trace.chat(input.iteration + 1, input.messages, (traceContext) => request(wire, signal, traceContext))
+        : await request(wire, signal, undefined);
       // Backends that report no usage still count against token budgets, by estimate.
       const usage = response.usage ?? {
         inputTokens: contextManager.estimateTokens(input.messages, { chars4Tokens: input.tokens }),
@@ -142,27 +166,11 @@ export function createServices(o: ServiceOptions): WorkflowServices {
         throwIfHalted();
       }
       const tool = workflow.getTool(input.tool);
-      const timeoutMs = tool.timeoutMs ?? o.toolTimeoutMs;
-      const run = async (traceContext?: Context): Promise<ExecuteToolOutput> => {
-        const result = await withDeadline(signal, timeoutMs, () => new ToolTimeoutError(tool.name, timeoutMs!), (toolSignal) =>
-          // A copy: a tool that mutates its arguments (a BigInt, a cycle) must not reach the
-          // machine's context, which stays plain JSON.
-          tool.execute(structuredClone(input.args), {
-            signal: toolSignal,
-            idempotencyKey: key,
-            runId: input.runId,
-            iteration: input.iteration,
-            callIndex: input.index,
-            ...(o.runChild ? { runChild: childRunner(o.runChild, input, toolSignal, traceContext) } : {}),
-          }),
-        );
-        // The model sees at most maxResultChars; the whole text rides along for the caller (toolEnd).
-        const shaped = capToolOutput(toolOutput(tool.name, result, workflow.isTerminal(tool.name)), tool.maxResultChars ?? o.maxResultChars);
-        return { ...shaped, now: now() };
-      };
       let output: ExecuteToolOutput;
       try {
-        output = trace ? await trace.tool({ tool: input.tool, callId: input.callId, args: input.args }, run) : await run();
+        output = trace
+          ? await trace.tool({ tool: input.tool, callId: input.callId, args: input.args }, (traceContext) => runTool(tool, input, signal, traceContext))
+          : await runTool(tool, input, signal, undefined);
       } catch (error) {
         // A call cut off (the run cancelled or stopped) has no outcome: it runs again on resume.
         // A fatal one fails the run: nothing to resume into.

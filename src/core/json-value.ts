@@ -48,6 +48,19 @@ function visitPath(visit: Visit): string {
  * jsonIssue({ a: [1, "x", null] }); // undefined
  */
 export function jsonIssue(value: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
+  // The loop checks every model answer: small clean values are confirmed by a quick recursive
+  // look; anything else (a problem to word, a big or deep value) gets the careful walk below.
+  fastBudget = FAST_VALUES;
+  try {
+    if (isClearlyJson(value, 0, Math.min(maxDepth, FAST_DEPTH))) return undefined;
+  } catch {
+    // a throwing getter or proxy: the walk below reports it as it always did
+  }
+  return walkJsonIssue(value, maxDepth);
+}
+
+/** jsonIssue's careful walk (no quick look first): exported for the test that holds the two equal. */
+export function walkJsonIssue(value: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
   const stack: Visit[] = [{ value, depth: 0 }];
   let count = 0;
   while (stack.length > 0) {
@@ -82,4 +95,24 @@ export function jsonIssue(value: unknown, maxDepth = MAX_JSON_DEPTH): string | u
     }
   }
   return undefined;
+}
+
+const FAST_DEPTH = 64;
+const FAST_VALUES = 10_000;
+let fastBudget = 0;
+
+/** True only for what jsonIssue's walk passes (within FAST_DEPTH and FAST_VALUES); false: look closer. */
+function isClearlyJson(v: unknown, depth: number, maxDepth: number): boolean {
+  if (--fastBudget < 0) return false;
+  if (v === null || v === undefined || typeof v === "string" || typeof v === "boolean") return true;
+  if (typeof v === "number") return Number.isFinite(v);
+  if (typeof v !== "object" || depth >= maxDepth) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!isClearlyJson(v[i], depth + 1, maxDepth)) return false;
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(v)) if (!isClearlyJson((v as Record<string, unknown>)[key], depth + 1, maxDepth)) return false;
+  return true;
 }

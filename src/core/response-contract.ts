@@ -74,8 +74,9 @@ export function clientName(client: unknown): string {
  * assertLLMResponse(null, "OllamaClient"); // throws ClientContractError
  */
 export function assertLLMResponse(value: unknown, client: string): LLMResponse {
-  const parsed = LLMResponseSchema.safeParse(value);
-  if (!parsed.success) {
+  // The usual answer is checked by hand (once per model call); zod judges the rest and words its issues.
+  const parsed = isPlainResponse(value) ? undefined : LLMResponseSchema.safeParse(value);
+  if (parsed && !parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`);
     throw new ClientContractError(client, issues, previewValue(value));
   }
@@ -83,6 +84,32 @@ export function assertLLMResponse(value: unknown, client: string): LLMResponse {
   if (problem) throw new ClientContractError(client, [`the response is not plain JSON: ${problem}`], previewValue(value));
   // The checked original, not zod's copy: extra fields a client adds are kept as they were.
   return value as LLMResponse;
+}
+
+/**
+ * A response of plain objects that LLMResponseSchema certainly accepts (a strict subset of it: a
+ * property test holds it to that); false sends the value to the schema itself.
+ */
+export function isPlainResponse(value: unknown): boolean {
+  if (!isPlain(value)) return false;
+  const r = value as Record<string, unknown>;
+  if (!isOptionalString(r.reasoning) || !isOptionalUsage(r.usage)) return false;
+  if (r.type === "text") return typeof r.content === "string";
+  if (r.type !== "tool_calls" || !Array.isArray(r.toolCalls) || (r.rescued !== undefined && r.rescued !== true)) return false;
+  for (const call of r.toolCalls as unknown[]) {
+    if (!isPlain(call)) return false;
+    const c = call as Record<string, unknown>;
+    if (typeof c.tool !== "string" || !isOptionalString(c.id) || !isOptionalString(c.reasoning)) return false;
+  }
+  return true;
+}
+
+const isPlain = (v: unknown): boolean => typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+const isOptionalString = (v: unknown): boolean => v === undefined || typeof v === "string";
+const isCount = (v: unknown): boolean => typeof v === "number" && Number.isFinite(v) && v >= 0;
+function isOptionalUsage(v: unknown): boolean {
+  if (v === undefined) return true;
+  return isPlain(v) && isCount((v as Record<string, unknown>).inputTokens) && isCount((v as Record<string, unknown>).outputTokens);
 }
 
 /**

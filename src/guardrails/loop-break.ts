@@ -46,13 +46,15 @@ export function findRepeatViolations(
   calls: readonly { tool: string; args: unknown }[],
   counts: Readonly<Record<string, number>>,
   maxToolRepeat: number,
+  /** `callKey` of each call, when the caller already has them. */
+  keys: readonly string[] = calls.map((c) => callKey(c.tool, c.args)),
 ): RepeatViolation[] {
   // Counts added by this batch live beside the run's record: copying the record would make
   // every check cost as much as the whole run's history of distinct calls.
   const inBatch = new Map<string, number>();
   const violations: RepeatViolation[] = [];
   calls.forEach((call, index) => {
-    const key = callKey(call.tool, call.args);
+    const key = keys[index]!;
     const count = (Object.hasOwn(counts, key) ? counts[key]! : 0) + (inBatch.get(key) ?? 0);
     if (count >= maxToolRepeat) violations.push({ index, tool: call.tool, count });
     else inBatch.set(key, (inBatch.get(key) ?? 0) + 1);

@@ -44,13 +44,25 @@ export function compactionHint(ctx: WorkflowContext): string {
  * run, iteration and index so a restored snapshot produces the same ids.
  */
 export function makeCallId(runId: string, iteration: number, index: number): string {
-  let h = 0x811c9dc5;
-  const s = `${runId}:${iteration}:${index}`;
+  // FNV-1a of `${runId}:${iteration}:${index}`, continued from the run id's (hashed once per run).
+  const h = fnv1a(`${iteration}:${index}`, runPrefixHash(runId));
+  return (h.toString(36) + iteration.toString(36) + index.toString(36)).padStart(9, "0").slice(-9);
+}
+
+function fnv1a(s: string, from: number): number {
+  let h = from;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  return (h.toString(36) + iteration.toString(36) + index.toString(36)).padStart(9, "0").slice(-9);
+  return h;
+}
+
+/** FNV-1a state after `${runId}:` — the same for every call of a run, so kept for the last run id seen. */
+let lastRun = { id: "", hash: fnv1a(":", 0x811c9dc5) };
+function runPrefixHash(runId: string): number {
+  if (lastRun.id !== runId) lastRun = { id: runId, hash: fnv1a(`${runId}:`, 0x811c9dc5) };
+  return lastRun.hash;
 }
 
 function reasoningMessages(ctx: WorkflowContext): Message[] {
@@ -105,6 +117,8 @@ export function recordRejectedBatch(ctx: WorkflowContext): ActionResult {
 /** A valid batch: the consecutive-retry counter starts over. */
 export function acceptCalls(ctx: WorkflowContext): ActionResult {
   const rescued = ctx.validation?.kind === "calls" && ctx.validation.rescued;
+  // No streak to end and nothing to count: an empty patch (the machine assigns nothing).
+  if (!rescued && ctx.counters.retries === 0) return { patch: {}, appended: [] };
   return {
     patch: { counters: { ...ctx.counters, retries: 0 }, stats: { ...ctx.stats, rescues: ctx.stats.rescues + (rescued ? 1 : 0) } },
     appended: [],

@@ -84,11 +84,26 @@ export function addCallKeys(trie: CallCountTrie, keys: readonly string[]): CallC
  * addCalls(EMPTY_CALL_COUNTS, [{ tool: "a", args: { x: 1 } }]); // one more run of a({ x: 1 })
  */
 export function addCalls(trie: CallCountTrie, executed: readonly { tool: string; args: unknown }[]): CallCountTrie {
-  return addCallKeys(
-    trie,
-    executed.map((c) => callKey(c.tool, c.args)),
-  );
+  return addCallKeys(trie, callKeysOf(executed));
 }
+
+/**
+ * `callKey` of each call. A call object of the machine context never changes, and a batch's
+ * calls are keyed twice (the loop-break check, then the count when the batch starts): each
+ * object's key is rendered once.
+ */
+export function callKeysOf(calls: readonly { tool: string; args: unknown }[]): string[] {
+  return calls.map((call) => {
+    let key = keyOfCall.get(call);
+    if (key === undefined) {
+      key = callKey(call.tool, call.args);
+      keyOfCall.set(call, key);
+    }
+    return key;
+  });
+}
+
+const keyOfCall = new WeakMap<object, string>();
 
 function increment(node: CallCountTrie, key: string, hash: number, shift: number, by: number): CallCountTrie {
   if (isBranch(node)) {

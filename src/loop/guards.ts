@@ -4,12 +4,12 @@
  */
 import { ForgeError, type ToolResultError } from "../core/errors.js";
 import { isExhausted } from "../guardrails/error-tracker.js";
-import { callKey, findRepeatViolations } from "../guardrails/loop-break.js";
+import { findRepeatViolations } from "../guardrails/loop-break.js";
 import { rejectionBudget } from "../guardrails/response-validator.js";
 import { findPrematureTerminal, findPrerequisiteViolations } from "../guardrails/step-enforcer.js";
 import type { ValidatedCall } from "../guardrails/response-validator.js";
 import type { Prerequisite } from "../core/tool.js";
-import { countsOf } from "./call-counts.js";
+import { callKeysOf, countsOf } from "./call-counts.js";
 import type { WorkflowContext } from "./context.js";
 
 export const totalTokens = (ctx: WorkflowContext): number => ctx.usage.inputTokens + ctx.usage.outputTokens;
@@ -80,14 +80,18 @@ export const isPrereqBudgetExhausted = (ctx: WorkflowContext): boolean => isExha
 export function repeatViolations(ctx: WorkflowContext) {
   const calls = validatedCalls(ctx);
   if (calls.length === 0) return [];
-  const counts = countsOf(ctx.callCounts, calls.map((c) => callKey(c.tool, c.args)));
-  return findRepeatViolations(calls, counts, ctx.run.budget.maxToolRepeat);
+  const keys = callKeysOf(calls);
+  return findRepeatViolations(calls, countsOf(ctx.callCounts, keys), ctx.run.budget.maxToolRepeat, keys);
 }
 
 export const hasRepeatViolation = (ctx: WorkflowContext): boolean => repeatViolations(ctx).length > 0;
 
 export const isBatchComplete = (ctx: WorkflowContext): boolean =>
   ctx.batch !== undefined && ctx.batch.done.length >= ctx.batch.calls.length;
+
+/** The call now running is the batch's last: once committed, the batch is complete. */
+export const isLastCallOfBatch = (ctx: WorkflowContext): boolean =>
+  ctx.batch !== undefined && ctx.batch.done.length + 1 >= ctx.batch.calls.length;
 
 export const batchHadToolError = (ctx: WorkflowContext): boolean => ctx.batch?.done.some((r) => r.status === "error") ?? false;
 

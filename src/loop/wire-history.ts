@@ -9,9 +9,16 @@
  * that edits what it is given cannot corrupt the next request.
  */
 import { MessageType, type Message, type ToolCallInfo } from "../core/messages.js";
-import { droppedResultStandIn, wireMessageOf, type ApiFormat, type ReasoningReplay, type WireMessage } from "../core/wire-messages.js";
+import { droppedResultStandIn, toApiMessage, type ApiFormat, type ReasoningReplay, type WireMessage } from "../core/wire-messages.js";
 
 const standIn = (call: ToolCallInfo): WireMessage => Object.freeze(droppedResultStandIn(call));
+
+/**
+ * A message's wire form, frozen. Built here rather than through `wireMessageOf`'s shared cache:
+ * a history serializes each message once (until compaction rewrites it), so the cache's
+ * WeakMap entry per message would cost more than it saves.
+ */
+const wireOf = (m: Message, format: ApiFormat): WireMessage => Object.freeze(toApiMessage(m, format));
 
 /**
  * @example
@@ -71,7 +78,7 @@ export class WireHistory {
       if (this.replay === "full") this.#pending.push(m.content);
       else if (this.replay === "keep-last") {
         // Only the latest reasoning is replayed: the one before it is taken back out.
-        if (this.#foldedAt >= 0) out[this.#foldedAt] = wireMessageOf(this.#foldedFrom!, this.format);
+        if (this.#foldedAt >= 0) out[this.#foldedAt] = wireOf(this.#foldedFrom!, this.format);
         this.#foldedAt = -1;
         this.#foldedFrom = undefined;
         this.#pending = [m.content];
@@ -88,7 +95,7 @@ export class WireHistory {
       else this.#closeCalls();
       if (m.toolCalls?.length) this.#unanswered = [...m.toolCalls];
     }
-    const wire = wireMessageOf(m, this.format);
+    const wire = wireOf(m, this.format);
     if (this.#pending.length > 0 && m.role === "assistant") {
       const folded = [...this.#pending, m.content].filter((s) => s.length > 0).join("\n\n");
       if (this.replay === "keep-last") {

@@ -10,7 +10,7 @@
  * guarded, and a failure is reported on OTel's own `diag` channel (where exporter errors go),
  * not thrown and not hidden.
  */
-import { context as otel, diag, INVALID_SPAN_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import { context as otel, diag, INVALID_SPAN_CONTEXT, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
 import type { LLMClient, LLMResponse } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import type { Workflow } from "../core/workflow.js";
@@ -87,6 +87,15 @@ export class RunTrace {
   /** The run span's identity (undefined when tracing records nothing): kept with the run for later attempts. */
   get ref(): SpanRef | undefined {
     return safely("reading the run span's context", () => spanRefOf(this.#span.spanContext()), undefined);
+  }
+
+  /**
+   * Nothing of this attempt can be seen: its run span is the no-op API's invalid span (no SDK
+   * registered and no caller span to continue), so every span under it would be one too and no
+   * context it hands out carries anything to propagate. The runner then skips tracing per step.
+   */
+  get inert(): boolean {
+    return safely("reading the run span", () => !this.#span.isRecording() && !isSpanContextValid(this.#span.spanContext()), false);
   }
 
   /** The run span's context: what a child run or a queued job continues. */

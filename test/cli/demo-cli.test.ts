@@ -16,8 +16,9 @@ describe("npm start (src/cli/demo.ts)", () => {
     expect(stdout).toContain("→ compacting");
     expect(stdout).toContain("→ executingTools.running");
     // Eventless steps print too: the first turn walks the whole chain.
+    // (A batch no person decides starts its first call at once; its last call settles it.)
     const states = stdout.split("\n").filter((l) => l.startsWith("→ ")).slice(0, 6);
-    expect(states).toEqual(["→ inferring", "→ validating", "→ enforcingSteps", "→ checkingPrereqs", "→ executingTools.selecting", "→ executingTools.running"]);
+    expect(states).toEqual(["→ inferring", "→ validating", "→ enforcingSteps", "→ checkingPrereqs", "→ executingTools.running", "→ executingTools.settling"]);
     expect(stdout).toMatch(/rescue +↳ the model wrote that call as text/);
     expect(stdout).toContain("[StepEnforcementError]");
     expect(stdout).toMatch(/result +submit_quote/);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MessageType, createMessage, MessageSchema } from "../../src/core/messages.js";
-import { isPlainObject, jsonIssue, MAX_JSON_DEPTH } from "../../src/core/json-value.js";
+import fc from "fast-check";
+import { isPlainObject, jsonIssue, MAX_JSON_DEPTH, walkJsonIssue } from "../../src/core/json-value.js";
 
 describe("isPlainObject", () => {
   it("accepts objects, rejects arrays, null and primitives", () => {
@@ -12,6 +13,21 @@ describe("isPlainObject", () => {
 });
 
 describe("jsonIssue and MessageSchema (hardening)", () => {
+  it("property: the quick look never changes the answer of the careful walk", () => {
+    const value = fc.anything({ withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true, withNullPrototype: true, withObjectString: true, maxDepth: 6 });
+    fc.assert(
+      fc.property(value, fc.integer({ min: 0, max: 8 }), (v, depth) => {
+        expect(jsonIssue(v)).toBe(walkJsonIssue(v));
+        expect(jsonIssue(v, depth)).toBe(walkJsonIssue(v, depth));
+      }),
+      { numRuns: 3000 },
+    );
+    let deep: unknown = 1;
+    for (let i = 0; i < 100; i++) deep = { d: deep };
+    expect(jsonIssue(deep)).toBe(walkJsonIssue(deep));
+    expect(jsonIssue(deep, 80)).toBe(walkJsonIssue(deep, 80));
+  });
+
   it("accepts plain JSON and names the first non-JSON value by path", () => {
     expect(jsonIssue({ a: [1, "x", null, true, { b: undefined }] })).toBeUndefined();
     expect(jsonIssue({ a: [1, 2n] })).toBe("a bigint at a[1]");

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ClientContractError, type LLMResponse } from "../../src/core/index.js";
-import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "../../src/core/response-contract.js";
+import { assertLLMResponse, assertStreamChunk, clientName, isPlainResponse, LLMResponseSchema, previewValue } from "../../src/core/response-contract.js";
 import { jsonValue } from "../support/arbitraries.js";
 
 describe("assertLLMResponse", () => {
@@ -20,6 +20,24 @@ describe("assertLLMResponse", () => {
         expect(assertLLMResponse(r as LLMResponse, "X")).toBe(r);
       }),
     );
+  });
+
+  it("property: what the hand check passes, the schema accepts (it is a strict subset)", () => {
+    const optional = <T>(a: fc.Arbitrary<T>) => fc.option(fc.oneof(a, fc.anything()), { nil: undefined });
+    const usage = fc.record({ inputTokens: fc.oneof(fc.double(), fc.integer(), fc.anything()), outputTokens: fc.oneof(fc.double(), fc.integer()) });
+    const call = fc.oneof(fc.record({ tool: fc.oneof(fc.string(), fc.anything()), args: fc.anything(), id: optional(fc.string()), reasoning: optional(fc.string()) }), fc.anything());
+    const response = fc.oneof(
+      fc.record({ type: fc.constantFrom("text", "tool_calls", "other"), content: optional(fc.string()), toolCalls: optional(fc.array(call)), reasoning: optional(fc.string()), usage: optional(usage), rescued: optional(fc.constant(true)) }, { requiredKeys: ["type"] }),
+      fc.anything(),
+    );
+    fc.assert(
+      fc.property(response, (r) => {
+        if (isPlainResponse(r)) expect(LLMResponseSchema.safeParse(r).success).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(isPlainResponse({ type: "tool_calls", toolCalls: [{ tool: "a", args: { i: 1 }, id: "c1" }], usage: { inputTokens: 1, outputTokens: 1 } })).toBe(true);
+    expect(isPlainResponse({ type: "text", content: "hi", reasoning: "r" })).toBe(true);
   });
 
   it("names the client, the issue and what was received", () => {

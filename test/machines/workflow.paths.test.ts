@@ -57,6 +57,8 @@ const responses: LLMResponse[] = [
   { type: "tool_calls", toolCalls: [{ tool: "fetch_b", args: {} }] },
   { type: "tool_calls", toolCalls: [{ tool: "fetch_a", args: {} }] },
   { type: "tool_calls", toolCalls: [{ tool: "extra", args: {} }] },
+  // two calls: the first goes back to selecting, the batch's last one settles it
+  { type: "tool_calls", toolCalls: [{ tool: "fetch_a", args: { n: 3 } }, { tool: "fetch_a", args: { n: 4 } }] },
 ];
 
 type GraphEvent = { type: string; [k: string]: unknown };
