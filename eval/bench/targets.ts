@@ -28,8 +28,10 @@ export const BENCH_TARGETS: readonly BenchTarget[] = [
   { suite: "proxy", case: /^added latency p50, (?!minimal pass-through)/, text: "p50 ≤ 1 ms", max: 1 },
   { suite: "proxy", case: /concurrent streaming clients/, text: "0 errors", max: 0, figure: (r) => r.extra?.errors ?? Number.NaN },
   { suite: "rescue", case: /^1 MB adversarial: /, text: "well under 1 s", max: 1000 },
-  { suite: "runner", case: /^ratio forge reused\/ai-sdk N=10$/, text: "≤ 1.0", max: 1 },
-  { suite: "runner", case: /^ratio forge reused\/ai-sdk N=(100|1000)$/, text: "≤ 0.5", max: 0.5 },
+  // The loop to beat is AI SDK 7's (its rows need Node >= 22; on Node 20 they are left out, and so are these checks).
+  { suite: "runner", case: /^ratio forge reused\/ai-sdk7 N=10$/, text: "≤ 0.8", max: 0.8 },
+  { suite: "runner", case: /^ratio forge reused\/ai-sdk7 N=100$/, text: "≤ 0.5", max: 0.5 },
+  { suite: "runner", case: /^ratio forge reused\/ai-sdk7 N=1000$/, text: "≤ 0.2", max: 0.2 },
   { suite: "runner", case: /^flatness( reused)? N=\d+\/N=\d+$/, text: "≤ 1.5×", max: 1.5 },
   { suite: "snapshot", case: /^persist \+ restore$/, text: "≤ 5 ms", max: 5 },
   { suite: "durability", case: /: commit, mean \/ median, N = \d+$/, text: "≤ 2× floor", max: floorTimes(2) },

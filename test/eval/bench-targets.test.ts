@@ -17,13 +17,13 @@ describe("bench --check", () => {
       row("durability", "FileRunStore: commit, mean / median, N = 10", 0.3),
       row("durability", "SqlRunStore: commit, mean / median, N = 10", 0.5),
       row("chaos", "FileRunStore: lost", 0),
-      row("runner", "ratio forge reused/ai-sdk N=1000", Number.NaN),
+      row("runner", "ratio forge reused/ai-sdk7 N=1000", Number.NaN),
     ];
     const missed = missedTargets(rows).map((m) => `${m.row.case}: ${m.figure} (${m.target.text})`);
     expect(missed).toEqual([
       "added latency p50, guarded (tools, validated): 1.4 (p50 ≤ 1 ms)",
       "200 concurrent streaming clients, 30 s: 2 (0 errors)",
-      "ratio forge reused/ai-sdk N=1000: NaN (≤ 0.5)",
+      "ratio forge reused/ai-sdk7 N=1000: NaN (≤ 0.2)",
       "SqlRunStore: commit, mean / median, N = 10: 0.5 (≤ 2× floor)",
     ]);
     expect(checkedRows(rows)).toBe(8);
