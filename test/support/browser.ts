@@ -31,3 +31,15 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
+
+/** A page that keeps its uncaught errors and console errors, so a test can assert there were none. */
+export type WatchedPage = Page & { errors: string[] };
+
+/** A new page of `browser` at the given viewport, its errors collected in `page.errors`. */
+export async function watchedPage(browser: Browser, width = 1400, height = 900): Promise<WatchedPage> {
+  const page = (await browser.newPage({ viewport: { width, height } })) as WatchedPage;
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(e.message));
+  page.on("console", (m) => m.type() === "error" && page.errors.push(m.text()));
+  return page;
+}

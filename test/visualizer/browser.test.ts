@@ -14,7 +14,7 @@ import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "../../src/cli/de
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import type { GraphLayout } from "../../visualizer/protocol.js";
 import { createVisualizer, type Visualizer } from "../../visualizer/server.js";
-import { launchChromium, screenshot } from "../support/browser.js";
+import { launchChromium, screenshot, watchedPage, type WatchedPage } from "../support/browser.js";
 
 let browser: Browser;
 let viz: Visualizer;
@@ -106,15 +106,8 @@ async function finalView(page: Page) {
   });
 }
 
-async function newPage(): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  (page as Page & { errors: string[] }).errors = errors;
-  return page;
-}
-const pageErrors = (page: Page) => (page as Page & { errors: string[] }).errors;
+const newPage = () => watchedPage(browser);
+const pageErrors = (page: Page) => (page as WatchedPage).errors;
 
 /** A TCP relay between the browser and the server whose connections the test can cut. */
 async function relay(targetPort: number) {

@@ -10,7 +10,7 @@ import { parentLinkOf } from "../../src/runner/child-links.js";
 import { visualizerInspector } from "../../visualizer/inspector.js";
 import { createVisualizer, type Visualizer } from "../../visualizer/server.js";
 import type { Browser, Page } from "playwright-core";
-import { launchChromium, screenshot } from "../support/browser.js";
+import { launchChromium, screenshot, watchedPage } from "../support/browser.js";
 import { plannerWorkflow, researchWorkflow, runPlanner } from "./support/child-run.js";
 
 let browser: Browser;
@@ -29,13 +29,7 @@ afterAll(async () => {
   await viz?.close();
 });
 
-async function newPage(): Promise<Page & { errors: string[] }> {
-  const page = (await browser.newPage({ viewport: { width: 1400, height: 900 } })) as Page & { errors: string[] };
-  page.errors = [];
-  page.on("pageerror", (e) => page.errors.push(e.message));
-  page.on("console", (m) => m.type() === "error" && page.errors.push(m.text()));
-  return page;
-}
+const newPage = () => watchedPage(browser);
 
 const listed = (page: Page) =>
   page.$$eval("[data-testid=run-item]", (items) => items.map((li) => [li.getAttribute("data-run-id"), li.getAttribute("data-depth"), li.getAttribute("data-parent-run-id")]));

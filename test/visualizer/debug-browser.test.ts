@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "../../src/cli/demo-workflow.js";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import { createVisualizer, type Visualizer } from "../../visualizer/server.js";
-import { launchChromium, screenshot } from "../support/browser.js";
+import { launchChromium, screenshot, watchedPage } from "../support/browser.js";
 
 let browser: Browser;
 let viz: Visualizer;
@@ -53,13 +53,7 @@ afterAll(async () => {
   rmSync(storeDir, { recursive: true, force: true });
 });
 
-async function newPage(width = 1440, height = 900): Promise<Page & { errors: string[] }> {
-  const page = (await browser.newPage({ viewport: { width, height } })) as Page & { errors: string[] };
-  page.errors = [];
-  page.on("pageerror", (e) => page.errors.push(e.message));
-  page.on("console", (m) => m.type() === "error" && page.errors.push(m.text()));
-  return page;
-}
+const newPage = (width = 1440, height = 900) => watchedPage(browser, width, height);
 
 const listedIds = (page: Page) => page.$$eval("[data-testid=run-item]", (items) => items.map((li) => [li.getAttribute("data-run-id"), li.querySelector("[data-testid=run-id]")?.textContent, li.getAttribute("title")]));
 const diffStep = (page: Page) => page.getAttribute("[data-testid=context-diff]", "data-step");

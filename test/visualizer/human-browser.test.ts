@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import type { RunEvent } from "../../src/persistence/run-store.js";
 import { createVisualizer, type Visualizer } from "../../visualizer/server.js";
-import { launchChromium, screenshot } from "../support/browser.js";
+import { launchChromium, screenshot, watchedPage } from "../support/browser.js";
 import { parkedRun, refundsWorkflow } from "./support/waiting-run.js";
 
 let browser: Browser;
@@ -35,13 +35,7 @@ afterAll(async () => {
   rmSync(storeDir, { recursive: true, force: true });
 });
 
-async function newPage(): Promise<Page & { errors: string[] }> {
-  const page = (await browser.newPage({ viewport: { width: 1400, height: 900 } })) as Page & { errors: string[] };
-  page.errors = [];
-  page.on("pageerror", (e) => page.errors.push(e.message));
-  page.on("console", (m) => m.type() === "error" && page.errors.push(m.text()));
-  return page;
-}
+const newPage = () => watchedPage(browser);
 
 const decisions = async (runId: string) => (await store.events(runId)).filter((e): e is Extract<RunEvent, { type: "decision" }> => e.type === "decision");
 const request = (page: Page, callId: string): Locator => page.locator(`[data-testid=human-request][data-call-id="${callId}"]`);
