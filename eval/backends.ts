@@ -6,7 +6,7 @@ import { assertBackend, buildClient, type BackendOptions } from "../src/cli-kit/
 import { SimulatedClient } from "../src/clients/simulated.js";
 import type { LLMClient } from "../src/core/index.js";
 import type { EvalScenario, ScenarioInstance } from "./scenario.js";
-import { rememberingOracle } from "./scenarios/oracle-kit.js";
+import { activeSlips, rememberingOracle, slippingOracle } from "./scenarios/oracle-kit.js";
 
 export { BACKENDS, assertBackend, type BackendName, type BackendOptions } from "../src/cli-kit/backends.js";
 
@@ -29,7 +29,8 @@ export function clientFactory(options: BackendOptions): ClientFactory {
   assertBackend(options.backend);
   if (options.backend === "sim") {
     return async ({ scenario, instance, seed }) => {
-      return new SimulatedClient({ oracle: rememberingOracle(scenario.oracle), workflow: instance.workflow, profile: options.model as "clean", seed, usage: true });
+      const oracle = slippingOracle(scenario.oracle, activeSlips(scenario.slips ?? [], options.model, seed));
+      return new SimulatedClient({ oracle: rememberingOracle(oracle), workflow: instance.workflow, profile: options.model as "clean", seed, usage: true });
     };
   }
   let shared: LLMClient | undefined;

@@ -24,6 +24,31 @@ export type OracleStep =
 export type Oracle = (view: OracleView) => OracleStep;
 
 /**
+ * A mistake of skill the simulated small model makes in one scenario: a lure taken, a value
+ * not converted, an answer given before the data was read, a retry skipped after an error.
+ * The client's fault profile covers plumbing mistakes (prose instead of a call, a call in
+ * text, a missing argument) that guardrails catch; a slip is what a model gets wrong about
+ * the task, so most slips end in a wrong answer whatever the guardrails, and some (a skipped
+ * step, a premature answer) are exactly what a nudge recovers.
+ *
+ * Whether a slip happens is decided once per run (the run's seed), with probability `rate`
+ * for the `small-model` profile (twice that for `chaotic`, never for `clean`). While it is
+ * active, every turn where `when(view)` holds plays `step(view)` instead of the oracle: a
+ * slip is a pure function of the view, so `when` turning false is how it ends.
+ *
+ * @example
+ * { name: "takes_lure", rate: 0.3, when: (v) => !v.results.some((r) => r.tool === "get_archive"),
+ *   step: () => ({ tool: "get_archive", args: { year: 2019 } }) }
+ */
+export interface Slip {
+  name: string;
+  /** Probability per run for the small-model profile, in [0, 1]. */
+  rate: number;
+  when: (view: OracleView) => boolean;
+  step: (view: OracleView) => OracleStep;
+}
+
+/**
  * The person in the loop, an oracle too: what they decide about one approval or question
  * (the harness passes it to the runner as `onHumanRequest`). Pure, like an oracle.
  */
@@ -62,6 +87,8 @@ export interface EvalScenario<TState = unknown> {
   build(): ScenarioInstance<TState>;
   validate(call: TerminalCall<TState>): boolean;
   oracle: Oracle;
+  /** Skill mistakes the simulated model makes in this scenario (see Slip); none: only the profile's plumbing faults. */
+  slips?: Slip[];
   /** Decides the run's approvals and questions; a scenario whose tools never ask a person has none. */
   person?: Person;
   /**

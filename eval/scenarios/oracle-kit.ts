@@ -4,7 +4,8 @@
  * are pure functions of the view, so an injected fault (bare text, wrong tool) only costs the
  * simulated model a turn: on the next turn it resumes from the first unfinished step.
  */
-import type { Oracle, OracleView } from "../scenario.js";
+import { createPrng, hashString } from "../../src/clients/prng.js";
+import type { Oracle, OracleView, Slip } from "../scenario.js";
 
 type Result = OracleView["results"][number];
 
@@ -155,5 +156,37 @@ export function rememberingOracle(oracle: Oracle): Oracle {
       memory.push(r);
     }
     return oracle({ ...view, results: [...memory] });
+  };
+}
+
+/** How often each profile slips, relative to a Slip's `rate` (the small-model figure). */
+const SLIP_FACTOR: Record<string, number> = { clean: 0, "small-model": 1, chaotic: 2 };
+
+/**
+ * The slips active in one run: each is rolled once from the run's seed and the slip's name,
+ * so the same (seed, scenario, run) slips the same way under every ablation, and reforged vs
+ * bare compare the same model mistakes.
+ *
+ * @example activeSlips(scenario.slips ?? [], "small-model", 1234).map((s) => s.name)
+ */
+export function activeSlips(slips: readonly Slip[], profile: string, seed: number): Slip[] {
+  const factor = SLIP_FACTOR[profile] ?? 1;
+  return slips.filter((slip) => {
+    if (!(slip.rate >= 0 && slip.rate <= 1)) throw new RangeError(`slip ${slip.name}: rate must be in [0, 1], got ${slip.rate}`);
+    return createPrng(hashString(`${seed}|slip|${slip.name}`)).next() < Math.min(1, slip.rate * factor);
+  });
+}
+
+/**
+ * The oracle with this run's slips played over it: the first active slip whose `when` holds
+ * decides the turn, else the oracle does.
+ *
+ * @example new SimulatedClient({ oracle: rememberingOracle(slippingOracle(s.oracle, activeSlips(s.slips ?? [], "small-model", seed))), ... })
+ */
+export function slippingOracle(oracle: Oracle, slips: readonly Slip[]): Oracle {
+  if (slips.length === 0) return oracle;
+  return (view) => {
+    for (const slip of slips) if (slip.when(view)) return slip.step(view);
+    return oracle(view);
   };
 }
