@@ -16,13 +16,15 @@ export interface AblationConfig {
   compaction: boolean;
 }
 
-const REFORGED: AblationConfig = { name: "reforged", rescueEnabled: true, maxRetriesPerStep: 3, stepEnforcement: true, maxToolErrors: 2, compaction: true };
+// forge's eval defaults: five retries per step, two consecutive failing tool batches.
+const REFORGED: AblationConfig = { name: "reforged", rescueEnabled: true, maxRetriesPerStep: 5, stepEnforcement: true, maxToolErrors: 2, compaction: true };
 
 /** @example ABLATION_PRESETS.bare.rescueEnabled // false */
 export const ABLATION_PRESETS = {
   reforged: REFORGED,
   no_rescue: { ...REFORGED, name: "no_rescue", rescueEnabled: false },
-  no_nudge: { ...REFORGED, name: "no_nudge", maxRetriesPerStep: 0 },
+  // A rescued call that fails validation needs a nudge to be retried, so forge turns both off together.
+  no_nudge: { ...REFORGED, name: "no_nudge", rescueEnabled: false, maxRetriesPerStep: 0 },
   no_steps: { ...REFORGED, name: "no_steps", stepEnforcement: false },
   no_recovery: { ...REFORGED, name: "no_recovery", maxToolErrors: 0 },
   no_compact: { ...REFORGED, name: "no_compact", compaction: false },
