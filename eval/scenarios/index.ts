@@ -5,6 +5,7 @@ import { PLUMBING } from "./plumbing.js";
 import { MODEL_QUALITY } from "./model-quality.js";
 import { REASONING } from "./reasoning.js";
 import { COMPACTION } from "./compaction.js";
+import { STATEFUL_OG } from "./stateful-og.js";
 import { STATEFUL_VARIANTS } from "./stateful-variant.js";
 import { STATEFUL_CUSTOM } from "./stateful-custom.js";
 import { COMPACTION_CHAIN } from "./compaction-chain.js";
@@ -14,7 +15,7 @@ import { MCP } from "./mcp.js";
 export const CORE_SCENARIOS: EvalScenario[] = [...PLUMBING, ...MODEL_QUALITY, ...REASONING, ...COMPACTION];
 
 /** @example ALL_SCENARIOS.map((s) => s.name) // ["basic_2step", ..., "compaction_chain_p3", "human_approval_granted", ..., "mcp_rescue_text"] */
-export const ALL_SCENARIOS: EvalScenario[] = [...CORE_SCENARIOS, ...STATEFUL_VARIANTS, ...STATEFUL_CUSTOM, ...COMPACTION_CHAIN, ...HUMAN, ...MCP];
+export const ALL_SCENARIOS: EvalScenario[] = [...CORE_SCENARIOS, ...STATEFUL_OG, ...STATEFUL_VARIANTS, ...STATEFUL_CUSTOM, ...COMPACTION_CHAIN, ...HUMAN, ...MCP];
 
 /**
  * Pick scenarios by name (exact) and/or tag (any match); both empty selects all. An unknown

@@ -2,12 +2,11 @@
  * Stateful variants: the same logic as a core scenario, but each run gets a fresh ledger that
  * its tools write to, and validation checks the ledger as well as the terminal arguments
  * (required steps really ran before the terminal, which ran exactly once with those args).
+ * Only our own compaction scenarios are wrapped this way; the nine OG ones have hand-written
+ * stateful variants with decoy records (stateful-og.ts), as forge's do.
  */
 import { Workflow, type AnyToolDef } from "../../src/core/index.js";
 import { scenario, type EvalScenario, type TerminalCall } from "../scenario.js";
-import { PLUMBING } from "./plumbing.js";
-import { MODEL_QUALITY } from "./model-quality.js";
-import { REASONING } from "./reasoning.js";
 import { COMPACTION } from "./compaction.js";
 
 export interface LedgerEntry {
@@ -48,7 +47,7 @@ export function recordInto(state: LedgerState, tool: AnyToolDef): AnyToolDef {
 /**
  * Rebuild `workflow` with every tool recording into a fresh ledger.
  *
- * @example const { workflow, state } = withLedger(basic2step.build().workflow);
+ * @example const { workflow, state } = withLedger(compactionStress.build().workflow);
  */
 export function withLedger(workflow: Workflow): { workflow: Workflow; state: LedgerState } {
   const state: LedgerState = { ledger: [], requiredSteps: workflow.requiredSteps, terminalTools: workflow.terminalTools };
@@ -80,7 +79,7 @@ export function ledgerConsistent({ tool, args, state }: TerminalCall<LedgerState
 
 /**
  * @example
- * const s = statefulVariant(basic2step); // "basic_2step_stateful", tags ["stateful", "plumbing"]
+ * const s = statefulVariant(compactionStress); // "compaction_stress_stateful", tags ["stateful", "compaction"]
  */
 export function statefulVariant(base: EvalScenario, extra?: (call: TerminalCall<LedgerState>) => boolean): EvalScenario {
   return scenario<LedgerState>({
@@ -97,8 +96,5 @@ export function statefulVariant(base: EvalScenario, extra?: (call: TerminalCall<
   });
 }
 
-const onlyTerminal = ({ state }: TerminalCall<LedgerState>): boolean => state.ledger.every((e) => state.terminalTools.includes(e.tool));
-
-export const STATEFUL_VARIANTS: EvalScenario[] = [...PLUMBING, ...MODEL_QUALITY, ...REASONING, ...COMPACTION].map((s) =>
-  statefulVariant(s, s.name === "relevance_detection" ? onlyTerminal : undefined),
-);
+/** @example STATEFUL_VARIANTS.map((s) => s.name) // ["compaction_stress_stateful", "phase2_compaction_stateful"] */
+export const STATEFUL_VARIANTS: EvalScenario[] = COMPACTION.map((s) => statefulVariant(s));
