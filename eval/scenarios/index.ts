@@ -11,11 +11,26 @@ import { STATEFUL_CUSTOM } from "./stateful-custom.js";
 import { COMPACTION_CHAIN } from "./compaction-chain.js";
 import { HUMAN } from "./human.js";
 import { MCP } from "./mcp.js";
+import { ADVANCED_API } from "./advanced-api.js";
 
 export const CORE_SCENARIOS: EvalScenario[] = [...PLUMBING, ...MODEL_QUALITY, ...REASONING, ...COMPACTION];
 
+// The advanced families list plain and stateful together; each half goes beside its kind.
+const plain = (list: EvalScenario[]) => list.filter((s) => !s.tags.includes("stateful"));
+const stateful = (list: EvalScenario[]) => list.filter((s) => s.tags.includes("stateful"));
+
 /** @example ALL_SCENARIOS.map((s) => s.name) // ["basic_2step", ..., "compaction_chain_p3", "human_approval_granted", ..., "mcp_rescue_text"] */
-export const ALL_SCENARIOS: EvalScenario[] = [...CORE_SCENARIOS, ...STATEFUL_OG, ...STATEFUL_VARIANTS, ...STATEFUL_CUSTOM, ...COMPACTION_CHAIN, ...HUMAN, ...MCP];
+export const ALL_SCENARIOS: EvalScenario[] = [
+  ...CORE_SCENARIOS,
+  ...plain(ADVANCED_API),
+  ...STATEFUL_OG,
+  ...STATEFUL_VARIANTS,
+  ...STATEFUL_CUSTOM,
+  ...stateful(ADVANCED_API),
+  ...COMPACTION_CHAIN,
+  ...HUMAN,
+  ...MCP,
+];
 
 /**
  * Pick scenarios by name (exact) and/or tag (any match); both empty selects all. An unknown
