@@ -10,11 +10,25 @@ import { STATEFUL_CUSTOM } from "./stateful-custom.js";
 import { COMPACTION_CHAIN } from "./compaction-chain.js";
 import { HUMAN } from "./human.js";
 import { MCP } from "./mcp.js";
+import { ADVANCED_DATA } from "./advanced-data.js";
 
 export const CORE_SCENARIOS: EvalScenario[] = [...PLUMBING, ...MODEL_QUALITY, ...REASONING, ...COMPACTION];
 
+/** The advanced family's plain scenarios (report order puts them after the core ones) and their stateful pairs. */
+const ADVANCED_DATA_PLAIN = ADVANCED_DATA.filter((s) => !s.tags.includes("stateful"));
+const ADVANCED_DATA_STATEFUL = ADVANCED_DATA.filter((s) => s.tags.includes("stateful"));
+
 /** @example ALL_SCENARIOS.map((s) => s.name) // ["basic_2step", ..., "compaction_chain_p3", "human_approval_granted", ..., "mcp_rescue_text"] */
-export const ALL_SCENARIOS: EvalScenario[] = [...CORE_SCENARIOS, ...STATEFUL_VARIANTS, ...STATEFUL_CUSTOM, ...COMPACTION_CHAIN, ...HUMAN, ...MCP];
+export const ALL_SCENARIOS: EvalScenario[] = [
+  ...CORE_SCENARIOS,
+  ...ADVANCED_DATA_PLAIN,
+  ...STATEFUL_VARIANTS,
+  ...STATEFUL_CUSTOM,
+  ...ADVANCED_DATA_STATEFUL,
+  ...COMPACTION_CHAIN,
+  ...HUMAN,
+  ...MCP,
+];
 
 /**
  * Pick scenarios by name (exact) and/or tag (any match); both empty selects all. An unknown
