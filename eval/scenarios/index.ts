@@ -12,21 +12,23 @@ import { COMPACTION_CHAIN } from "./compaction-chain.js";
 import { HUMAN } from "./human.js";
 import { MCP } from "./mcp.js";
 import { ADVANCED_API } from "./advanced-api.js";
+import { ADVANCED_DATA } from "./advanced-data.js";
 
 export const CORE_SCENARIOS: EvalScenario[] = [...PLUMBING, ...MODEL_QUALITY, ...REASONING, ...COMPACTION];
 
-// The advanced families list plain and stateful together; each half goes beside its kind.
+/** forge's advanced_reasoning family in its column order (dge, art, grs, iar); plain and stateful are listed apart. */
+const ADVANCED: EvalScenario[] = [...ADVANCED_DATA, ...ADVANCED_API];
 const plain = (list: EvalScenario[]) => list.filter((s) => !s.tags.includes("stateful"));
 const stateful = (list: EvalScenario[]) => list.filter((s) => s.tags.includes("stateful"));
 
 /** @example ALL_SCENARIOS.map((s) => s.name) // ["basic_2step", ..., "compaction_chain_p3", "human_approval_granted", ..., "mcp_rescue_text"] */
 export const ALL_SCENARIOS: EvalScenario[] = [
   ...CORE_SCENARIOS,
-  ...plain(ADVANCED_API),
+  ...plain(ADVANCED),
   ...STATEFUL_OG,
   ...STATEFUL_VARIANTS,
   ...STATEFUL_CUSTOM,
-  ...stateful(ADVANCED_API),
+  ...stateful(ADVANCED),
   ...COMPACTION_CHAIN,
   ...HUMAN,
   ...MCP,

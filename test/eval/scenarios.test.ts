@@ -13,10 +13,10 @@ describe("scenario suite", () => {
   });
   afterAll(() => releaseAll(fixtures));
 
-  it("has the seed's 29 scenarios plus the 10 human, 4 mcp and 4 advanced api ones, with unique names", () => {
+  it("has the seed's 29 scenarios plus the 10 human, 4 mcp and 8 advanced ones, with unique names", () => {
     const names = ALL_SCENARIOS.map((s) => s.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names.length).toBe(47);
+    expect(names.length).toBe(51);
     for (const n of ["basic_2step", "relevance_detection", "basic_2step_stateful_tre", "inventory_audit", "supplier_deep_dive", "compaction_chain_p3", "human_approval_granted", "human_ask_user_stateful", "mcp_rescue_text"]) {
       expect(names).toContain(n);
     }
