@@ -6,6 +6,7 @@ import { assertBackend, buildClient, type BackendOptions } from "../src/cli-kit/
 import { SimulatedClient } from "../src/clients/simulated.js";
 import type { LLMClient } from "../src/core/index.js";
 import type { EvalScenario, ScenarioInstance } from "./scenario.js";
+import { evalFaultProfile } from "./sim-profile.js";
 import { activeSlips, rememberingOracle, slippingOracle } from "./scenarios/oracle-kit.js";
 
 export { BACKENDS, assertBackend, type BackendName, type BackendOptions } from "../src/cli-kit/backends.js";
@@ -30,7 +31,7 @@ export function clientFactory(options: BackendOptions): ClientFactory {
   if (options.backend === "sim") {
     return async ({ scenario, instance, seed }) => {
       const oracle = slippingOracle(scenario.oracle, activeSlips(scenario.slips ?? [], options.model, seed));
-      return new SimulatedClient({ oracle: rememberingOracle(oracle), workflow: instance.workflow, profile: options.model as "clean", seed, usage: true });
+      return new SimulatedClient({ oracle: rememberingOracle(oracle), workflow: instance.workflow, profile: evalFaultProfile(options.model, scenario.tags), seed, usage: true });
     };
   }
   let shared: LLMClient | undefined;
