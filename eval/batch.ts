@@ -1,8 +1,9 @@
 /**
  * Batch eval: a config file lists (backend, model, mode, ablation) rows; every row runs the
  * selected scenarios N times and each run is appended to a JSONL file as soon as it ends.
- * Re-running the same batch skips every key already in the file, so a killed batch resumes
- * exactly where it stopped.
+ * Re-running the same batch skips every key the file holds at the current generation, so a
+ * killed batch resumes exactly where it stopped, and a batch after a generation bump redoes
+ * every run (appending; the older records stay and reports leave them out).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -13,6 +14,7 @@ import { BackendError, InvalidArgumentError } from "../src/core/index.js";
 import { getAblation } from "./ablation.js";
 import { assertBackend, BACKENDS, clientFactory } from "./backends.js";
 import { fixturesOf, releaseAll, withFixtures, type EvalFixture } from "./fixture.js";
+import { currentKeys } from "./generation.js";
 import { configName, planKeys, runEval, type RunConfig } from "./harness.js";
 import { openResults, type RunRecord } from "./run-record.js";
 import type { InspectionSink } from "../src/runner/options.js";
@@ -127,12 +129,13 @@ export interface BatchOptions {
 }
 
 /**
- * Per config row: how many of its planned runs are in the results file.
+ * Per config row: how many of its planned runs the results file holds at the current
+ * generation (older generations' records are runs still to do).
  *
  * @example batchProgress({ config, runs: 5, out }, readRecords(out)) // [{ config, done, expected }]
  */
 export function batchProgress(options: Omit<BatchOptions, "onRecord">, records: readonly RunRecord[]): { config: string; done: number; expected: number }[] {
-  const have = new Set(records.map((r) => r.key));
+  const have = currentKeys(records);
   const scenarios = selectScenarios({ names: options.config.scenarios, tags: options.config.tags });
   return withAblation(options.config, options.ablation).map((row) => {
     const config = runConfigFor(row, options.config.seed);
@@ -149,7 +152,7 @@ export function batchProgress(options: Omit<BatchOptions, "onRecord">, records: 
  */
 export async function runBatch(options: BatchOptions): Promise<{ ran: number; skipped: number }> {
   const file = openResults(options.out, options.log);
-  const skip = new Set(file.records.map((r) => r.key));
+  const skip = currentKeys(file.records);
   const scenarios = selectScenarios({ names: options.config.scenarios, tags: options.config.tags });
   const rows = withAblation(options.config, options.ablation).map((row) => {
     const config = { ...runConfigFor(row, options.config.seed, options.timeoutMs), ...(options.inspect ? { inspect: options.inspect } : {}) };

@@ -2,13 +2,14 @@
  * Run scenarios through the real WorkflowRunner and turn each run into a RunRecord. The
  * ablation only flips runner switches; everything measured comes from runner.lastRunStats.
  */
-import { ForgeError } from "../src/core/index.js";
+import { ForgeError, MessageRole, MessageType } from "../src/core/index.js";
 import { ContextManager, NoCompact, SlidingWindowCompact, TieredCompact, type CompactStrategy } from "../src/context/index.js";
 import { WorkflowRunner } from "../src/runner.js";
 import type { InspectionSink } from "../src/runner/options.js";
 import type { AblationConfig } from "./ablation.js";
 import type { ClientFactory } from "./backends.js";
 import { withFixtures } from "./fixture.js";
+import { EVAL_GENERATION } from "./generation.js";
 import { resumeKey, type RunRecord } from "./run-record.js";
 import type { EvalScenario } from "./scenario.js";
 
@@ -95,6 +96,7 @@ async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex:
   const client = await config.makeClient({ scenario, instance, seed });
   const contextManager = new ContextManager({ strategy: strategyFor(config), budgetTokens: scenario.budgetTokens });
   const { ablation } = config;
+  let reasoningMessages = 0;
   const runner = new WorkflowRunner({
     client,
     contextManager,
@@ -107,6 +109,9 @@ async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex:
     // The scenario's person answers in-process: a run never parks waiting for one.
     ...(scenario.person ? { onHumanRequest: scenario.person } : {}),
     ...(config.inspect ? { inspect: config.inspect } : {}),
+    onMessage: (message) => {
+      if (message.role === MessageRole.ASSISTANT && message.meta.type === MessageType.REASONING) reasoningMessages++;
+    },
   });
   const started = performance.now();
   let thrown: ForgeError | undefined;
@@ -120,7 +125,16 @@ async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex:
   const stats = runner.lastRunStats;
   if (!stats) throw new Error(`runner settled without lastRunStats (${scenario.name} run ${runIndex})`);
   const completed = stats.outcome === "done" && stats.terminal !== undefined;
-  const correct = completed && scenario.validate({ tool: stats.terminal!.tool, args: stats.terminal!.args, state: instance.state });
+  // A validator that throws gives no verdict: the run counts as attempted, not validated.
+  let validationError: string | undefined;
+  let correct = false;
+  if (completed) {
+    try {
+      correct = scenario.validate({ tool: stats.terminal!.tool, args: stats.terminal!.args, state: instance.state });
+    } catch (cause) {
+      validationError = (cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)).slice(0, 300);
+    }
+  }
   const error = stats.error ?? (thrown ? { name: thrown.name, message: thrown.message } : undefined);
   const sim = client as { injected?: unknown; streamRetries?: unknown };
   const name = configName(config);
@@ -135,8 +149,10 @@ async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex:
     tags: scenario.tags,
     runIndex,
     seed,
+    generation: EVAL_GENERATION,
     completed,
     correct,
+    ...(validationError !== undefined ? { validationError } : {}),
     iterations: stats.iterations,
     idealIterations: scenario.idealIterations,
     wastedCalls: Math.max(0, stats.iterations - scenario.idealIterations),
@@ -151,8 +167,10 @@ async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex:
     prereqNudges: stats.prereqNudges,
     rescues: stats.rescues,
     toolErrors: stats.toolErrors,
-    ...(!correct && error ? { errorType: error.name, errorMessage: error.message.slice(0, 300) } : {}),
-    ...(!correct && !error ? { errorType: completed ? "ValidationFailed" : "Incomplete" } : {}),
+    reasoningMessages,
+    ...(validationError !== undefined ? { errorType: "ValidationError", errorMessage: validationError } : {}),
+    ...(!correct && validationError === undefined && error ? { errorType: error.name, errorMessage: error.message.slice(0, 300) } : {}),
+    ...(!correct && validationError === undefined && !error ? { errorType: completed ? "ValidationFailed" : "Incomplete" } : {}),
     ...(Array.isArray(sim.injected) ? { injectedFaults: sim.injected.map(String) } : {}),
     timestamp: new Date().toISOString(),
   };

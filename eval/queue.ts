@@ -12,6 +12,7 @@ import { assertRedisReachable, closeWorkers, jobIdOf, redactedUrl, redisOptions,
 import { waitForJob } from "../src/queue/wait.js";
 import { runConfigFor, withAblation, type BatchOptions, type BatchRow } from "./batch.js";
 import { releaseAll, type EvalFixture } from "./fixture.js";
+import { currentKeys, EVAL_GENERATION } from "./generation.js";
 import { planKeys, runScenario } from "./harness.js";
 import { openResults, RunRecordSchema, type RunRecord } from "./run-record.js";
 import { ALL_SCENARIOS, selectScenarios } from "./scenarios/index.js";
@@ -20,9 +21,10 @@ export const evalQueueName = (backend: string) => `forge-eval-${jobIdOf(backend)
 
 /**
  * The job id of a planned run: its resume key, plus the batch seed (the key leaves the seed
- * out, and a batch with another seed is other runs, not these again).
+ * out, and a batch with another seed is other runs, not these again) and the suite generation
+ * (a job of an older generation still in Redis must not answer for this one).
  */
-export const evalJobId = (key: string, seed: number) => jobIdOf(`${key}|seed=${seed}`);
+export const evalJobId = (key: string, seed: number) => jobIdOf(`${key}|seed=${seed}|gen=${EVAL_GENERATION}`);
 
 export interface EvalJobData {
   row: BatchRow;
@@ -50,7 +52,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions): Promise<{ ran
   const connection = redisOptions(options.redis);
   await assertRedisReachable(options.redis);
   const file = openResults(options.out, options.log);
-  const have = new Set(file.records.map((r) => r.key));
+  const have = currentKeys(file.records);
   const scenarios = selectScenarios({ names: options.config.scenarios, tags: options.config.tags });
   const queues = new Map<string, { queue: Queue; events: QueueEvents }>();
   const queueFor = async (backend: string) => {
@@ -105,6 +107,8 @@ export async function runQueuedBatch(options: QueuedBatchOptions): Promise<{ ran
       }
       outage = false;
       const record: RunRecord = RunRecordSchema.parse(value);
+      // A worker on older code measures an older suite: its record would pass for a current one.
+      if (record.generation !== EVAL_GENERATION) throw new Error(`eval job ${key}: the worker recorded generation ${record.generation}, this suite is generation ${EVAL_GENERATION}; update the worker's forge-ts`);
       file.append(record);
       ran++;
       options.onRecord?.(record);

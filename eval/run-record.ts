@@ -17,8 +17,13 @@ export const RunRecordSchema = z.object({
   tags: z.array(z.string()),
   runIndex: z.number().int().nonnegative(),
   seed: z.number().int(),
+  /** The suite generation the run was measured with; records from before the field are generation 1. */
+  generation: z.number().int().positive().default(1),
   completed: z.boolean(),
+  /** Validated and passed; false when the validator threw (see validationError). */
   correct: z.boolean(),
+  /** The scenario's validate threw: the run was attempted, not validated (left out of validated accuracy). */
+  validationError: z.string().optional(),
   iterations: z.number().int().nonnegative(),
   idealIterations: z.number().int().positive(),
   wastedCalls: z.number().int().nonnegative(),
@@ -33,6 +38,8 @@ export const RunRecordSchema = z.object({
   prereqNudges: z.number().int().nonnegative(),
   rescues: z.number().int().nonnegative(),
   toolErrors: z.number().int().nonnegative(),
+  /** Assistant reasoning messages the run produced; records from before the field read 0. */
+  reasoningMessages: z.number().int().nonnegative().default(0),
   errorType: z.string().optional(),
   errorMessage: z.string().optional(),
   injectedFaults: z.array(z.string()).optional(),

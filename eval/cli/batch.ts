@@ -18,9 +18,11 @@ const SPEC = { config: "one", runs: "one", out: "one", ablation: "one", progress
 const help = (command: string) => `usage: ${command} --config <name|path> --runs N [--out file.jsonl] [--ablation preset] [--seed S] [--timeout ms] [--progress] [--visualize] [--queue redis://...]
 
   --config    a name in eval/configs/ or a path; rows that would share a name are an error
-  --out       JSONL results file (default eval_results.jsonl); runs already in it are skipped,
-              so a killed batch resumes where it stopped (an incomplete last line is redone)
-  --progress  only report how many planned runs each row has in the file, then exit
+  --out       JSONL results file (default eval_results.jsonl); runs it holds at the current
+              suite generation are skipped, so a killed batch resumes where it stopped (an
+              incomplete last line is redone); runs of older generations are redone, appended
+  --progress  only report how many planned runs each row has in the file at the current
+              generation, then exit
   --timeout   per backend request: headers wait and idle gap, ms (default 300000)
   --queue     enqueue the runs on Redis (BullMQ) for \`forge-ts worker --eval <backends>\` processes
               on any machine, and write their records here as they come back; prints the

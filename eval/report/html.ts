@@ -1,5 +1,5 @@
 /** The self-contained HTML dashboard: inline CSS and SVG only, so it opens offline. */
-import { describeComparison, interval, pct, type ReportData } from "./report-data.js";
+import { columnLegend, describeComparison, interval, METRIC_COLUMNS, reasoningLine, scenarioCell, scenarioLabels, scenarioLegend, type ReportData } from "./report-data.js";
 import { esc, histogram, liftBars, scoreBars } from "./svg-charts.js";
 
 const CSS = `body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
@@ -10,14 +10,27 @@ td,th{border:1px solid #ddd;padding:3px 6px;text-align:right}td:first-child,th:f
 
 function scenarioTable(data: ReportData): string {
   const head = `<tr><th>scenario</th>${data.configs.map((c) => `<th>${esc(c.config)}</th>`).join("")}</tr>`;
-  const rows = data.scenarios.map((s) => `<tr><td>${esc(s)}</td>${data.configs.map((c) => `<td>${c.scenarios[s] ? `${c.scenarios[s]!.correct}/${c.scenarios[s]!.runs}` : "—"}</td>`).join("")}</tr>`);
+  const rows = data.scenarios.map((s) => `<tr><td>${esc(s)}</td>${data.configs.map((c) => `<td>${c.scenarios[s] ? `${c.scenarios[s]!.correct}/${c.scenarios[s]!.attempted}` : "—"}</td>`).join("")}</tr>`);
   return `<div class="scroll"><table id="scenarios">${head}${rows.join("")}</table></div>`;
 }
 
+/** The terminal table's columns; a header's title is its formula, the Scr cell's its Wilson interval. */
 function summaryTable(data: ReportData): string {
-  const head = "<tr><th>config</th><th>runs</th><th>score [95% CI]</th><th>accuracy</th><th>completeness</th><th>efficiency</th><th>wasted</th><th>s/run</th></tr>";
-  const rows = data.configs.map((c) => `<tr><td>${esc(c.config)}</td><td>${c.runs}</td><td>${interval(c.score)}</td><td>${pct(c.accuracy.rate)}</td><td>${pct(c.completeness.rate)}</td><td>${c.efficiency.toFixed(2)}</td><td>${c.wastedCalls.toFixed(1)}</td><td>${c.avgSeconds.toFixed(2)}</td></tr>`);
-  return `<table id="summary">${head}${rows.join("")}</table>`;
+  const labels = scenarioLabels(data.scenarios);
+  const head = `<tr><th>config</th>${METRIC_COLUMNS.map((c) => `<th title="${esc(c.formula)}">${c.header}</th>`).join("")}${data.scenarios.map((s) => `<th title="${esc(s)}">${esc(labels.get(s)!)}</th>`).join("")}</tr>`;
+  const rows = data.configs.map(
+    (c) =>
+      `<tr><td>${esc(c.config)}</td>${METRIC_COLUMNS.map((col) => `<td${col.header === "Scr" ? ` title="Wilson 95%: ${esc(interval(c.score))}"` : ""}>${esc(col.cell(c))}</td>`).join("")}${data.scenarios.map((s) => `<td>${scenarioCell(c, s)}</td>`).join("")}</tr>`,
+  );
+  return `<div class="scroll"><table id="summary">${head}${rows.join("")}</table></div><p class="note">${esc(columnLegend())}</p><p class="note">Scenarios (score %): ${esc(scenarioLegend(data.scenarios))}</p>`;
+}
+
+function reasoningSection(data: ReportData): string {
+  const lines = data.configs.flatMap((c) => {
+    const line = reasoningLine(c);
+    return line ? [`<li>${esc(c.config)}: ${esc(line)}</li>`] : [];
+  });
+  return lines.length ? `<h2>Reasoning</h2><ul>${lines.join("")}</ul>` : "";
 }
 
 /**
@@ -38,10 +51,12 @@ export function renderHtml(data: ReportData, options: { title?: string; note?: s
 <body>
 <h1>${esc(title)}</h1>
 ${options.note ? `<p class="note">${esc(options.note)}</p>` : ""}
+${data.notes.map((n) => `<p class="note">${esc(n)}</p>`).join("\n")}
 <p class="note">${data.records.length} runs, ${data.configs.length} configs, ${data.scenarios.length} scenarios. Intervals are Wilson 95%.</p>
 <h2>Score per config</h2>
 ${score}
 ${summaryTable(data)}
+${reasoningSection(data)}
 <h2>Reforged vs bare: lift per scenario</h2>
 ${lifts.length ? lifts.join("\n") : '<p class="note">No config has both a reforged and a bare run.</p>'}
 <h2>Iterations per run</h2>

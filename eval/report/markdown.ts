@@ -1,31 +1,37 @@
-/** Markdown reports: a summary (all configs) and one page per config with its scenario rows. */
+/** Markdown reports: a summary (all configs, the terminal table's columns) and one page per config with its scenario rows. */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ConfigMetrics } from "../metrics.js";
-import { describeComparison, interval, pct, type ReportData } from "./report-data.js";
+import { columnLegend, describeComparison, interval, METRIC_COLUMNS, reasoningLine, scenarioCell, scenarioLabels, scenarioLegend, type ReportData } from "./report-data.js";
 
 const slug = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, "_");
 const row = (cells: string[]): string => `| ${cells.map((c) => c.replaceAll("|", "\\|")).join(" | ")} |`;
+const align = (n: number): string => row(["---", ...Array.from({ length: n }, () => "---:")]);
 
-/** @example renderSummaryMarkdown(data) // "# Eval summary\n\n| config | ..." */
+/** @example renderSummaryMarkdown(data) // "# Eval summary\n\n| config | Scr | VAcc | ..." */
 export function renderSummaryMarkdown(data: ReportData): string {
-  const lines = ["# Eval summary", "", row(["config", "runs", "score [95% CI]", "accuracy", "completeness", "efficiency", "wasted calls", "s/run"])];
-  lines.push(row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
+  const labels = scenarioLabels(data.scenarios);
+  const header = ["config", ...METRIC_COLUMNS.map((c) => c.header), ...data.scenarios.map((s) => labels.get(s)!)];
+  const lines = ["# Eval summary", "", row(header), align(header.length - 1)];
   for (const c of data.configs) {
-    lines.push(row([`[${c.config}](${slug(c.config)}.md)`, String(c.runs), interval(c.score), pct(c.accuracy.rate), pct(c.completeness.rate), c.efficiency.toFixed(2), c.wastedCalls.toFixed(1), c.avgSeconds.toFixed(2)]));
+    lines.push(row([`[${c.config}](${slug(c.config)}.md)`, ...METRIC_COLUMNS.map((col) => col.cell(c)), ...data.scenarios.map((s) => scenarioCell(c, s))]));
   }
+  lines.push("", columnLegend(), "", `Scenarios (score %): ${scenarioLegend(data.scenarios)}`);
+  if (data.notes.length > 0) lines.push("", ...data.notes.map((n) => `- ${n}`));
   if (data.comparisons.length > 0) lines.push("", "## Paired comparisons", "", ...data.comparisons.map((c) => `- ${describeComparison(c)}`));
   return `${lines.join("\n")}\n`;
 }
 
 /** @example renderConfigMarkdown(data.configs[0]) */
 export function renderConfigMarkdown(c: ConfigMetrics): string {
-  const lines = [`# ${c.config}`, "", `Score ${interval(c.score)} over ${c.runs} runs.`, ""];
-  lines.push(row(["scenario", "runs", "score [95% CI]", "accuracy", "completeness", "efficiency", "wasted", "compaction runs", "max phase"]));
-  lines.push(row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
+  const reasoning = reasoningLine(c);
+  const lines = [`# ${c.config}`, "", `Score ${interval(c.score)} (Wilson 95%) over ${c.attempted} runs, generation ${c.generation}.`, ...(reasoning ? ["", `${reasoning[0]!.toUpperCase()}${reasoning.slice(1)}.`] : []), ""];
+  const header = ["scenario", ...METRIC_COLUMNS.map((col) => col.header), "Scr 95% CI", "compaction runs", "max phase"];
+  lines.push(row(header), align(header.length - 1));
   for (const [name, m] of Object.entries(c.scenarios)) {
-    lines.push(row([name, String(m.runs), interval(m.score), pct(m.accuracy.rate), pct(m.completeness.rate), m.efficiency.toFixed(2), m.wastedCalls.toFixed(1), String(m.compactionRuns), String(m.maxPhase)]));
+    lines.push(row([name, ...METRIC_COLUMNS.map((col) => col.cell(m)), interval(m.score), String(m.compactionRuns), String(m.maxPhase)]));
   }
+  lines.push("", columnLegend());
   return `${lines.join("\n")}\n`;
 }
 

@@ -1,5 +1,9 @@
-/** The terminal table: configs sorted by score, aggregate columns, then one column per scenario. */
-import { interval, pct, scenarioLabels, type ReportData, describeComparison } from "./report-data.js";
+/**
+ * The terminal table, laid out as forge's leaderboard: configs best first, forge's metric
+ * columns (Scr VAcc Cmp Eff Wst Spd N), one column per scenario, then a legend naming each
+ * column's formula and each scenario column.
+ */
+import { columnLegend, describeComparison, METRIC_COLUMNS, scenarioCell, scenarioLabels, scenarioLegend, type ReportData } from "./report-data.js";
 
 function render(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
@@ -15,19 +19,14 @@ function render(rows: string[][]): string {
 export function renderTable(data: ReportData): string {
   if (data.configs.length === 0) return "(no runs)";
   const labels = scenarioLabels(data.scenarios);
-  const header = ["config", "n", "score [95% CI]", "acc", "compl", "eff", "wasted", "s/run", ...data.scenarios.map((s) => labels.get(s)!)];
-  const rows = data.configs.map((c) => [
-    c.config,
-    String(c.runs),
-    interval(c.score),
-    pct(c.accuracy.rate),
-    pct(c.completeness.rate),
-    c.efficiency.toFixed(2),
-    c.wastedCalls.toFixed(1),
-    c.avgSeconds.toFixed(2),
-    ...data.scenarios.map((s) => (c.scenarios[s] ? pct(c.scenarios[s]!.score.rate) : "—")),
-  ]);
-  const legend = data.scenarios.map((s) => `${labels.get(s)}=${s}`).join("  ");
+  const header = ["config", ...METRIC_COLUMNS.map((c) => c.header), ...data.scenarios.map((s) => labels.get(s)!)];
+  const rows = data.configs.map((c) => [c.config, ...METRIC_COLUMNS.map((col) => col.cell(c)), ...data.scenarios.map((s) => scenarioCell(c, s))]);
   const comparisons = data.comparisons.map(describeComparison);
-  return [render([header, ...rows]), "", `scenarios: ${legend}`, ...(comparisons.length ? ["", ...comparisons] : [])].join("\n");
+  return [
+    render([header, ...rows]),
+    "",
+    columnLegend(),
+    `scenarios (score %): ${scenarioLegend(data.scenarios)}`,
+    ...(comparisons.length ? ["", ...comparisons] : []),
+  ].join("\n");
 }

@@ -19,7 +19,7 @@ Commands:
   eval [options]   run the eval scenarios against a backend (see: forge-ts eval --help)
   eval-batch [options]
                    a resumable batch of eval configs into JSONL (see: forge-ts eval-batch --help)
-  report <results.jsonl> [options]
+  report <results.jsonl ...> [options]
                    tables, Markdown and an offline HTML dashboard from eval results (see: forge-ts report --help)
   mcp --workflow <module> --backend <name> [options]
                    serve workflows as MCP tools over stdio or Streamable HTTP (see: forge-ts mcp --help)

@@ -1,10 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { batchProgress, loadBatchConfig } from "../../eval/batch.js";
+import { batchProgress, loadBatchConfig, runBatch } from "../../eval/batch.js";
+import { batchMain } from "../../eval/cli/batch.js";
+import { EVAL_GENERATION } from "../../eval/generation.js";
 import { readRecords } from "../../eval/run-record.js";
+import { record } from "./fixtures.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -76,4 +79,38 @@ describe("batch resume", () => {
     await runBatchCli(["--config", configPath, "--runs", String(runs), "--out", out]);
     expect(lineCount(out)).toBe(expected);
   }, 60_000);
+});
+
+describe("batch resume across generations", () => {
+  it("skips only runs recorded at the current generation; older records stay and are redone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "forge-batch-gen-"));
+    const configPath = join(dir, "cfg.json");
+    writeFileSync(configPath, JSON.stringify({ name: "gen-test", seed: 3, scenarios: ["basic_2step"], rows: [{ backend: "sim", model: "small-model", ablation: "reforged" }] }));
+    const out = join(dir, "results.jsonl");
+    const old = [0, 1, 2].map((runIndex) => record({ runIndex, generation: EVAL_GENERATION - 1 }));
+    const current = record({ runIndex: 1, generation: EVAL_GENERATION });
+    // The oldest line is as the harness wrote it before records carried a generation.
+    const { generation: _dropped, ...legacy } = record({ runIndex: 2 });
+    writeFileSync(out, [...old, current, legacy].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const config = loadBatchConfig(configPath);
+
+    expect(batchProgress({ config, runs: 3, out }, readRecords(out))).toEqual([{ config: "sim:small-model@reforged", done: 1, expected: 3 }]);
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    try {
+      await batchMain(["--config", configPath, "--runs", "3", "--out", out, "--progress"]);
+      expect(log.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/^sim:small-model@reforged\s+1\/3  33%$/)]);
+    } finally {
+      log.mockRestore();
+    }
+
+    const before = readFileSync(out, "utf8");
+    expect(await runBatch({ config, runs: 3, out })).toEqual({ ran: 2, skipped: 1 });
+    expect(readFileSync(out, "utf8").startsWith(before)).toBe(true); // append-only: nothing older is rewritten or deleted
+    const after = readRecords(out);
+    expect(after.slice(0, 3).map((r) => r.generation)).toEqual([EVAL_GENERATION - 1, EVAL_GENERATION - 1, EVAL_GENERATION - 1]);
+    expect(after[4]!.generation).toBe(1);
+    expect(after.slice(5).map((r) => [r.runIndex, r.generation])).toEqual([[0, EVAL_GENERATION], [2, EVAL_GENERATION]]);
+    expect(batchProgress({ config, runs: 3, out }, after)).toEqual([{ config: "sim:small-model@reforged", done: 3, expected: 3 }]);
+    expect(await runBatch({ config, runs: 3, out })).toEqual({ ran: 0, skipped: 3 });
+  }, 30_000);
 });

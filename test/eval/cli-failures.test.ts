@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { loadBatchConfig, runConfigFor } from "../../eval/batch.js";
 import { configName } from "../../eval/harness.js";
+import { EVAL_GENERATION } from "../../eval/generation.js";
 import { createProgress } from "../../eval/progress.js";
 import { parseRecords, type RunRecord } from "../../eval/run-record.js";
 
@@ -112,9 +113,9 @@ describe("batch config keys", () => {
 describe("a results file cut mid-line", () => {
   const record = (runIndex: number): RunRecord => ({
     key: `sim:small-model@reforged|basic_2step|${runIndex}`, config: "sim:small-model@reforged", backend: "sim", model: "small-model",
-    ablation: "reforged", scenario: "basic_2step", tags: ["plumbing"], runIndex, seed: 1, completed: true, correct: true, iterations: 2,
+    ablation: "reforged", scenario: "basic_2step", tags: ["plumbing"], runIndex, seed: 1, generation: EVAL_GENERATION, completed: true, correct: true, iterations: 2,
     idealIterations: 2, wastedCalls: 0, elapsedMs: 1, compactions: 0, compactionPhases: [], streamRetries: 0, inputTokens: 1, outputTokens: 1,
-    retryNudges: 0, stepNudges: 0, prereqNudges: 0, rescues: 0, toolErrors: 0, timestamp: "2026-01-01T00:00:00Z",
+    retryNudges: 0, stepNudges: 0, prereqNudges: 0, rescues: 0, toolErrors: 0, reasoningMessages: 0, timestamp: "2026-01-01T00:00:00Z",
   });
   const text = `${JSON.stringify(record(0))}\n${JSON.stringify(record(1)).slice(0, 80)}`;
 

@@ -33,6 +33,22 @@ describe("run records (JSONL)", () => {
     expect(readFileSync(path, "utf8")).toBe(`${good}\n`);
   });
 
+  it("a line written before generations, validator errors and reasoning counts still parses, as generation 1", () => {
+    // A record as the harness wrote it before those fields existed (no generation, no reasoningMessages).
+    const old = `{"key":"sim:small-model@bare|basic_2step|0","config":"sim:small-model@bare","backend":"sim","model":"small-model","ablation":"bare","scenario":"basic_2step","tags":["plumbing"],"runIndex":0,"seed":1733,"completed":true,"correct":false,"iterations":3,"idealIterations":2,"wastedCalls":1,"elapsedMs":4.2,"compactions":0,"compactionPhases":[],"streamRetries":0,"inputTokens":410,"outputTokens":52,"retryNudges":0,"stepNudges":1,"prereqNudges":0,"rescues":0,"toolErrors":0,"errorType":"ValidationFailed","injectedFaults":[],"timestamp":"2026-03-01T10:00:00.000Z"}`;
+    const [r] = parseRecords(`${old}\n`, "old.jsonl");
+    expect(r).toMatchObject({ generation: 1, reasoningMessages: 0, correct: false, errorType: "ValidationFailed" });
+    expect(r!.validationError).toBeUndefined();
+  });
+
+  it("writes and reads back the generation, a validator error and the reasoning count", () => {
+    const path = join(tmp(), "r.jsonl");
+    const written = record({ generation: 7, correct: false, validationError: "TypeError: boom", errorType: "ValidationError", reasoningMessages: 4 });
+    openResults(path).append(written);
+    expect(readRecords(path)).toEqual([written]);
+    expect(() => parseRecords(`${JSON.stringify({ ...written, generation: 0 })}\n`, "x.jsonl")).toThrow(/x\.jsonl:1 is not a run record/);
+  });
+
   it("fails loudly on a malformed line in the middle", () => {
     expect(() => parseRecords(`${JSON.stringify(record())}\nnot json\n`, "x.jsonl")).toThrow(/x\.jsonl:2 is not JSON/);
     expect(() => parseRecords(`{"key":"k"}\n`, "x.jsonl")).toThrow(/x\.jsonl:1 is not a run record/);
