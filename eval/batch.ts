@@ -10,7 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { backendLabel, unreachable } from "../src/cli-kit/backends.js";
-import { BackendError, InvalidArgumentError } from "../src/core/index.js";
+import { BackendError, InvalidArgumentError, ServerError } from "../src/core/index.js";
 import { getAblation } from "./ablation.js";
 import { assertBackend, BACKENDS, clientFactory } from "./backends.js";
 import { fixturesOf, releaseAll, withFixtures, type EvalFixture } from "./fixture.js";
@@ -19,6 +19,7 @@ import { configName, planKeys, runEval, type RunConfig } from "./harness.js";
 import { openResults, type RunRecord } from "./run-record.js";
 import type { InspectionSink } from "../src/runner/options.js";
 import { selectScenarios } from "./scenarios/index.js";
+import { assertServerFields, ManagedServers, missingPiece, SERVER_ROW_FIELDS, serverPlan, type ServerPlan } from "./managed-server.js";
 
 const RowSchema = z.object({
   backend: z.enum(BACKENDS),
@@ -30,6 +31,8 @@ const RowSchema = z.object({
   think: z.boolean().optional(),
   baseUrl: z.string().optional(),
   ggufPath: z.string().optional(),
+  // A llamaserver/llamafile row with a ggufPath and no baseUrl: the batch starts its server (eval/managed-server.ts).
+  ...SERVER_ROW_FIELDS,
 });
 
 export const BatchConfigSchema = z.object({
@@ -60,6 +63,7 @@ export function loadBatchConfig(nameOrPath: string): BatchConfig {
   for (const [i, row] of parsed.data.rows.entries()) {
     assertBackend(row.backend);
     getAblation(row.ablation);
+    assertServerFields(row, i);
     const name = configName({ ...row, ablation: { name: row.ablation } });
     const first = names.get(name);
     // Two rows with one name would share resume keys: the second would silently never run.
@@ -145,31 +149,81 @@ export function batchProgress(options: Omit<BatchOptions, "onRecord">, records: 
 }
 
 /**
+ * A managed row's runs go to the server the batch starts; its config keeps the row's name (no
+ * `+url=`: the port is where the server listens, not something the results compare).
+ */
+function managedRunConfig(row: BatchRow, server: ServerPlan, seed: number, timeoutMs: number | undefined): RunConfig {
+  const { baseUrl: _unnamed, ...config } = runConfigFor({ ...row, baseUrl: server.clientBaseUrl }, seed, timeoutMs);
+  return config;
+}
+
+/** One row as a batch runs it: its server when the batch starts one, its config, its runs. */
+export interface PlannedRow {
+  row: BatchRow;
+  server: ServerPlan | undefined;
+  config: RunConfig;
+  planned: ReturnType<typeof planKeys>;
+  /** The planned runs whose key is not in the results file yet. */
+  todo: ReturnType<typeof planKeys>;
+}
+
+/**
+ * What runBatch does, row by row, before it does it (the dry run prints this).
+ *
+ * @example planRows({ config: loadBatchConfig("sim"), runs: 5 }, new Set())[0]!.todo.length
+ */
+export function planRows(options: Pick<BatchOptions, "config" | "runs" | "ablation" | "timeoutMs" | "inspect">, done: ReadonlySet<string>): PlannedRow[] {
+  const scenarios = selectScenarios({ names: options.config.scenarios, tags: options.config.tags });
+  return withAblation(options.config, options.ablation).map((row) => {
+    const server = serverPlan(row);
+    const base = server ? managedRunConfig(row, server, options.config.seed, options.timeoutMs) : runConfigFor(row, options.config.seed, options.timeoutMs);
+    const config = { ...base, ...(options.inspect ? { inspect: options.inspect } : {}) };
+    const planned = planKeys({ scenarios, runs: options.runs, config });
+    return { row, server, config, planned, todo: planned.filter((k) => !done.has(k.key)) };
+  });
+}
+
+/**
  * A fixture (an MCP server) is opened before the first row whose runs need it and held until
  * the batch ends, so every row shares one opening; a dead backend is still found before it.
+ * A managed row's server (eval/managed-server.ts) is started before the row's first run and
+ * stopped when the next row needs another server or none, and when the batch ends however it
+ * ends; a missing model file or server executable stops the batch before any run.
  *
  * @example await runBatch({ config: loadBatchConfig("sim"), runs: 5, out: "eval_results.jsonl" });
  */
 export async function runBatch(options: BatchOptions): Promise<{ ran: number; skipped: number }> {
-  const file = openResults(options.out, options.log);
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}
+`));
+  const file = openResults(options.out, log);
   const skip = currentKeys(file.records);
   const scenarios = selectScenarios({ names: options.config.scenarios, tags: options.config.tags });
-  const rows = withAblation(options.config, options.ablation).map((row) => {
-    const config = { ...runConfigFor(row, options.config.seed, options.timeoutMs), ...(options.inspect ? { inspect: options.inspect } : {}) };
-    const planned = planKeys({ scenarios, runs: options.runs, config });
-    return { row, config, planned, todo: planned.filter((k) => !skip.has(k.key)) };
-  });
+  const rows = planRows(options, skip);
+  for (const { server, config, todo } of rows) {
+    const missing = server && todo.length > 0 ? missingPiece(server) : undefined;
+    if (missing) throw new ServerError(`${configName(config)}: ${missing}`, "");
+  }
   let ran = 0;
   const skipped = rows.reduce((n, r) => n + r.planned.length - r.todo.length, 0);
   const held: EvalFixture<unknown>[] = [];
+  const servers = new ManagedServers(log);
   try {
-    for (const { row, config, todo } of rows) {
+    for (const { row, server, config, todo } of rows) {
       if (options.signal?.aborted) break;
+      if (todo.length > 0) {
+        try {
+          await servers.use(server, configName(config));
+        } catch (error) {
+          // Ctrl-C while the model loads: the interrupt killed the server, which is why it failed.
+          if (options.signal?.aborted) break;
+          throw error;
+        }
+      }
       if (todo.length > 0 && row.backend !== "sim") {
         // Fail before the first run, not once per run: a dead backend would turn every run into a FAIL line.
         const first = scenarios[0]!;
         const client = await withFixtures([first], () => config.makeClient({ scenario: first, instance: first.build(), seed: 0 }));
-        const problem = await unreachable(client, backendLabel(row));
+        const problem = await unreachable(client, backendLabel(server ? { ...row, baseUrl: server.clientBaseUrl } : row));
         if (problem) throw new BackendError(0, "", `${configName(config)}: ${problem}`);
       }
       for (const fixture of fixturesOf(todo.map((t) => t.scenario))) {
@@ -191,7 +245,11 @@ export async function runBatch(options: BatchOptions): Promise<{ ran: number; sk
       });
     }
   } finally {
-    await releaseAll(held);
+    try {
+      await servers.stop();
+    } finally {
+      await releaseAll(held);
+    }
   }
   return { ran, skipped };
 }
