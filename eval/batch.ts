@@ -11,6 +11,7 @@ import { z } from "zod";
 import { backendLabel, unreachable } from "../src/cli-kit/backends.js";
 import { BackendError, InvalidArgumentError } from "../src/core/index.js";
 import { getAblation } from "./ablation.js";
+import { assertAxes, BUDGET_MODES, REASONING_REPLAYS, TOOL_CHOICES } from "./axes.js";
 import { assertBackend, BACKENDS, clientFactory } from "./backends.js";
 import { fixturesOf, releaseAll, withFixtures, type EvalFixture } from "./fixture.js";
 import { configName, planKeys, runEval, type RunConfig } from "./harness.js";
@@ -28,6 +29,14 @@ const RowSchema = z.object({
   think: z.boolean().optional(),
   baseUrl: z.string().optional(),
   ggufPath: z.string().optional(),
+  // The config axes (eval/axes.ts); unset is the default and leaves the config's name as it was.
+  toolChoice: z.enum(TOOL_CHOICES).optional(),
+  reasoningReplay: z.enum(REASONING_REPLAYS).optional(),
+  reasoningEffort: z.string().min(1).optional(),
+  sampling: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
+  recommendedSampling: z.boolean().optional(),
+  budgetMode: z.enum(BUDGET_MODES).optional(),
+  manualTokens: z.number().int().positive().optional(),
 });
 
 export const BatchConfigSchema = z.object({
@@ -58,6 +67,7 @@ export function loadBatchConfig(nameOrPath: string): BatchConfig {
   for (const [i, row] of parsed.data.rows.entries()) {
     assertBackend(row.backend);
     getAblation(row.ablation);
+    assertAxes(row, (field) => `${path}: rows.${i}.${field}`);
     const name = configName({ ...row, ablation: { name: row.ablation } });
     const first = names.get(name);
     // Two rows with one name would share resume keys: the second would silently never run.
@@ -85,6 +95,15 @@ export function withAblation(config: BatchConfig, ablation: string | undefined):
     });
 }
 
+/** A row's axes, only those it sets. */
+function axesOf(row: BatchRow): Partial<RunConfig> {
+  return Object.fromEntries(
+    (["toolChoice", "reasoningReplay", "reasoningEffort", "sampling", "recommendedSampling", "budgetMode", "manualTokens"] as const)
+      .filter((key) => row[key] !== undefined)
+      .map((key) => [key, row[key]]),
+  );
+}
+
 /** @example runConfigFor(loadBatchConfig("sim").rows[0]!, 42).ablation.name // "reforged" */
 export function runConfigFor(row: BatchRow, seed: number, timeoutMs?: number): RunConfig {
   return {
@@ -97,6 +116,7 @@ export function runConfigFor(row: BatchRow, seed: number, timeoutMs?: number): R
     ...(row.think !== undefined ? { think: row.think } : {}),
     ...(row.baseUrl ? { baseUrl: row.baseUrl } : {}),
     ...(row.ggufPath ? { ggufPath: row.ggufPath } : {}),
+    ...axesOf(row),
     seed,
     makeClient: clientFactory({
       backend: row.backend,
