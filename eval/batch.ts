@@ -12,6 +12,7 @@ import { z } from "zod";
 import { backendLabel, unreachable } from "../src/cli-kit/backends.js";
 import { BackendError, InvalidArgumentError, ServerError } from "../src/core/index.js";
 import { getAblation } from "./ablation.js";
+import { assertAxes, BUDGET_MODES, REASONING_REPLAYS, TOOL_CHOICES } from "./axes.js";
 import { assertBackend, BACKENDS, clientFactory } from "./backends.js";
 import { fixturesOf, releaseAll, withFixtures, type EvalFixture } from "./fixture.js";
 import { currentKeys } from "./generation.js";
@@ -31,6 +32,14 @@ const RowSchema = z.object({
   think: z.boolean().optional(),
   baseUrl: z.string().optional(),
   ggufPath: z.string().optional(),
+  // The config axes (eval/axes.ts); unset is the default and leaves the config's name as it was.
+  toolChoice: z.enum(TOOL_CHOICES).optional(),
+  reasoningReplay: z.enum(REASONING_REPLAYS).optional(),
+  reasoningEffort: z.string().min(1).optional(),
+  sampling: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
+  recommendedSampling: z.boolean().optional(),
+  budgetMode: z.enum(BUDGET_MODES).optional(),
+  manualTokens: z.number().int().positive().optional(),
   // A llamaserver/llamafile row with a ggufPath and no baseUrl: the batch starts its server (eval/managed-server.ts).
   ...SERVER_ROW_FIELDS,
 });
@@ -64,6 +73,7 @@ export function loadBatchConfig(nameOrPath: string): BatchConfig {
     assertBackend(row.backend);
     getAblation(row.ablation);
     assertServerFields(row, i);
+    assertAxes(row, (field) => `${path}: rows.${i}.${field}`);
     const name = configName({ ...row, ablation: { name: row.ablation } });
     const first = names.get(name);
     // Two rows with one name would share resume keys: the second would silently never run.
@@ -91,6 +101,15 @@ export function withAblation(config: BatchConfig, ablation: string | undefined):
     });
 }
 
+/** A row's axes, only those it sets. */
+function axesOf(row: BatchRow): Partial<RunConfig> {
+  return Object.fromEntries(
+    (["toolChoice", "reasoningReplay", "reasoningEffort", "sampling", "recommendedSampling", "budgetMode", "manualTokens"] as const)
+      .filter((key) => row[key] !== undefined)
+      .map((key) => [key, row[key]]),
+  );
+}
+
 /** @example runConfigFor(loadBatchConfig("sim").rows[0]!, 42).ablation.name // "reforged" */
 export function runConfigFor(row: BatchRow, seed: number, timeoutMs?: number): RunConfig {
   return {
@@ -103,6 +122,7 @@ export function runConfigFor(row: BatchRow, seed: number, timeoutMs?: number): R
     ...(row.think !== undefined ? { think: row.think } : {}),
     ...(row.baseUrl ? { baseUrl: row.baseUrl } : {}),
     ...(row.ggufPath ? { ggufPath: row.ggufPath } : {}),
+    ...axesOf(row),
     seed,
     makeClient: clientFactory({
       backend: row.backend,

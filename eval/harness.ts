@@ -7,7 +7,8 @@ import { ContextManager, NoCompact, SlidingWindowCompact, TieredCompact, type Co
 import { WorkflowRunner } from "../src/runner.js";
 import type { InspectionSink } from "../src/runner/options.js";
 import type { AblationConfig } from "./ablation.js";
-import type { ClientFactory } from "./backends.js";
+import { assertAxes, axisTags, runBudget, runRequest, type RunAxes } from "./axes.js";
+import type { BackendName, ClientFactory } from "./backends.js";
 import { withFixtures } from "./fixture.js";
 import { EVAL_GENERATION } from "./generation.js";
 import { resumeKey, type RunRecord } from "./run-record.js";
@@ -15,7 +16,8 @@ import type { EvalScenario } from "./scenario.js";
 
 export type CompactStrategyName = "tiered" | "sliding" | "none";
 
-export interface RunConfig {
+/** The axes (toolChoice, reasoningReplay, ...) are set only when chosen: see eval/axes.ts. */
+export interface RunConfig extends RunAxes {
   backend: string;
   model: string;
   mode?: string;
@@ -39,11 +41,15 @@ export interface RunConfig {
  *
  * @example configName({ backend: "sim", model: "small-model", ablation: { name: "bare" }, compactStrategy: "tiered" }) // "sim:small-model@bare"
  * @example configName({ backend: "ollama", model: "qwen3:8b", ablation: { name: "reforged" }, compactStrategy: "tiered", stream: true, think: false }) // "ollama:qwen3:8b@reforged+stream+think=false"
+ * @example configName({ backend: "sim", model: "small-model", ablation: { name: "bare" }, compactStrategy: "tiered", toolChoice: "any" }) // "sim:small-model@bare+any"
  */
 export function configName(
-  c: Pick<RunConfig, "backend" | "model" | "mode" | "compactStrategy" | "think" | "baseUrl" | "ggufPath"> & { ablation: { name: string }; stream?: boolean | undefined },
+  c: Pick<RunConfig, "backend" | "model" | "mode" | "compactStrategy" | "think" | "baseUrl" | "ggufPath" | keyof RunAxes> & { ablation: { name: string }; stream?: boolean | undefined },
 ): string {
+  // The axes come first, right after the ablation, so labels read as forge's ("bare+any");
+  // the older tags keep their order after them, so old result files still resume.
   const extras = [
+    ...axisTags(c),
     c.compactStrategy === "tiered" ? "" : `+${c.compactStrategy}`,
     c.stream ? "+stream" : "",
     c.think === undefined ? "" : `+think=${c.think}`,
@@ -73,6 +79,21 @@ export function evalRunId(config: RunConfig, scenario: string, runIndex: number)
   return safe.length <= 128 ? safe : `${safe.slice(-119)}-${runSeed(0, key, 0).toString(16).padStart(8, "0")}`;
 }
 
+/** The fields the axes' checks and request mapping read. */
+function axesTarget(config: RunConfig): Parameters<typeof assertAxes>[0] {
+  return { ...config, backend: config.backend as BackendName };
+}
+
+/**
+ * Refuse a config whose axes are misspelt or that its backend cannot honour (eval/axes.ts):
+ * runEval calls it before the first run; the CLIs and batch loading call it earlier still.
+ *
+ * @example assertRunConfig({ ...config, toolChoice: "any" }) // throws on backend ollama
+ */
+export function assertRunConfig(config: RunConfig): void {
+  assertAxes(axesTarget(config));
+}
+
 function strategyFor(config: RunConfig): CompactStrategy {
   if (!config.ablation.compaction || config.compactStrategy === "none") return new NoCompact();
   return config.compactStrategy === "sliding" ? new SlidingWindowCompact({ keepRecent: 2 }) : new TieredCompact({ keepRecent: 2 });
@@ -87,6 +108,7 @@ function strategyFor(config: RunConfig): CompactStrategy {
  */
 /** `signal`: Ctrl-C; the run is cancelled through the statechart (its record is then dropped by runEval). */
 export async function runScenario(scenario: EvalScenario, config: RunConfig, runIndex: number, signal?: AbortSignal): Promise<RunRecord> {
+  assertRunConfig(config);
   return withFixtures([scenario], () => playScenario(scenario, config, runIndex, signal));
 }
 
@@ -94,7 +116,9 @@ async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex:
   const seed = runSeed(config.seed, scenario.name, runIndex);
   const instance = scenario.build();
   const client = await config.makeClient({ scenario, instance, seed });
-  const contextManager = new ContextManager({ strategy: strategyFor(config), budgetTokens: scenario.budgetTokens });
+  const budget = await runBudget(scenario, config, client);
+  const contextManager = new ContextManager({ strategy: strategyFor(config), budgetTokens: budget.budgetTokens });
+  const request = runRequest(axesTarget(config), budget.contextTokens);
   const { ablation } = config;
   let reasoningMessages = 0;
   const runner = new WorkflowRunner({
@@ -106,6 +130,8 @@ async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex:
     rescueEnabled: ablation.rescueEnabled,
     stepEnforcement: ablation.stepEnforcement,
     stream: config.stream,
+    ...(config.reasoningReplay ? { reasoningReplay: config.reasoningReplay } : {}),
+    ...(request ? { request } : {}),
     // The scenario's person answers in-process: a run never parks waiting for one.
     ...(scenario.person ? { onHumanRequest: scenario.person } : {}),
     ...(config.inspect ? { inspect: config.inspect } : {}),
@@ -173,6 +199,10 @@ async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex:
     ...(!correct && validationError === undefined && !error ? { errorType: completed ? "ValidationFailed" : "Incomplete" } : {}),
     ...(Array.isArray(sim.injected) ? { injectedFaults: sim.injected.map(String) } : {}),
     timestamp: new Date().toISOString(),
+    budgetTokens: budget.budgetTokens,
+    ...(config.toolChoice === "any" ? { toolChoice: config.toolChoice } : {}),
+    ...(config.reasoningReplay && config.reasoningReplay !== "none" ? { reasoningReplay: config.reasoningReplay } : {}),
+    ...(config.reasoningEffort !== undefined ? { reasoningEffort: config.reasoningEffort } : {}),
   };
 }
 
@@ -203,6 +233,7 @@ export function planKeys(plan: Pick<EvalPlan, "scenarios" | "runs" | "config">):
  * @example const records = await runEval({ scenarios: ALL_SCENARIOS, runs: 5, config });
  */
 export async function runEval(plan: EvalPlan): Promise<RunRecord[]> {
+  assertRunConfig(plan.config);
   const todo = planKeys(plan).filter(({ key }) => !plan.skip?.has(key));
   return withFixtures(
     todo.map((t) => t.scenario),

@@ -44,6 +44,11 @@ export const RunRecordSchema = z.object({
   errorMessage: z.string().optional(),
   injectedFaults: z.array(z.string()).optional(),
   timestamp: z.string(),
+  // The config axes (eval/axes.ts): the budget every run used, and the axes set on its config.
+  budgetTokens: z.number().int().positive().optional(),
+  toolChoice: z.enum(["auto", "any"]).optional(),
+  reasoningReplay: z.enum(["none", "keep-last", "full"]).optional(),
+  reasoningEffort: z.string().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 

@@ -84,6 +84,12 @@ export interface EvalScenario<TState = unknown> {
   maxIterations: number;
   /** Context budget in tokens for this scenario's ContextManager. */
   budgetTokens: number;
+  /**
+   * The context window the backend is asked for on this scenario's runs (Ollama's num_ctx) in
+   * budget mode "scenario"; default `budgetTokens`. Larger only when the scenario means the
+   * window to exceed what its ContextManager may fill.
+   */
+  contextTokens?: number;
   build(): ScenarioInstance<TState>;
   validate(call: TerminalCall<TState>): boolean;
   oracle: Oracle;

@@ -333,6 +333,7 @@ export class WorkflowRunner {
       client: o.client,
       contextManager: o.contextManager,
       reasoningReplay: o.reasoningReplay ?? "none",
+      ...(o.request ? { request: o.request } : {}),
       stream: o.stream ?? false,
       ...(onChunk ? { onChunk } : {}),
       ...(o.toolTimeoutMs !== undefined ? { toolTimeoutMs: o.toolTimeoutMs } : {}),

@@ -15,7 +15,7 @@ import type { ContextManager } from "./context/context-manager.js";
 import { CallbackError, ClientContractError, InvalidArgumentError, StreamError, ToolTimeoutError } from "./core/errors.js";
 import type { AnyToolDef, ChildRunOptions, ToolExecuteContext } from "./core/tool.js";
 import type { ChildCall } from "./runner/child-run.js";
-import type { LLMClient, LLMResponse, StreamChunk } from "./core/llm.js";
+import type { LLMClient, LLMResponse, RequestOverrides, SendOptions, StreamChunk } from "./core/llm.js";
 import type { ReasoningReplay, WireMessage } from "./core/wire-messages.js";
 import type { Workflow } from "./core/workflow.js";
 import { cloneJson } from "./core/json-clone.js";
@@ -33,6 +33,8 @@ export interface ServiceOptions {
   client: LLMClient;
   contextManager: ContextManager;
   reasoningReplay: ReasoningReplay;
+  /** Sent with every model call (the runner's `request` option). */
+  request?: RequestOverrides;
   stream: boolean;
   onChunk?: (chunk: StreamChunk) => void | Promise<void>;
   now: () => number;
@@ -81,8 +83,15 @@ export function createServices(o: ServiceOptions): WorkflowServices {
     if (halted) throw halted;
   };
 
+  // One model call's options: its signal and trace context, and the runner's request defaults.
+  const sendOptions = (signal: AbortSignal, traceContext: Context | undefined): SendOptions => ({
+    signal,
+    ...(traceContext ? { traceContext } : {}),
+    ...(o.request ? { request: o.request } : {}),
+  });
+
   async function streamed(wire: WireMessage[], signal: AbortSignal, traceContext: Context | undefined): Promise<LLMResponse> {
-    const stream: unknown = client.sendStream!(wire, specs(), traceContext ? { signal, traceContext } : { signal });
+    const stream: unknown = client.sendStream!(wire, specs(), sendOptions(signal, traceContext));
     if (typeof (stream as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] !== "function") {
       throw new ClientContractError(name, ["sendStream must return an AsyncIterable of stream chunks"], previewValue(stream));
     }
@@ -99,7 +108,7 @@ export function createServices(o: ServiceOptions): WorkflowServices {
 
   async function request(wire: WireMessage[], signal: AbortSignal, traceContext: Context | undefined): Promise<LLMResponse> {
     if (o.stream && client.sendStream) return streamed(wire, signal, traceContext);
-    return assertLLMResponse(await client.send(wire, specs(), traceContext ? { signal, traceContext } : { signal }), name);
+    return assertLLMResponse(await client.send(wire, specs(), sendOptions(signal, traceContext)), name);
   }
 
   // A call's output, shaped and timed (the tool's own deadline, maxResultChars, the clock).

@@ -20,7 +20,11 @@ const SPEC = { config: "one", runs: "one", out: "one", ablation: "one", progress
 
 const help = (command: string) => `usage: ${command} --config <name|path> --runs N [--out file.jsonl] [--ablation preset] [--model m ...] [--seed S] [--timeout ms] [--progress] [--dry-run] [--visualize] [--queue redis://...]
 
-  --config    a name in eval/configs/ or a path; rows that would share a name are an error
+  --config    a name in eval/configs/ or a path; rows that would share a name are an error.
+              A row may set the config axes of \`eval\` (toolChoice auto|any, reasoningReplay,
+              reasoningEffort, sampling {k: v}, recommendedSampling, budgetMode
+              scenario|backend|manual with manualTokens): each is checked when the config
+              loads and named in the row's config when not the default (e.g. @bare+any)
   --out       JSONL results file (default eval_results.jsonl); runs it holds at the current
               suite generation are skipped, so a killed batch resumes where it stopped (an
               incomplete last line is redone); runs of older generations are redone, appended

@@ -10,6 +10,13 @@ import { isPlainObject } from "../core/json-value.js";
 const CLIENT_OWNED = new Set(["model", "messages", "stream", "stream_options", "tools", "tool_choice"]);
 
 /**
+ * The body fields (OpenAI names) the Messages API has an equivalent for (anthropicParams).
+ *
+ * @example ANTHROPIC_BODY_FIELDS.has("min_p") // false
+ */
+export const ANTHROPIC_BODY_FIELDS: ReadonlySet<string> = new Set(["max_tokens", "max_completion_tokens", "temperature", "top_p", "top_k", "stop", "reasoning_effort"]);
+
+/**
  * An OpenAI chat-completions body with the caller's fields merged over the client's.
  * `tool_choice` goes only with native tools (servers reject it without `tools`).
  *
@@ -42,8 +49,17 @@ const OLLAMA_OPTIONS: Record<string, string> = {
 };
 
 /**
+ * The body fields (OpenAI names) an Ollama /api/chat request takes, mapped or as given; any
+ * other is dropped by ollamaBody. Callers that must not lose a field silently check with this.
+ *
+ * @example OLLAMA_BODY_FIELDS.has("top_k") // true; OLLAMA_BODY_FIELDS.has("logit_bias") // false
+ */
+export const OLLAMA_BODY_FIELDS: ReadonlySet<string> = new Set([...Object.keys(OLLAMA_OPTIONS), "options", "keep_alive", "format", "response_format", "reasoning_effort"]);
+
+/**
  * An Ollama /api/chat body with the caller's fields mapped in: sampling into `options`,
- * `response_format` into `format`, Ollama's own `options`/`keep_alive`/`format` as given.
+ * `response_format` into `format`, `reasoning_effort` into `think` (Ollama's thinking level),
+ * Ollama's own `options`/`keep_alive`/`format` as given.
  * Fields with no Ollama equivalent are left out (Ollama's own OpenAI endpoint ignores them too).
  *
  * @example
@@ -60,6 +76,8 @@ export function ollamaBody(body: Record<string, unknown>, overrides: RequestOver
     if (option !== undefined) options[option] = key === "stop" && typeof value === "string" ? [value] : value;
     else if (key === "options" && isPlainObject(value)) Object.assign(options, value);
     else if (key === "keep_alive" || key === "format") out[key] = value;
+    // Ollama's thinking level ("low" | "medium" | "high", gpt-oss and kin) rides on `think`.
+    else if (key === "reasoning_effort") out.think = value;
     else if (key === "response_format" && isPlainObject(value)) {
       const format = ollamaFormat(value);
       if (format !== undefined) out.format = format;
@@ -87,7 +105,8 @@ export function anthropicToolChoice(choice: ToolChoice): { type: "auto" } | { ty
 
 /**
  * Messages API params with the caller's fields mapped in (max_tokens, temperature, top_p,
- * top_k, stop → stop_sequences, tool_choice); others have no Anthropic equivalent.
+ * top_k, stop → stop_sequences, reasoning_effort → output_config.effort, tool_choice); others
+ * have no Anthropic equivalent.
  *
  * @example
  * anthropicParams({ model: "claude", max_tokens: 4096, messages }, { body: { max_tokens: 64, stop: "END" } })
@@ -104,6 +123,7 @@ export function anthropicParams<P extends { model: string; max_tokens: number; t
   if (body.max_tokens == null && typeof body.max_completion_tokens === "number") out.max_tokens = body.max_completion_tokens;
   if (typeof body.stop === "string") out.stop_sequences = [body.stop];
   else if (Array.isArray(body.stop)) out.stop_sequences = body.stop;
+  if (typeof body.reasoning_effort === "string") out.output_config = { ...(out.output_config as object | undefined), effort: body.reasoning_effort };
   if (overrides.model !== undefined) out.model = overrides.model;
   if (overrides.toolChoice !== undefined && Array.isArray(params.tools) && params.tools.length > 0) {
     const choice = anthropicToolChoice(overrides.toolChoice);

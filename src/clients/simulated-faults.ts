@@ -21,6 +21,11 @@ export interface FaultContext {
   tools: readonly ToolSpec[];
   workflow?: Workflow | undefined;
   formats?: readonly RescueFormat[] | undefined;
+  /**
+   * The request forced a tool call (tool_choice "required" or a named function): as on a
+   * grammar-constrained backend the answer is a native call, so no mistake that is text.
+   */
+  forced?: boolean | undefined;
 }
 
 /**
@@ -185,8 +190,12 @@ function repeatTarget(ctx: FaultContext): PlannedCall | undefined {
   return same || "_invalid_arguments" in last.args ? undefined : { tool: last.tool, args: last.args };
 }
 
+/** Mistakes whose answer is text (prose, or a call written as text): impossible when a call is forced. */
+const TEXT_MISTAKES: ReadonlySet<Mistake> = new Set(["bare_text", "rescue_format"]);
+
 /**
- * The mistakes that make sense this turn (none when the correct answer is text).
+ * The mistakes that make sense this turn (none when the correct answer is text; none that is
+ * text when the request forces a tool call).
  *
  * @example
  * applicableMistakes(ctx); // e.g. ["bare_text", "rescue_format", "invalid_args", ...]
@@ -206,7 +215,25 @@ export function applicableMistakes(ctx: FaultContext): Mistake[] {
     invalid_args: () => invalidArgsOptions(ctx).length > 0,
     repeat_call: () => repeatTarget(ctx) !== undefined,
   };
-  return MISTAKE_KINDS.filter((k) => checks[k]());
+  return MISTAKE_KINDS.filter((k) => !(ctx.forced && TEXT_MISTAKES.has(k)) && checks[k]());
+}
+
+/**
+ * What a model forced to call a tool says instead of prose: a call carrying the text in the
+ * tool's first string parameter (its other required fields improvised). The tool is the named
+ * one, else the workflow's terminal tool, else the first tool offered.
+ *
+ * @example
+ * forcedCall("Paris is sunny.", { tools, workflow }); // { tool: "respond", args: { answer: "Paris is sunny." } }
+ */
+export function forcedCall(text: string, ctx: { tools: readonly ToolSpec[]; workflow?: Workflow | undefined; named?: string | undefined }): PlannedCall {
+  const offered = ctx.tools.map((t) => t.name);
+  const name = ctx.named ?? ctx.workflow?.terminalTools.find((t) => offered.includes(t)) ?? offered[0];
+  const spec = name === undefined ? undefined : specOf(ctx.tools, name);
+  if (!spec) throw new Error(`forcedCall: no tool to force among [${offered.join(", ")}]`);
+  const field = Object.entries(properties(spec)).find(([, schema]) => typeOf(schema) === "string")?.[0];
+  // A fixed PRNG: the improvised fields do not depend on (or shift) the turn's own draws.
+  return { tool: spec.name, args: improviseArgs(spec, field === undefined ? {} : { [field]: text }, createPrng(0)) };
 }
 
 const PROSE_BEFORE = [

@@ -7,16 +7,19 @@
  * sent minus call ids, the tools offered), so the same seed and conversation always give the
  * same answer — across processes, after a snapshot restore, whatever ids the runner mints,
  * and whether asked via send or sendStream.
+ *
+ * A request whose tool_choice forces a call ("required" or a named function, as RequestOverrides
+ * carry it) is answered as a grammar-constrained backend would: always with a call, never prose.
  */
 import { InvalidArgumentError } from "../core/errors.js";
-import type { LLMClient, LLMResponse, SendOptions, StreamChunk, ToolCall, Usage } from "../core/llm.js";
+import type { LLMClient, LLMResponse, SendOptions, StreamChunk, ToolCall, ToolChoice, Usage } from "../core/llm.js";
 import type { ApiFormat, WireMessage } from "../core/wire-messages.js";
 import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";
 import { CORRECTION_DAMPING, resolveFaultProfile, type FaultKind, type FaultProfile, FAULT_PROFILES } from "./fault-profiles.js";
 import { createPrng, hashString, type Prng } from "./prng.js";
-import { applicableMistakes, injectMistake, reasoningFor, type Mistake, type Utterance } from "./simulated-faults.js";
+import { applicableMistakes, forcedCall, injectMistake, reasoningFor, type Mistake, type Utterance } from "./simulated-faults.js";
 import { abortableDelay, argsText, responseDeltas, throwIfAborted } from "./simulated-stream.js";
 import { conversationKey, readConversation, type OracleView } from "./simulated-view.js";
 
@@ -74,6 +77,19 @@ function normalizeStep(step: OracleStep, toolNames: readonly string[]): Utteranc
     if (!toolNames.includes(c.tool)) bad(`"${c.tool}" is not among the tools offered [${toolNames.join(", ")}]`);
   }
   return { kind: "calls", calls: calls.map((c) => ({ tool: c.tool, args: c.args })) };
+}
+
+/**
+ * Whether a request forces a tool call, and which tool when it names one. Like a backend, the
+ * simulator applies tool_choice only when tools are offered; a named tool must be one of them.
+ */
+function forcedTool(choice: ToolChoice | undefined, toolNames: readonly string[]): { named?: string } | undefined {
+  if (choice === undefined || toolNames.length === 0 || choice === "auto" || choice === "none") return undefined;
+  if (choice === "required") return {};
+  const name = isPlainObject(choice) && isPlainObject(choice.function) ? choice.function.name : undefined;
+  if (typeof name !== "string") throw new InvalidArgumentError("toolChoice", `expected "auto", "none", "required" or { type: "function", function: { name } }, got ${JSON.stringify(choice)}`);
+  if (!toolNames.includes(name)) throw new InvalidArgumentError("toolChoice", `names "${name}", which is not among the tools offered [${toolNames.join(", ")}]`);
+  return { named: name };
 }
 
 function estimateTokens(chars: number): number {
@@ -139,7 +155,7 @@ export class SimulatedClient implements LLMClient {
 
   async send(messages: WireMessage[], tools?: ToolSpec[], options?: SendOptions): Promise<LLMResponse> {
     throwIfAborted(options?.signal);
-    const { response } = this.#decide(messages, tools);
+    const { response } = this.#decide(messages, tools, options?.request?.toolChoice);
     await abortableDelay(this.#latencyMs, options?.signal);
     return response;
   }
@@ -147,7 +163,7 @@ export class SimulatedClient implements LLMClient {
   async *sendStream(messages: WireMessage[], tools?: ToolSpec[], options?: SendOptions): AsyncIterable<StreamChunk> {
     const signal = options?.signal;
     throwIfAborted(signal);
-    const { response, rng } = this.#decide(messages, tools);
+    const { response, rng } = this.#decide(messages, tools, options?.request?.toolChoice);
     await abortableDelay(this.#latencyMs, signal);
     for (const chunk of responseDeltas(response, rng, this.#chunkSize)) {
       // Yield to the event loop between deltas so an abort from elsewhere lands promptly.
@@ -163,17 +179,26 @@ export class SimulatedClient implements LLMClient {
     return this.#contextLength;
   }
 
-  /** Decide this request's answer once; the returned PRNG continues for stream pacing. */
-  #decide(messages: WireMessage[], tools: ToolSpec[] | undefined): { response: LLMResponse; rng: Prng } {
+  /**
+   * Decide this request's answer once; the returned PRNG continues for stream pacing. A
+   * `toolChoice` of "required" or a named function (sent only with tools, as on the wire)
+   * forces a call: the oracle's text becomes a call and no mistake is prose.
+   */
+  #decide(messages: WireMessage[], tools: ToolSpec[] | undefined, toolChoice: ToolChoice | undefined): { response: LLMResponse; rng: Prng } {
     if (tools !== undefined && !Array.isArray(tools)) throw new InvalidArgumentError("tools", "must be an array of ToolSpec");
     const { view, corrected } = readConversation(messages, tools ?? []);
     const step = this.#oracle(view);
-    const correct = normalizeStep(step, view.toolNames);
+    const forced = forcedTool(toolChoice, view.toolNames);
+    const oracleSaid = normalizeStep(step, view.toolNames);
+    const correct: Utterance =
+      forced && oracleSaid.kind === "text"
+        ? { kind: "calls", calls: [forcedCall(oracleSaid.text, { tools: tools ?? [], workflow: this.#workflow, named: forced.named })] }
+        : oracleSaid;
     const rng = createPrng(hashString(conversationKey(messages, view.toolNames), this.seed));
 
     const rates = this.profile.rates;
     const damping = corrected ? CORRECTION_DAMPING : 1;
-    const ctx = { correct, view, tools: tools ?? [], workflow: this.#workflow, formats: this.profile.formats };
+    const ctx = { correct, view, tools: tools ?? [], workflow: this.#workflow, formats: this.profile.formats, forced: forced !== undefined };
     let fault: Mistake | undefined;
     let roll = rng.next();
     for (const kind of applicableMistakes(ctx)) {

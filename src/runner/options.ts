@@ -7,7 +7,7 @@ import type { InspectionEvent, Observer } from "xstate";
 import { assertTelemetryOptions, type TelemetryOptions } from "../telemetry/telemetry-options.js";
 import type { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
-import type { LLMClient, StreamChunk } from "../core/llm.js";
+import type { LLMClient, RequestOverrides, StreamChunk } from "../core/llm.js";
 import { MessageSchema, type Message } from "../core/messages.js";
 import type { ReasoningReplay } from "../core/wire-messages.js";
 import { isPlainObject, jsonIssue } from "../core/json-value.js";
@@ -80,6 +80,14 @@ export interface WorkflowRunnerOptions {
   /** false turns off premature-terminal and prerequisite enforcement (ablation). */
   stepEnforcement?: boolean;
   reasoningReplay?: ReasoningReplay;
+  /**
+   * Sent with every model call of this runner's runs (child runs included): `toolChoice`
+   * ("required" forces a tool call where the backend has tool_choice) and `body` fields in
+   * OpenAI chat-completions names (temperature, top_p, reasoning_effort, Ollama `options`, ...),
+   * which each client maps to its backend the way it maps a proxy caller's. Fields the client
+   * sets itself (model, messages, tools, tool_choice, stream) are refused in `body`.
+   */
+  request?: RequestOverrides;
   /**
    * Passed to createActor: attach @statelyai/inspect or any inspection observer. Sees the run's
    * events until `run()` settles; a throw fails the run with CallbackError. An observer that
@@ -232,8 +240,40 @@ export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
     if (missing.length > 0) throw new InvalidArgumentError("store", `expected a RunStore (new FileRunStore({ dir })); missing ${missing.join(", ")}`);
   }
   assertTelemetryOptions(options.telemetry);
+  assertRequestDefaults(options.request);
   const replay = options.reasoningReplay ?? "none";
   if (!["none", "keep-last", "full"].includes(replay)) throw new InvalidArgumentError("reasoningReplay", 'use "none", "keep-last" or "full"');
+}
+
+/** Body fields a client owns: a default for them would be dropped or break the exchange. */
+const CLIENT_OWNED_FIELDS = ["model", "messages", "stream", "stream_options", "tools", "tool_choice"];
+
+const isToolChoice = (value: unknown): boolean =>
+  value === "none" ||
+  value === "auto" ||
+  value === "required" ||
+  (isPlainObject(value) && value.type === "function" && isPlainObject(value.function) && typeof value.function.name === "string" && value.function.name.length > 0);
+
+/** `request`: the RequestOverrides every model call carries; checked field by field. */
+function assertRequestDefaults(request: unknown): void {
+  if (request === undefined) return;
+  if (!isPlainObject(request)) throw new InvalidArgumentError("request", `expected { toolChoice?, body?, model?, apiKey? }, got ${previewValue(request)}`);
+  const unknown = Object.keys(request).filter((k) => !["toolChoice", "body", "model", "apiKey"].includes(k));
+  if (unknown.length > 0) throw new InvalidArgumentError("request", `unknown field(s) ${unknown.join(", ")}; use toolChoice, body, model or apiKey`);
+  if (request.toolChoice !== undefined && !isToolChoice(request.toolChoice)) {
+    throw new InvalidArgumentError("request.toolChoice", `use "none", "auto", "required" or { type: "function", function: { name } }, got ${previewValue(request.toolChoice)}`);
+  }
+  for (const key of ["model", "apiKey"] as const) {
+    const value = request[key];
+    if (value !== undefined && !(typeof value === "string" && value.length > 0)) throw new InvalidArgumentError(`request.${key}`, `expected a non-empty string, got ${previewValue(value)}`);
+  }
+  const body = request.body;
+  if (body === undefined) return;
+  if (!isPlainObject(body)) throw new InvalidArgumentError("request.body", `expected an object of request fields, got ${previewValue(body)}`);
+  const owned = Object.keys(body).filter((k) => CLIENT_OWNED_FIELDS.includes(k));
+  if (owned.length > 0) throw new InvalidArgumentError("request.body", `${owned.join(", ")} ${owned.length === 1 ? "is" : "are"} set by the client (use request.model / request.toolChoice)`);
+  const problem = jsonIssue(body);
+  if (problem) throw new InvalidArgumentError("request.body", `must be plain JSON: ${problem}`);
 }
 
 export function assertWorkflow(workflow: unknown): asserts workflow is Workflow {

@@ -63,6 +63,10 @@ describe("ollamaBody", () => {
     });
     expect(ollamaBody({ model: "m" }, { body: { response_format: { type: "json_object" } } })).toEqual({ model: "m", format: "json" });
   });
+
+  it("reasoning_effort becomes Ollama's thinking level, over the client's think: true", () => {
+    expect(ollamaBody({ model: "m", think: true }, { body: { reasoning_effort: "low" } })).toEqual({ model: "m", think: "low" });
+  });
 });
 
 describe("anthropicParams", () => {
@@ -79,6 +83,10 @@ describe("anthropicParams", () => {
       tool_choice: { type: "tool", name: "a" },
     });
     expect(anthropicParams(params, { toolChoice: "required" })).toMatchObject({ tool_choice: { type: "any" } });
+  });
+
+  it("reasoning_effort becomes output_config.effort", () => {
+    expect(anthropicParams({ model: "claude", max_tokens: 4096 }, { body: { reasoning_effort: "xhigh" } })).toEqual({ model: "claude", max_tokens: 4096, output_config: { effort: "xhigh" } });
   });
 });
 
