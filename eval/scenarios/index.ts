@@ -5,16 +5,18 @@ import { PLUMBING } from "./plumbing.js";
 import { MODEL_QUALITY } from "./model-quality.js";
 import { REASONING } from "./reasoning.js";
 import { COMPACTION } from "./compaction.js";
+import { CHECKED } from "./checked.js";
 import { STATEFUL_VARIANTS } from "./stateful-variant.js";
 import { STATEFUL_CUSTOM } from "./stateful-custom.js";
 import { COMPACTION_CHAIN } from "./compaction-chain.js";
 import { HUMAN } from "./human.js";
 import { MCP } from "./mcp.js";
 
+/** The plain scenarios under forge's names (its "lambda" scenarios), then our compaction ones. */
 export const CORE_SCENARIOS: EvalScenario[] = [...PLUMBING, ...MODEL_QUALITY, ...REASONING, ...COMPACTION];
 
-/** @example ALL_SCENARIOS.map((s) => s.name) // ["basic_2step", ..., "compaction_chain_p3", "human_approval_granted", ..., "mcp_rescue_text"] */
-export const ALL_SCENARIOS: EvalScenario[] = [...CORE_SCENARIOS, ...STATEFUL_VARIANTS, ...STATEFUL_CUSTOM, ...COMPACTION_CHAIN, ...HUMAN, ...MCP];
+/** @example ALL_SCENARIOS.map((s) => s.name) // ["basic_2step", ..., "basic_2step_checked", ..., "compaction_chain_p3", "human_approval_granted", ..., "mcp_rescue_text"] */
+export const ALL_SCENARIOS: EvalScenario[] = [...CORE_SCENARIOS, ...CHECKED, ...STATEFUL_VARIANTS, ...STATEFUL_CUSTOM, ...COMPACTION_CHAIN, ...HUMAN, ...MCP];
 
 /**
  * Pick scenarios by name (exact) and/or tag (any match); both empty selects all. An unknown
