@@ -22,6 +22,15 @@ const CHAIN = [
   { tool: "get_guideline", arg: "interaction_ref", expects: "X-3", returns: "guideline=G-CAP-2 diagnosis=community_acquired_pneumonia" },
 ] as const;
 
+/**
+ * Long output per link. With forge's budgets (P1 3,600, P2 2,200, P3 1,536 tokens) and our
+ * TieredCompact (the last two iterations kept whole, older results cut to 200 characters),
+ * 2,300 characters is what makes each budget reach the phase it is named for on the clean
+ * simulated path: anything from about 2,100 to 2,500 does, 1,200 (forge-sized results) leaves
+ * P2 in Phase 1, and from 2,600 P3 overflows its budget.
+ */
+const FILLER_CHARS = 2300;
+
 const TRUTH = { patient_id: "P-77", diagnosis: "community_acquired_pneumonia", interaction: "warfarin_clarithromycin" };
 
 function chainTool(link: (typeof CHAIN)[number]): AnyToolDef {
@@ -32,7 +41,7 @@ function chainTool(link: (typeof CHAIN)[number]): AnyToolDef {
     execute: (args: Record<string, unknown>) => {
       const got = args[link.arg];
       if (got !== link.expects) throw new Error(`no record for ${link.arg}=${String(got)}`);
-      return `${link.returns}\n${filler(link.tool, 1200)}`;
+      return `${link.returns}\n${filler(link.tool, FILLER_CHARS)}`;
     },
   });
 }
@@ -91,8 +100,8 @@ function chainScenario(suffix: string, budgetTokens: number, tags: string[], wha
 }
 
 export const COMPACTION_CHAIN: EvalScenario[] = [
-  chainScenario("baseline", 32768, ["stateful"], "full budget, no compaction pressure"),
-  chainScenario("p1", 2560, ["stateful", "compaction"], "budget sized so Phase 1 (truncate old results) suffices"),
-  chainScenario("p2", 1280, ["stateful", "compaction"], "budget sized so old results must be dropped (Phase 2)"),
-  chainScenario("p3", 1024, ["stateful", "compaction"], "budget sized to reach Phase 3"),
+  chainScenario("baseline", 8192, ["stateful"], "full budget, no compaction pressure"),
+  chainScenario("p1", 3600, ["stateful", "compaction"], "budget sized so Phase 1 (truncate old results) suffices"),
+  chainScenario("p2", 2200, ["stateful", "compaction"], "budget sized so old results must be dropped (Phase 2)"),
+  chainScenario("p3", 1536, ["stateful", "compaction"], "budget sized to reach Phase 3"),
 ];

@@ -6,6 +6,7 @@ import { MODEL_QUALITY } from "./model-quality.js";
 import { REASONING } from "./reasoning.js";
 import { COMPACTION } from "./compaction.js";
 import { STATEFUL_OG } from "./stateful-og.js";
+import { CHECKED } from "./checked.js";
 import { STATEFUL_VARIANTS } from "./stateful-variant.js";
 import { STATEFUL_CUSTOM } from "./stateful-custom.js";
 import { COMPACTION_CHAIN } from "./compaction-chain.js";
@@ -14,6 +15,7 @@ import { MCP } from "./mcp.js";
 import { ADVANCED_API } from "./advanced-api.js";
 import { ADVANCED_DATA } from "./advanced-data.js";
 
+/** The plain scenarios under forge's names (its "lambda" scenarios), then our compaction ones. */
 export const CORE_SCENARIOS: EvalScenario[] = [...PLUMBING, ...MODEL_QUALITY, ...REASONING, ...COMPACTION];
 
 /** forge's advanced_reasoning family in its column order (dge, art, grs, iar); plain and stateful are listed apart. */
@@ -21,10 +23,11 @@ const ADVANCED: EvalScenario[] = [...ADVANCED_DATA, ...ADVANCED_API];
 const plain = (list: EvalScenario[]) => list.filter((s) => !s.tags.includes("stateful"));
 const stateful = (list: EvalScenario[]) => list.filter((s) => s.tags.includes("stateful"));
 
-/** @example ALL_SCENARIOS.map((s) => s.name) // ["basic_2step", ..., "compaction_chain_p3", "human_approval_granted", ..., "mcp_rescue_text"] */
+/** @example ALL_SCENARIOS.map((s) => s.name) // ["basic_2step", ..., "grounded_synthesis", "basic_2step_checked", ..., "compaction_chain_p3", "human_approval_granted", ..., "mcp_rescue_text"] */
 export const ALL_SCENARIOS: EvalScenario[] = [
   ...CORE_SCENARIOS,
   ...plain(ADVANCED),
+  ...CHECKED,
   ...STATEFUL_OG,
   ...STATEFUL_VARIANTS,
   ...STATEFUL_CUSTOM,

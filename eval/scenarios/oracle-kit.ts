@@ -49,9 +49,31 @@ export class Seen {
     return fallback;
   }
 
+  /**
+   * The content of the latest successful result of `tool`, or "" when none is visible: an
+   * answer written from it then lacks the facts, as a model's answer would.
+   */
+  text(tool: string): string {
+    return this.successes(tool).at(-1)?.content ?? "";
+  }
+
   /** All successful results of `tool`. */
   successes(tool: string): Result[] {
     return this.results.filter((r) => r.tool === tool && isSuccess(r));
+  }
+
+  /** `tool` has at least one successful result. */
+  succeeded(tool: string): boolean {
+    return this.results.some((r) => r.tool === tool && isSuccess(r));
+  }
+
+  /**
+   * A call to `tool` came back after the first successful result of `after`: how a slip that
+   * starts once `after` is read ends after one attempt, whatever an earlier fault tried.
+   */
+  triedAfter(tool: string, after: string): boolean {
+    const from = this.results.findIndex((r) => r.tool === after && isSuccess(r));
+    return from >= 0 && this.results.slice(from + 1).some((r) => r.tool === tool);
   }
 
   tried(tool: string): boolean {
@@ -62,6 +84,18 @@ export class Seen {
   rejected(tool: string): Result | undefined {
     return this.results.findLast((r) => r.tool === tool && r.content.startsWith("[Rejected]"));
   }
+}
+
+/**
+ * Turns of the run that brought no tool result: prose the runner answered with a retry nudge
+ * (or an empty reply). A slip that answers in prose holds while this is 0, so it is played
+ * once and the nudged model goes back to the plan. (A turn with parallel calls brings several
+ * results; our plain oracles make one call per turn.)
+ *
+ * @example unansweredTurns({ results: [], userInput: "q", toolNames: [], turn: 1 }) // 1
+ */
+export function unansweredTurns(view: OracleView): number {
+  return Math.max(0, view.turn - view.results.length);
 }
 
 export interface PlanStep {

@@ -1,161 +1,191 @@
 /**
- * Plumbing scenarios: does the model call tools at all, follow required steps, and fix its
- * arguments after a tool error? Tools answer from fixed tables; only the model varies.
+ * Plumbing scenarios as forge's leaderboard runs them: does the model call tools at all, take
+ * the required steps in order, and fix an argument a tool rejected? The tools are fixed-answer
+ * functions and validation reads the terminal call's text for the facts the tools returned
+ * (forge's "lambda" scenarios). The argument-checking variants of the same skills are in
+ * checked.ts.
  */
 import { z } from "zod";
 import { defineTool, Workflow } from "../../src/core/index.js";
-import { scenario, type EvalScenario } from "../scenario.js";
-import { planOracle } from "./oracle-kit.js";
+import { scenario, type EvalScenario, type OracleView } from "../scenario.js";
+import { mentionsAll } from "./answer-text.js";
+import { planOracle, Seen, unansweredTurns } from "./oracle-kit.js";
 
-const WEATHER: Record<string, { temp_c: number; condition: string }> = {
-  Paris: { temp_c: 18, condition: "cloudy" },
-  Oslo: { temp_c: 4, condition: "snow" },
-  Lima: { temp_c: 24, condition: "sunny" },
-};
+/** Facts read so far, for slips that decide from the same view as the oracle. */
+const seen = (view: OracleView) => new Seen(view.results);
 
 function basicWorkflow(): Workflow {
-  const getWeather = defineTool({
-    name: "get_weather",
-    description: "Current weather for a city.",
-    parameters: z.object({ city: z.string().describe("City name, e.g. Paris") }),
-    execute: ({ city }) => {
-      const w = WEATHER[city];
-      if (!w) throw new Error(`unknown city "${city}"; known: ${Object.keys(WEATHER).join(", ")}`);
-      return `city=${city} temp_c=${w.temp_c} condition=${w.condition}`;
-    },
+  const info = defineTool({
+    name: "get_country_info",
+    description: "Facts about a country: its capital and how many people live there.",
+    parameters: z.object({ country: z.string().describe("The country, e.g. Spain") }),
+    execute: () => "Country: France. Capital: Paris. Population of the capital: 2.1 million.",
   });
-  const report = defineTool({
-    name: "report_weather",
-    description: "Give the final weather report to the user.",
-    parameters: z.object({ city: z.string(), temp_c: z.number(), condition: z.string() }),
-    execute: (a) => `reported ${a.city}`,
+  const summarize = defineTool({
+    name: "summarize",
+    description: "Give the user the final answer as a short summary.",
+    parameters: z.object({ content: z.string().describe("The summary the user reads") }),
+    execute: ({ content }) => content,
   });
   return new Workflow({
     name: "basic_2step",
-    tools: { get_weather: getWeather, report_weather: report },
-    requiredSteps: ["get_weather"],
-    terminalTool: "report_weather",
-    systemPromptTemplate: "You are a weather assistant. Look the weather up with a tool, then report it with report_weather.",
+    tools: { get_country_info: info, summarize },
+    requiredSteps: ["get_country_info"],
+    terminalTool: "summarize",
+    systemPromptTemplate: "You answer questions with tools. Look the facts up with get_country_info, then answer with summarize.",
   });
 }
 
 export const basic2step: EvalScenario = scenario({
   name: "basic_2step",
-  description: "Basic function calling: one lookup, then the terminal report.",
+  description: "Does the model call tools at all: one lookup, then a summary that names the capital.",
   tags: ["plumbing"],
-  userInput: "What's the weather in Paris right now?",
+  userInput: "What is the capital of France?",
   idealIterations: 2,
-  maxIterations: 8,
+  maxIterations: 15,
   budgetTokens: 8192,
   build: () => ({ workflow: basicWorkflow(), state: undefined }),
-  validate: ({ tool, args }) => tool === "report_weather" && args.city === "Paris" && args.temp_c === 18 && args.condition === "cloudy",
+  validate: ({ args }) => mentionsAll(args.content, ["paris", "capital"]),
   oracle: planOracle([
-    { tool: "get_weather", args: () => ({ city: "Paris" }) },
-    {
-      tool: "report_weather",
-      args: (s) => ({ city: "Paris", temp_c: Number(s.get("get_weather", "temp_c", "18")), condition: s.get("get_weather", "condition", "cloudy") }),
-    },
+    { tool: "get_country_info", args: () => ({ country: "France" }) },
+    { tool: "summarize", args: (s) => ({ content: s.text("get_country_info") }) },
   ]),
+  slips: [
+    {
+      // Writes the answer as chat instead of calling summarize: a nudge brings it back.
+      name: "answers_in_prose",
+      rate: 0.01,
+      when: (v) => seen(v).succeeded("get_country_info") && unansweredTurns(v) === 0,
+      step: () => ({ text: "France's capital is Paris." }),
+    },
+    {
+      // Summarizes the wrong line of the lookup: the population, not the capital.
+      name: "summarizes_the_population",
+      rate: 0.01,
+      when: (v) => seen(v).succeeded("get_country_info"),
+      step: () => ({ tool: "summarize", args: { content: "About 2.1 million people live there." } }),
+    },
+  ],
 });
 
 function sequentialWorkflow(): Workflow {
   const fetchData = defineTool({
-    name: "fetch_sales",
-    description: "Fetch the raw sales rows for a quarter.",
-    parameters: z.object({ quarter: z.string().describe("e.g. Q3") }),
-    execute: ({ quarter }) => {
-      if (quarter !== "Q3") throw new Error(`no data for quarter "${quarter}"; available: Q3`);
-      return "quarter=Q3 rows=120 dataset=ds-q3-sales";
-    },
+    name: "fetch_sales_data",
+    description: "Load the sales data of one quarter of a year.",
+    parameters: z.object({
+      quarter: z.number().int().describe("Quarter, 1 to 4"),
+      year: z.number().int().describe("Year, four digits"),
+    }),
+    execute: () => "Loaded 150 rows x 12 columns: sales for Q1 to Q4 of 2024.",
   });
   const analyze = defineTool({
     name: "analyze_sales",
-    description: "Analyze a fetched dataset; returns the growth figure.",
-    parameters: z.object({ dataset: z.string() }),
-    prerequisites: ["fetch_sales"],
-    execute: ({ dataset }) => {
-      if (dataset !== "ds-q3-sales") throw new Error(`unknown dataset "${dataset}"`);
-      return "dataset=ds-q3-sales trend=up growth_pct=12";
-    },
+    description: "Analyze the sales data that was loaded and return the findings.",
+    parameters: z.object({}),
+    execute: () => "Findings: revenue up 23% year over year. Best seller: Widget Pro. Weakest region: APAC.",
   });
-  const write = defineTool({
-    name: "write_report",
-    description: "Write the final sales report.",
-    parameters: z.object({ quarter: z.string(), growth_pct: z.number(), trend: z.string() }),
-    execute: (a) => `report written for ${a.quarter}`,
+  const report = defineTool({
+    name: "report",
+    description: "Write the final report from the findings.",
+    parameters: z.object({ findings: z.string().describe("What the report says") }),
+    execute: ({ findings }) => findings,
   });
   return new Workflow({
     name: "sequential_3step",
-    tools: { fetch_sales: fetchData, analyze_sales: analyze, write_report: write },
-    requiredSteps: ["fetch_sales", "analyze_sales"],
-    terminalTool: "write_report",
-    systemPromptTemplate: "You produce sales reports. Always fetch the data, analyze it, then write the report.",
+    tools: { fetch_sales_data: fetchData, analyze_sales: analyze, report },
+    requiredSteps: ["fetch_sales_data", "analyze_sales"],
+    terminalTool: "report",
+    systemPromptTemplate: "You are a sales analyst. Load the data, analyze it, and only then write the report with the report tool.",
   });
 }
 
 export const sequential3step: EvalScenario = scenario({
   name: "sequential_3step",
-  description: "Required-step enforcement: fetch, analyze, then report.",
+  description: "Required steps in order: load, analyze, then a report that carries the three findings.",
   tags: ["plumbing"],
-  userInput: "Write the Q3 sales report.",
+  userInput: "Put together a sales report from the Q4 2024 data.",
   idealIterations: 3,
-  maxIterations: 10,
+  maxIterations: 15,
   budgetTokens: 8192,
   build: () => ({ workflow: sequentialWorkflow(), state: undefined }),
-  validate: ({ args }) => args.quarter === "Q3" && args.growth_pct === 12 && args.trend === "up",
+  validate: ({ args }) => mentionsAll(args.findings, ["23", "widget pro", "apac"]),
   oracle: planOracle([
-    { tool: "fetch_sales", args: () => ({ quarter: "Q3" }) },
-    { tool: "analyze_sales", args: (s) => ({ dataset: s.get("fetch_sales", "dataset", "ds-q3-sales") }) },
-    {
-      tool: "write_report",
-      args: (s) => ({ quarter: "Q3", growth_pct: Number(s.get("analyze_sales", "growth_pct", "12")), trend: s.get("analyze_sales", "trend", "up") }),
-    },
+    { tool: "fetch_sales_data", args: () => ({ quarter: 4, year: 2024 }) },
+    { tool: "analyze_sales", args: () => ({}) },
+    { tool: "report", args: (s) => ({ findings: s.text("analyze_sales") }) },
   ]),
+  slips: [
+    {
+      // Reports straight from the loaded rows: step enforcement sends it to the analysis.
+      name: "skips_the_analysis",
+      rate: 0.01,
+      when: (v) => seen(v).succeeded("fetch_sales_data") && !seen(v).tried("analyze_sales") && !seen(v).triedAfter("report", "fetch_sales_data"),
+      step: (v) => ({ tool: "report", args: { findings: `Sales report, Q4 2024. ${seen(v).text("fetch_sales_data")}` } }),
+    },
+    {
+      // Leaves the weakest region out of the report.
+      name: "drops_a_finding",
+      rate: 0.01,
+      when: (v) => seen(v).succeeded("analyze_sales"),
+      step: () => ({ tool: "report", args: { findings: "Revenue grew 23% on last year, led by Widget Pro." } }),
+    },
+  ],
 });
 
-const ACCOUNT_ID = /^ACC-\d{4}$/;
+/** The format the fetch tool insists on and does not advertise: exactly four digits. */
+const PADDED_COUNT = /^\d{4}$/;
 
 function errorRecoveryWorkflow(): Workflow {
-  const lookup = defineTool({
-    name: "get_account",
-    description: "Look up an account by its id (format ACC-NNNN).",
-    parameters: z.object({ account_id: z.string() }),
-    execute: ({ account_id }) => {
-      // A plain exception (not a resolution error): the model must read it and fix the call.
-      if (!ACCOUNT_ID.test(account_id)) throw new TypeError(`account_id must match ACC-NNNN (four digits), got "${account_id}"`);
-      if (account_id !== "ACC-0042") throw new Error(`no account ${account_id}`);
-      return "account_id=ACC-0042 owner=Dana balance_usd=1250";
+  const fetchRecords = defineTool({
+    name: "fetch",
+    description: "Fetch records. count is a numeric string.",
+    parameters: z.object({ count: z.string().describe("How many records, as a numeric string") }),
+    execute: ({ count }) => {
+      // A plain exception with the fix in its message: the model must read it and call again.
+      if (!PADDED_COUNT.test(count)) throw new TypeError(`count must be four digits, zero-padded (like "0042"), got "${count}"`);
+      return `Got ${Number(count)} records.`;
     },
   });
-  const answer = defineTool({
-    name: "report_balance",
-    description: "Report the account balance to the user.",
-    parameters: z.object({ account_id: z.string(), balance_usd: z.number() }),
-    execute: (a) => `balance of ${a.account_id} reported`,
+  const summarize = defineTool({
+    name: "summarize",
+    description: "Summarize what was fetched for the user.",
+    parameters: z.object({ content: z.string().describe("The summary the user reads") }),
+    execute: ({ content }) => content,
   });
   return new Workflow({
     name: "error_recovery",
-    tools: { get_account: lookup, report_balance: answer },
-    requiredSteps: ["get_account"],
-    terminalTool: "report_balance",
-    systemPromptTemplate: "You answer account questions. Look the account up, then report its balance.",
+    tools: { fetch: fetchRecords, summarize },
+    requiredSteps: ["fetch"],
+    terminalTool: "summarize",
+    systemPromptTemplate: "You fetch records on request and then summarize them.",
   });
 }
 
 export const errorRecovery: EvalScenario = scenario({
   name: "error_recovery",
-  description: "Tool-error self-correction: the first lookup uses a bad id format and must be fixed.",
+  description: "Self-correction after a tool error: the count must be resent zero-padded, then summarized.",
   tags: ["plumbing"],
-  userInput: "What's the balance of account 42? (Our ids are zero-padded, like ACC-0042.)",
-  idealIterations: 3,
-  maxIterations: 8,
+  userInput: "Get 10 records and give me a summary of them.",
+  // The shortest path pads the count the first time; a small model almost never does (its slip).
+  idealIterations: 2,
+  maxIterations: 15,
   budgetTokens: 8192,
   build: () => ({ workflow: errorRecoveryWorkflow(), state: undefined }),
-  validate: ({ args }) => args.account_id === "ACC-0042" && args.balance_usd === 1250,
+  validate: ({ args }) => mentionsAll(args.content, ["10", "record"]),
   oracle: planOracle([
-    { tool: "get_account", firstTry: { account_id: "42" }, args: () => ({ account_id: "ACC-0042" }) },
-    { tool: "report_balance", args: (s) => ({ account_id: "ACC-0042", balance_usd: Number(s.get("get_account", "balance_usd", "1250")) }) },
+    { tool: "fetch", args: () => ({ count: "0010" }) },
+    { tool: "summarize", args: (s) => ({ content: s.text("fetch") }) },
   ]),
+  slips: [
+    {
+      // Sends the count as the user said it; the TypeError says how to fix it, and only a
+      // loop that lets the model see the error and call again gets there.
+      name: "unpadded_count",
+      rate: 0.97,
+      when: (v) => !seen(v).tried("fetch"),
+      step: () => ({ tool: "fetch", args: { count: "10" } }),
+    },
+  ],
 });
 
 export const PLUMBING: EvalScenario[] = [basic2step, sequential3step, errorRecovery];

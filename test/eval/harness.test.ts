@@ -23,10 +23,11 @@ describe("harness", () => {
     expect(r).toMatchObject({ correct: true, iterations: 3, streamRetries: 0 });
   });
 
-  it("wires maxToolErrors: error_recovery recovers when on, fails typed when off", async () => {
-    const on = await runScenario(one("error_recovery"), clean("reforged"), 0);
+  it("wires maxToolErrors: error_recovery_checked recovers when on, fails typed when off", async () => {
+    // Its clean path sends a malformed id first; the plain error_recovery's clean path does not.
+    const on = await runScenario(one("error_recovery_checked"), clean("reforged"), 0);
     expect(on).toMatchObject({ correct: true, iterations: 3, toolErrors: 1 });
-    const off = await runScenario(one("error_recovery"), clean("no_recovery"), 0);
+    const off = await runScenario(one("error_recovery_checked"), clean("no_recovery"), 0);
     expect(off).toMatchObject({ correct: false, completed: false, errorType: "ToolExecutionError" });
   });
 

@@ -10,7 +10,7 @@ describe("--probe", () => {
     const server = createServer((req, res) => {
       if (req.url === "/props") {
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ default_generation_settings: { n_ctx: 8192 } }));
+        res.end(JSON.stringify({ default_generation_settings: { n_ctx: 4096 } }));
       } else {
         res.writeHead(404).end();
       }
@@ -22,9 +22,9 @@ describe("--probe", () => {
       const s = ALL_SCENARIOS[0]!;
       const client = await make({ scenario: s, instance: s.build(), seed: 0 });
       const lines = await probeLines("llamaserver", "local", client, ALL_SCENARIOS);
-      expect(lines[0]).toBe("backend llamaserver model local: context length 8192 tokens");
-      expect(lines[1]).toBe("scenario budgets: 925..32768 tokens (each scenario's own ContextManager budget)");
-      expect(lines[2]).toMatch(/exceed the backend's 8192-token window/);
+      expect(lines[0]).toBe("backend llamaserver model local: context length 4096 tokens");
+      expect(lines[1]).toBe("scenario budgets: 925..8192 tokens (each scenario's own ContextManager budget)");
+      expect(lines[2]).toMatch(/exceed the backend's 4096-token window/);
     } finally {
       await new Promise((r) => server.close(r));
     }

@@ -13,10 +13,14 @@ describe("scenario suite", () => {
   });
   afterAll(() => releaseAll(fixtures));
 
-  it("has the seed's 29 scenarios plus the 10 human, 4 mcp and 8 advanced ones, with unique names", () => {
+  it("has the seed's 29 scenarios plus the 8 advanced, 9 checked, 10 human and 4 mcp ones, with unique names", () => {
     const names = ALL_SCENARIOS.map((s) => s.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names.length).toBe(51);
+    expect(names.length).toBe(60);
+    expect(ALL_SCENARIOS.filter((s) => s.tags.includes("checked")).map((s) => s.name)).toEqual([
+      "basic_2step_checked", "sequential_3step_checked", "error_recovery_checked", "tool_selection_checked", "argument_fidelity_checked",
+      "sequential_reasoning_checked", "relevance_detection_checked", "conditional_routing_checked", "data_gap_recovery_checked",
+    ]);
     for (const n of ["basic_2step", "relevance_detection", "basic_2step_stateful_tre", "inventory_audit", "supplier_deep_dive", "compaction_chain_p3", "human_approval_granted", "human_ask_user_stateful", "mcp_rescue_text"]) {
       expect(names).toContain(n);
     }
@@ -49,7 +53,9 @@ describe("scenario suite", () => {
       if (!s.name.startsWith("relevance_detection")) expect(s.validate(wrong), s.name).toBe(false);
     }
     const relevance = ALL_SCENARIOS.find((s) => s.name === "relevance_detection")!;
-    expect(relevance.validate({ tool: "answer", args: { text: "France" }, state: undefined })).toBe(false);
+    expect(relevance.validate({ tool: "decline", args: { reason: "  " }, state: undefined })).toBe(false);
+    const checked = ALL_SCENARIOS.find((s) => s.name === "relevance_detection_checked")!;
+    expect(checked.validate({ tool: "answer", args: { text: "France" }, state: undefined })).toBe(false);
   });
 
   it("selectScenarios filters by name and tag and rejects unknown names", () => {
