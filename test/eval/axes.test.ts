@@ -179,7 +179,7 @@ describe("requests on the wire", () => {
     const bodies = async (replay: RunConfig["reasoningReplay"]) => {
       const server = await serve((_req, res) => {
         const turn = server.requests.filter((r) => r.path === "/v1/chat/completions").length;
-        if (turn === 1) return sendJson(res, 200, openaiCompletion({ reasoning: "Paris needs a lookup first", toolCalls: [{ name: "get_weather", args: { city: "Paris" } }] }));
+        if (turn === 1) return sendJson(res, 200, openaiCompletion({ reasoning: "Paris needs a lookup first", toolCalls: [{ name: "get_country_info", args: { country: "France" } }] }));
         sendJson(res, 200, openaiCompletion({ content: "done" }));
       });
       const config = runConfigFor(row({ backend: "openai", model: "m", baseUrl: `${server.url}/v1`, ...(replay ? { reasoningReplay: replay } : {}) }), 1);

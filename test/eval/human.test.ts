@@ -114,6 +114,6 @@ describe("human scenario family", () => {
     out.length = 0;
     vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     await evalMain(["--tags", "human", "--runs", "1", "--model", "clean"]);
-    expect(out.join("\n")).toMatch(/sim:clean@reforged +10 +100%/);
+    expect(out.join("\n")).toMatch(/sim:clean@reforged +100\.0% +100\.0% +100\.0% +100% +0\.0 +\S+ +1( +100){10}$/m);
   });
 });
