@@ -97,7 +97,7 @@ describe("forge-ts command (src/cli/main.ts)", () => {
     expect((await cli(["report", "--help"])).stdout).toMatch(/^usage: forge-ts report /);
     expect((await cli(["eval-batch", "--help"])).stdout).toMatch(/^usage: forge-ts eval-batch /);
     const evaluated = await cli(["eval", "--backend", "sim", "--runs", "1", "--scenario", "basic_2step", "--out", out]);
-    expect(evaluated.stdout).toMatch(/sim:small-model@reforged +1 +100%/);
+    expect(evaluated.stdout).toMatch(/sim:small-model@reforged +100\.0% .* 1 +100$/m);
     expect((await cli(["report", out, "--list-only"])).stdout).toContain("1. sim:small-model@reforged");
     await expect(cli(["report", path.join(dir, "missing.jsonl")])).rejects.toMatchObject({ code: 2 });
   }, 60_000);
