@@ -9,19 +9,7 @@
  */
 import { FAULT_PROFILES, type FaultKind, type FaultProfile } from "../src/clients/fault-profiles.js";
 import { InvalidArgumentError } from "../src/core/index.js";
-
-/** Scenario families in the order a scenario's tags are matched against them (first wins). */
-export const SCENARIO_FAMILIES = ["mcp", "human", "advanced", "compaction", "model_quality", "plumbing"] as const;
-export type ScenarioFamily = (typeof SCENARIO_FAMILIES)[number];
-
-/**
- * A scenario's (or record's) family from its tags; a scenario with none of them is plumbing.
- *
- * @example familyOf(["stateful", "advanced", "reasoning"]) // "advanced"
- */
-export function familyOf(tags: readonly string[]): ScenarioFamily {
-  return SCENARIO_FAMILIES.find((f) => tags.includes(f)) ?? "plumbing";
-}
+import { familyOf, type ScenarioFamily } from "./families.js";
 
 type Rates = Partial<Record<FaultKind, number>>;
 

@@ -8,6 +8,7 @@ import { InvalidArgumentError } from "../../src/core/index.js";
 import { mergeGenerations, mergeNotes } from "../generation.js";
 import { writeMarkdownReports } from "../report/markdown.js";
 import { renderHtml } from "../report/html.js";
+import { renderFamilies } from "../report/families.js";
 import { renderList } from "../report/list.js";
 import { buildReportData, filterRecords, partialConfigs, partialNote } from "../report/report-data.js";
 import { renderTable } from "../report/table.js";
@@ -17,11 +18,11 @@ import { assertTags, selectScenarios } from "../scenarios/index.js";
 import { many, one, outFile, parseFlags } from "./args.js";
 
 const SPEC = {
-  markdown: "one", html: "one", ablation: "many", tags: "many", "exclude-scenario": "many", "include-partial": "bool", "list-only": "bool", title: "one", help: "bool",
+  markdown: "one", html: "one", ablation: "many", tags: "many", "exclude-scenario": "many", "include-partial": "bool", "list-only": "bool", "by-family": "bool", title: "one", help: "bool",
 } as const;
 
 const help = (command: string) => `usage: ${command} results.jsonl [more.jsonl ...] [--list-only] [--markdown dir] [--html file]
-  [--ablation a b] [--tags t] [--exclude-scenario s ...] [--include-partial] [--title T]
+  [--ablation a b] [--tags t] [--exclude-scenario s ...] [--include-partial] [--by-family] [--title T]
 
   files               merged in the order given. Per config only the runs of its newest
                       generation are kept (a line says how many older ones were superseded);
@@ -33,6 +34,8 @@ const help = (command: string) => `usage: ${command} results.jsonl [more.jsonl .
   --include-partial   keep configs whose scenarios have unequal run counts (a batch still
                       under way); by default they are left out, named in one line
   --list-only         the list view only, not the table
+  --by-family         one row per scenario family and config (plumbing, model_quality,
+                      advanced, compaction, human, mcp), instead of the table and list
   --markdown DIR      summary.md and one page per config; --html FILE an offline dashboard
 
 The table has forge's columns: Scr = correct / attempted, VAcc = correct / validated (a run
@@ -73,8 +76,11 @@ export function reportMain(argv: readonly string[], command = "npm run eval:repo
   }
   const data = buildReportData(records, notes);
   if (notes.length > 0) console.log("");
-  if (!p.flags["list-only"]) console.log(`${renderTable(data)}\n`);
-  console.log(renderList(data));
+  if (p.flags["by-family"]) console.log(renderFamilies(records));
+  else {
+    if (!p.flags["list-only"]) console.log(`${renderTable(data)}\n`);
+    console.log(renderList(data));
+  }
   const md = one(p, "markdown");
   if (md) console.log(`\nmarkdown: ${writeMarkdownReports(data, md).join(", ")}`);
   if (html) {

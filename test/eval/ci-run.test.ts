@@ -21,7 +21,7 @@ describe("CI-sized eval: every scenario x {reforged, bare} on the simulated smal
     const seen: RunRecord[] = [];
     const first = await runBatch({ config, runs, out, onRecord: (r) => seen.push(r) });
 
-    const expected = ALL_SCENARIOS.length * runs * 2;
+    const expected = ALL_SCENARIOS.length * runs * config.rows.length;
     expect(first).toEqual({ ran: expected, skipped: 0 });
     const onDisk = readRecords(out);
     expect(onDisk.map((r) => r.key)).toEqual(seen.map((r) => r.key));
