@@ -3,7 +3,7 @@
  * columns (Scr VAcc Cmp Eff Wst Spd N), one column per scenario, then a legend naming each
  * column's formula and each scenario column.
  */
-import { columnLegend, describeComparison, METRIC_COLUMNS, scenarioCell, scenarioLabels, scenarioLegend, type ReportData } from "./report-data.js";
+import { describeComparison, METRIC_COLUMNS, scenarioCell, scenarioLabels, scenarioLegend, type ReportData } from "./report-data.js";
 
 function render(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
@@ -25,7 +25,8 @@ export function renderTable(data: ReportData): string {
   return [
     render([header, ...rows]),
     "",
-    columnLegend(),
+    // One column per line: the legend is read while looking at the table, not scrolled across.
+    ...METRIC_COLUMNS.map((c) => `${c.header.padEnd(4)}  ${c.formula}`),
     `scenarios (score %): ${scenarioLegend(data.scenarios)}`,
     ...(comparisons.length ? ["", ...comparisons] : []),
   ].join("\n");

@@ -31,9 +31,9 @@ describe("reports", () => {
     expect(lines[0]!.split(/\s+/)).toEqual(["config", "Scr", "VAcc", "Cmp", "Eff", "Wst", "Spd", "N", "b2s", "err"]);
     expect(lines[2]!.split(/\s+/)).toEqual(["sim:small-model@reforged", "100.0%", "100.0%", "100.0%", "83%", "0.5", "0.0s", "4", "100", "100"]);
     expect(lines[3]!.split(/\s+/)).toEqual(["sim:small-model@bare", "12.5%", "25.0%", "50.0%", "100%", "0.0", "0.0s", "4", "25", "0"]);
-    expect(t).toContain("Scr: score = correct ÷ attempted; VAcc: validated accuracy = correct ÷ validated");
-    expect(t).toContain("Eff: efficiency = min(1, Σ ideal ÷ Σ iterations) over correct runs");
-    expect(t).toContain("Spd: speed = mean seconds over completed runs, scenarios tagged compaction left out");
+    expect(t).toContain("Scr   score = correct ÷ attempted\nVAcc  validated accuracy = correct ÷ validated");
+    expect(t).toContain("Eff   efficiency = min(1, Σ ideal ÷ Σ iterations) over correct runs");
+    expect(t).toContain("Spd   speed = mean seconds over completed runs, scenarios tagged compaction left out");
     expect(t).toContain("scenarios (score %): b2s=basic_2step  err=error_recovery");
     expect(t).toContain("exact McNemar p=0.0156 — significant at 5%");
   });
