@@ -69,10 +69,10 @@ export interface ScenarioInstance<TState = unknown> {
 
 /**
  * @example
- * const s: EvalScenario = { name: "basic_2step", tags: ["plumbing"], idealIterations: 2,
- *   maxIterations: 8, budgetTokens: 8192, userInput: "Weather in Paris?", description: "...",
- *   build: () => ({ workflow, state: undefined }), validate: ({ args }) => args.city === "Paris",
- *   oracle: planOracle([...]) };
+ * const s: EvalScenario = { name: "capital_lookup", tags: ["plumbing"], idealIterations: 2,
+ *   maxIterations: 15, budgetTokens: 8192, userInput: "What is the capital of France?", description: "...",
+ *   build: () => ({ workflow, state: undefined }), validate: ({ args }) => mentionsAll(args.content, ["paris"]),
+ *   oracle: planOracle([...]), slips: [answersInProse] };
  */
 export interface EvalScenario<TState = unknown> {
   name: string;
