@@ -27,29 +27,8 @@ export function fieldOf(seen: Seen, tool: string, label: string): string {
 }
 
 /** Lower-cased, commas dropped, so "1,500" reads as "1500" (as forge's check reads answers). */
-function normalized(text: unknown): string | undefined {
-  return typeof text === "string" ? text.toLowerCase().replaceAll(",", "") : undefined;
-}
-
-/**
- * The text mentions every term (case-insensitive; a non-string never does).
- *
- * @example mentionsAll("Paris is the capital", ["paris", "capital"]) // true
- */
-export function mentionsAll(text: unknown, terms: readonly string[]): boolean {
-  const t = normalized(text);
-  return t !== undefined && terms.every((term) => t.includes(term));
-}
-
-/**
- * The text mentions at least one of the terms (case-insensitive; a non-string never does).
- *
- * @example mentionsAny("roll back the deploy", ["rollback", "roll back"]) // true
- */
-export function mentionsAny(text: unknown, terms: readonly string[]): boolean {
-  const t = normalized(text);
-  return t !== undefined && terms.some((term) => t.includes(term));
-}
+// The answer checks are the plain scenarios' (forge's `_check`): one definition for both.
+export { mentionsAll, mentionsAny } from "./answer-text.js";
 
 /**
  * The model has not yet answered a turn with plain text. Every call it makes gets a result on
