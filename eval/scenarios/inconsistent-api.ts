@@ -13,7 +13,7 @@
 import { z } from "zod";
 import { defineTool, Workflow } from "../../src/core/index.js";
 import { scenario, type EvalScenario, type OracleView, type Slip } from "../scenario.js";
-import { isSuccess, planOracle, Seen } from "./oracle-kit.js";
+import { isSuccess, planOracle, Seen, unansweredTurns } from "./oracle-kit.js";
 
 type Result = OracleView["results"][number];
 
@@ -268,10 +268,6 @@ const legacyOracle = planOracle([
  * The model's prose turns so far: these oracles make one call per turn and every call gets one
  * result, so an assistant turn without a result was prose.
  */
-function proseTurns(view: OracleView): number {
-  return view.turn - view.results.length;
-}
-
 /**
  * Recoverable: the first legacy ERROR makes the model stop and explain instead of retrying.
  * A retry nudge (reforged) brings it back; without one (bare) the run ends there.
@@ -279,7 +275,7 @@ function proseTurns(view: OracleView): number {
 const stopsAtLegacyError: Slip = {
   name: "stops_at_legacy_error",
   rate: 0.2,
-  when: (v) => v.results.at(-1)?.content.startsWith("ERROR") === true && proseTurns(v) <= 0,
+  when: (v) => v.results.at(-1)?.content.startsWith("ERROR") === true && unansweredTurns(v) === 0,
   step: () => ({ text: "The legacy API answered with an error, so I can't complete this part of the audit. Please check the endpoint and try again." }),
 };
 

@@ -5,7 +5,7 @@
  * Kept apart from the plain scenarios on purpose: the stateful ones depend on none of them.
  */
 import type { Oracle, OracleView, Slip } from "../scenario.js";
-import { isSuccess, planOracle, type PlanStep, type Seen } from "./oracle-kit.js";
+import { planOracle, Seen, unansweredTurns, type PlanStep } from "./oracle-kit.js";
 
 /** What an answer says when the data it needed was never read: visibly wrong, never a guess. */
 export const UNREAD = "unknown";
@@ -41,7 +41,7 @@ export { mentionsAll, mentionsAny } from "./answer-text.js";
  * @example { when: (v) => noTextReplyYet(v) && new Seen(v.results).tried("onboarding_records"), step: ... }
  */
 export function noTextReplyYet(view: OracleView): boolean {
-  return view.turn <= view.results.length;
+  return unansweredTurns(view) === 0;
 }
 
 /**
@@ -50,7 +50,7 @@ export function noTextReplyYet(view: OracleView): boolean {
  * @example answered(view, "get_records") // true once the records came back
  */
 export function answered(view: OracleView, tool: string): boolean {
-  return view.results.some((r) => r.tool === tool && isSuccess(r));
+  return new Seen(view.results).succeeded(tool);
 }
 
 /**
