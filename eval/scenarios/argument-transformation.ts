@@ -257,6 +257,16 @@ const AT_SLIPS: Slip[] = [
   },
 ];
 
+/** The distractor: it keeps no state, so the plain and the stateful workflow share it. */
+function categorizeTool() {
+  return defineTool({
+    name: "categorize_expense",
+    description: AT_TOOLS.categorize_expense,
+    parameters: categorizeArgs,
+    execute: ({ amount, category }) => categorizedText(amount, category.trim()),
+  });
+}
+
 function atWorkflow(): Workflow {
   const tools = {
     list_transactions: defineTool({
@@ -278,12 +288,7 @@ function atWorkflow(): Workflow {
       parameters: convertArgs,
       execute: ({ amount, from_currency, to_currency }) => convertText(amount, from_currency, to_currency),
     }),
-    categorize_expense: defineTool({
-      name: "categorize_expense",
-      description: AT_TOOLS.categorize_expense,
-      parameters: categorizeArgs,
-      execute: ({ amount, category }) => categorizedText(amount, category.trim()),
-    }),
+    categorize_expense: categorizeTool(),
     lookup_transaction: defineTool({
       name: "lookup_transaction",
       description: AT_TOOLS.lookup_transaction,
@@ -402,12 +407,7 @@ function atStatefulWorkflow(): { workflow: Workflow; state: ExpenseState } {
         return convertText(amount, from_currency, to_currency);
       },
     }),
-    categorize_expense: defineTool({
-      name: "categorize_expense",
-      description: AT_TOOLS.categorize_expense,
-      parameters: categorizeArgs,
-      execute: ({ amount, category }) => categorizedText(amount, category.trim()),
-    }),
+    categorize_expense: categorizeTool(),
     lookup_transaction: defineTool({
       name: "lookup_transaction",
       description: AT_TOOLS.lookup_transaction,
