@@ -9,7 +9,9 @@ import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { OllamaClient } from "../../src/clients/ollama.js";
 import { createProxy } from "../../src/proxy/create-proxy.js";
+import { readFileSync } from "node:fs";
 import { sendJson, useFakeServers } from "../clients/support/fake-server.js";
+import { scrape } from "../support/prometheus.js";
 import { hermes, proxyRig, WEATHER_SCHEMA, type Rig } from "./support/harness.js";
 
 const weather: OpenAI.Responses.FunctionTool = { type: "function", name: "get_weather", description: "Weather for a city", parameters: WEATHER_SCHEMA, strict: false };
@@ -117,17 +119,48 @@ describe.each([false, true])("openai SDK responses, stream %s", (stream) => {
   });
 });
 
+/** SSE text → the events' JSON payloads. */
+const eventsOf = (text: string) =>
+  text
+    .split("\n\n")
+    .filter((f) => f.startsWith("event:"))
+    .map((f) => JSON.parse(f.split("\ndata: ")[1]!) as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const post = (url: string, body: unknown) => fetch(`${url}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
 describe("POST /v1/responses on the wire", () => {
+  it("serves Codex's real first request: web_search named as dropped, a namespaced text call rescued and its name restored", async () => {
+    const codex = JSON.parse(readFileSync(new URL("../fixtures/agents/codex.json", import.meta.url), "utf8")) as { body: Record<string, unknown> };
+    const rig = await proxyRig([{ content: hermes("multi_agent_v1__spawn_agent", { message: "write hello.txt" }) }]);
+    const res = await post(rig.url, codex.body);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(res.headers.get("x-forge-dropped-tools")).toBe("web_search");
+    const events = eventsOf(await res.text());
+    const done = events.filter((e) => e.type === "response.output_item.done").map((e) => e.item);
+    expect(done).toMatchObject([{ type: "function_call", name: "spawn_agent", namespace: "multi_agent_v1", arguments: '{"message":"write hello.txt"}' }]);
+    expect(events.at(-1)).toMatchObject({ type: "response.completed", response: { status: "completed", output: done, store: false } });
+    const sent = rig.chats()[0]!.body;
+    expect(sent.tools.map((t: { function: { name: string } }) => t.function.name)).toContain("multi_agent_v1__spawn_agent");
+    expect(JSON.stringify(sent)).not.toMatch(/web_search|encrypted_content|prompt_cache_key|client_metadata/);
+  });
+
+  it("counts its requests under api=\"responses\", refused ones too", async () => {
+    const rig = await proxyRig([{ content: hermes("get_weather", { city: "Oslo" }) }]);
+    expect((await post(rig.url, { model: "qwen3:8b", input: "Weather?", tools: [weather] })).status).toBe(200);
+    const refused = await post(rig.url, { model: "qwen3:8b", input: "Weather?", previous_response_id: "resp_1" });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { type: "invalid_request_error", message: expect.stringContaining("stateless"), param: null, code: null } });
+    const s = await scrape(`${rig.url}/metrics`);
+    expect(s.value("forge_proxy_requests_total", { api: "responses", outcome: "ok", backend: "backend", model: "qwen3:8b" })).toBe(1);
+    expect(s.value("forge_proxy_requests_total", { api: "responses", outcome: "rejected", backend: "none", model: "unknown" })).toBe(1);
+  });
+
   it("names dropped tools in a header on a streamed answer too, and numbers every event", async () => {
     const rig = await proxyRig([{ content: "Hi." }]);
-    const res = await fetch(`${rig.url}/v1/responses`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "qwen3:8b", input: "hi", stream: true, tools: [weather, { type: "file_search", vector_store_ids: ["vs_1"] }, { type: "custom", name: "apply_patch" }] }),
-    });
+    const res = await post(rig.url, { model: "qwen3:8b", input: "hi", stream: true, tools: [weather, { type: "file_search", vector_store_ids: ["vs_1"] }, { type: "custom", name: "apply_patch" }] });
     expect(res.headers.get("x-forge-dropped-tools")).toBe("file_search, custom:apply_patch");
-    const events = (await res.text()).split("\n\n").filter((f) => f.startsWith("event:"));
-    const numbers = events.map((f) => JSON.parse(f.split("\ndata: ")[1]!).sequence_number as number);
+    const numbers = eventsOf(await res.text()).map((e) => e.sequence_number as number);
     expect(numbers).toEqual(numbers.map((_, i) => i));
   });
 
@@ -142,11 +175,10 @@ describe("POST /v1/responses on the wire", () => {
     const proxy = createProxy({ client: new OllamaClient({ model: "qwen3:8b", baseUrl: backend.url }), keepAliveMs: 1 });
     const { url } = await proxy.listen({ port: 0, host: "127.0.0.1" });
     try {
-      const body = { model: "qwen3:8b", input: "hi", stream: true, tools: [weather] };
-      const res = await fetch(`${url}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const res = await post(url, { model: "qwen3:8b", input: "hi", stream: true, tools: [weather] });
       expect(res.status).toBe(200);
       release();
-      const events = (await res.text()).split("\n\n").filter((f) => f.startsWith("event:")).map((f) => JSON.parse(f.split("\ndata: ")[1]!));
+      const events = eventsOf(await res.text());
       expect(events.map((e) => e.type)).toEqual(["response.created", "response.in_progress", "error", "response.failed"]);
       expect(events[2]).toMatchObject({ code: "invalid_request_error", message: expect.stringContaining("prompt is too long"), error: { type: "invalid_request_error" } });
       expect(events[3].response).toMatchObject({ status: "failed", error: { code: "invalid_request_error", message: expect.stringContaining("prompt is too long") } });
