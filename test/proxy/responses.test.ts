@@ -156,6 +156,13 @@ describe("POST /v1/responses on the wire", () => {
     expect(s.value("forge_proxy_requests_total", { api: "responses", outcome: "rejected", backend: "none", model: "unknown" })).toBe(1);
   });
 
+  it("answers the stored-response routes with a 404 that says the proxy is stateless", async () => {
+    const rig = await proxyRig([]);
+    const res = await fetch(`${rig.url}/v1/responses/resp_1`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { type: "not_found_error", message: expect.stringMatching(/GET \/v1\/responses\/resp_1: the forge-ts proxy is stateless/) } });
+  });
+
   it("names dropped tools in a header on a streamed answer too, and numbers every event", async () => {
     const rig = await proxyRig([{ content: "Hi." }]);
     const res = await post(rig.url, { model: "qwen3:8b", input: "hi", stream: true, tools: [weather, { type: "file_search", vector_store_ids: ["vs_1"] }, { type: "custom", name: "apply_patch" }] });
