@@ -1,7 +1,8 @@
 /**
- * The proxy surface: an OpenAI- (chat completions and Responses) and Anthropic-compatible HTTP server with forge's guardrails
- * inside, as a Web-standard `fetch(request)` handler (mountable in Hono, Node or a test with
- * no socket) plus `listen()`. Stateless per request: any load balancer can scale it out.
+ * The proxy surface: an OpenAI- (Chat Completions and Responses) and Anthropic-compatible HTTP
+ * server with forge's guardrails inside, as a Web-standard `fetch(request)` handler (mountable
+ * in Hono, Node or a test with no socket) plus `listen()`. Stateless per request: any load
+ * balancer can scale it out.
  */
 import { randomBytes } from "node:crypto";
 import { listenOn } from "../server/listen.js";
