@@ -17,14 +17,9 @@ export interface FrontDoor {
   request: ProxyRequest;
   /** Prefix of the response id (`chatcmpl-`, `msg_`, `resp_`). */
   idPrefix: string;
-  /** Headers every answer to this request carries (e.g. the tools the backend was not offered). */
-  headers: Record<string, string>;
   body(outcome: AnswerOutcome, meta: ResponseMeta): Record<string, unknown>;
   encoder(meta: ResponseMeta): StreamEncoder;
 }
-
-/** Built-in Responses tools left out of the backend request, named for the caller. */
-export const DROPPED_TOOLS_HEADER = "x-forge-dropped-tools";
 
 /**
  * @example
@@ -33,15 +28,14 @@ export const DROPPED_TOOLS_HEADER = "x-forge-dropped-tools";
 export function frontDoor(dialect: Dialect, body: Record<string, unknown>): FrontDoor {
   switch (dialect) {
     case "openai":
-      return { request: parseChatCompletionRequest(body), idPrefix: "chatcmpl-", headers: {}, body: chatCompletion, encoder: (meta) => new OpenAIStreamEncoder(meta) };
+      return { request: parseChatCompletionRequest(body), idPrefix: "chatcmpl-", body: chatCompletion, encoder: (meta) => new OpenAIStreamEncoder(meta) };
     case "anthropic":
-      return { request: parseMessagesRequest(body), idPrefix: "msg_", headers: {}, body: anthropicMessage, encoder: (meta) => new AnthropicStreamEncoder(meta) };
+      return { request: parseMessagesRequest(body), idPrefix: "msg_", body: anthropicMessage, encoder: (meta) => new AnthropicStreamEncoder(meta) };
     case "responses": {
       const { request, shape } = parseResponsesRequest(body);
       return {
         request,
         idPrefix: "resp_",
-        headers: shape.dropped.length > 0 ? { [DROPPED_TOOLS_HEADER]: shape.dropped.join(", ") } : {},
         body: (outcome, meta) => responsesResponse(outcome, meta, shape),
         encoder: (meta) => new ResponsesStreamEncoder(meta, shape),
       };

@@ -86,6 +86,7 @@ export function parseResponsesRequest(body: Record<string, unknown>): { request:
     includeUsage: true,
     body: backend,
     ...(format === undefined ? {} : { format }),
+    ...(offered.dropped.length === 0 ? {} : { omittedTools: offered.dropped }),
   };
   return { request, shape: { names: offered.names, dropped: offered.dropped, echo: echoOf(req, body) } };
 }

@@ -4,7 +4,7 @@
  * functions are offered under one reversible flat name (`crm__lookup`) and their calls get the
  * original name and namespace back in the answer; built-in tools the backend cannot run
  * (`web_search`, `file_search`, `computer_use*`, `mcp`, `custom`, ...) are left out and named,
- * so the caller can be told (`x-forge-dropped-tools`) instead of refused.
+ * so the caller can be told (`x-forge-omitted-tools`) instead of refused.
  */
 import { z } from "zod";
 import type { ToolChoice } from "../core/llm.js";

@@ -107,7 +107,7 @@ describe.each([false, true])("openai SDK responses, stream %s", (stream) => {
     const { data, response: raw } = stream ? await client.responses.stream(params).finalResponse().then((r) => ({ data: r, response: undefined })) : await client.responses.create(params).withResponse();
     expect(calls(data)).toMatchObject([{ name: "lookup", namespace: "crm", arguments: '{"id":"42"}' }]);
     expect(rig.chats()[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["get_weather", "crm__lookup"]);
-    if (raw) expect(raw.headers.get("x-forge-dropped-tools")).toBe("web_search");
+    if (raw) expect(raw.headers.get("x-forge-omitted-tools")).toBe("web_search");
   });
 
   it("refuses previous_response_id with a 400 that says the proxy is stateless", async () => {
@@ -135,7 +135,7 @@ describe("POST /v1/responses on the wire", () => {
     const res = await post(rig.url, codex.body);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
-    expect(res.headers.get("x-forge-dropped-tools")).toBe("web_search");
+    expect(res.headers.get("x-forge-omitted-tools")).toBe("web_search");
     const events = eventsOf(await res.text());
     const done = events.filter((e) => e.type === "response.output_item.done").map((e) => e.item);
     expect(done).toMatchObject([{ type: "function_call", name: "spawn_agent", namespace: "multi_agent_v1", arguments: '{"message":"write hello.txt"}' }]);
@@ -166,7 +166,7 @@ describe("POST /v1/responses on the wire", () => {
   it("names dropped tools in a header on a streamed answer too, and numbers every event", async () => {
     const rig = await proxyRig([{ content: "Hi." }]);
     const res = await post(rig.url, { model: "qwen3:8b", input: "hi", stream: true, tools: [weather, { type: "file_search", vector_store_ids: ["vs_1"] }, { type: "custom", name: "apply_patch" }] });
-    expect(res.headers.get("x-forge-dropped-tools")).toBe("file_search, custom:apply_patch");
+    expect(res.headers.get("x-forge-omitted-tools")).toBe("file_search,custom:apply_patch");
     const numbers = eventsOf(await res.text()).map((e) => e.sequence_number as number);
     expect(numbers).toEqual(numbers.map((_, i) => i));
   });
