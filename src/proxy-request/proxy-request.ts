@@ -23,6 +23,12 @@ export interface ProxyRequest {
   format?: OutputFormat;
   /** Calls whose results the caller flagged as failed (Anthropic `is_error`). */
   failedCallIds?: string[];
+  /**
+   * Tools the caller sent that the backend is not offered (server tools it cannot run, tools
+   * of a type the proxy cannot validate, unloaded deferred tools); the response names them in
+   * `x-forge-omitted-tools`.
+   */
+  omittedTools?: string[];
 }
 
 /**

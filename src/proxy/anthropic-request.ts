@@ -3,30 +3,37 @@
  * tool_use and tool_result blocks become the same Message list the OpenAI side produces;
  * sampling fields are carried in OpenAI names for the backend client to map.
  *
- * What Anthropic harnesses (Claude Code) add is accepted and not sent on: `cache_control` on
- * any block or tool, `metadata`, `thinking`, `context_management`, `output_config`,
- * `service_tier` and the like; `thinking` blocks (and their signatures) in assistant turns, and
- * `is_error` on tool results (the result text itself carries the error). `thinking` is not
- * mapped to the backend's reasoning switch: Claude Code sends it on nearly every request, and
- * whether a local model thinks is the backend client's setting (`think`), not the caller's.
+ * Liberal in what it accepts, because one new field from a client must not break every user
+ * at once: unknown top-level fields are accepted and not sent on (`metadata`, `thinking`,
+ * `context_management`, `output_config` but its `format`, `service_tier`, `container`, ...),
+ * as are `cache_control` anywhere, `thinking` blocks (and signatures) in assistant turns and
+ * `is_error` on tool results (the result text itself carries the error). Block types the
+ * proxy does not act on are left out, media become a placeholder (content-parts.ts), and
+ * server and deferred tools are handled in anthropic-tools.ts. What the proxy does read
+ * (roles, tool_use and tool_result fields, tool schemas, tool_choice) stays a 400 when
+ * malformed. `thinking` and `output_config.effort` are not mapped to the backend's reasoning
+ * switch: Claude Code sends them on nearly every request, and whether a local model thinks is
+ * the backend client's setting (`think`), not the caller's.
+ *
+ * `system`-role messages inside `messages` (today's Claude Code sends its environment block
+ * as one) are folded into the one leading system prompt, in the order they appear: many chat
+ * templates (Gemma, Mistral) refuse a system turn after the first, as wire-messages.ts notes
+ * for summaries, and Claude Code keeps that message at the same place on every turn, so the
+ * folded prompt stays a stable prefix for the backend's prompt cache.
  */
 import { z } from "zod";
 import type { ToolChoice } from "../core/llm.js";
 import { createMessage, MessageType, type Message } from "../core/messages.js";
-import type { ToolSpec } from "../core/tool.js";
 import type { OutputFormat } from "../guardrails/structured-output.js";
 import { HttpError } from "../proxy-request/http-error.js";
 import type { ProxyRequest } from "../proxy-request/proxy-request.js";
+import { partText } from "./content-parts.js";
 import { parseWith, textContent } from "./request-body.js";
 import { responseSchemaCheck } from "../proxy-request/request-tools.js";
+import { anthropicTool, backendTools, referencedTools } from "./anthropic-tools.js";
 
 const block = z.looseObject({ type: z.string() });
-const message = z.looseObject({ role: z.enum(["user", "assistant"]), content: z.union([z.string(), z.array(block)]) });
-const tool = z.looseObject({
-  name: z.string().min(1).max(128),
-  description: z.string().nullish(),
-  input_schema: z.record(z.string(), z.unknown(), "custom tools need an input_schema object (server tools are not supported)"),
-});
+const message = z.looseObject({ role: z.enum(["user", "assistant", "system"]), content: z.union([z.string(), z.array(block)]) });
 const toolChoice = z.discriminatedUnion("type", [
   z.looseObject({ type: z.enum(["auto", "any", "none"]) }),
   z.looseObject({ type: z.literal("tool"), name: z.string().min(1) }),
@@ -36,7 +43,7 @@ export const messagesRequest = z.looseObject({
   max_tokens: z.number().int().positive(),
   messages: z.array(message).min(1, "at least one message is required"),
   system: z.union([z.string(), z.array(block)]).nullish(),
-  tools: z.array(tool).nullish(),
+  tools: z.array(anthropicTool).nullish(),
   tool_choice: toolChoice.nullish(),
   stream: z.boolean().nullish(),
   temperature: z.number().nullish(),
@@ -99,21 +106,28 @@ export function parseCountTokensRequest(body: Record<string, unknown>): ProxyReq
 
 /** Everything but the sampling fields, shared by both endpoints. */
 function toProxyRequest(req: z.infer<typeof countTokensRequest>): ProxyRequest {
-  const tools: ToolSpec[] = (req.tools ?? []).map((t) => ({ name: t.name, description: t.description ?? "", parameters: t.input_schema }));
+  const { tools, omitted } = backendTools(req.tools ?? [], referencedTools(req.messages));
   const choice = toolChoiceOf(req.tool_choice ?? undefined);
   if (typeof choice === "object" && !tools.some((t) => t.name === choice.function.name)) {
-    throw new HttpError(400, "invalid_request_error", `tool_choice names "${choice.function.name}", which is not in tools`);
+    const why = omitted.includes(choice.function.name) ? "a server or unloaded deferred tool, which the forge-ts proxy does not send to its backend" : "which is not in tools";
+    throw new HttpError(400, "invalid_request_error", `tool_choice names "${choice.function.name}", ${why}`);
   }
+  const system: string[] = [];
+  if (req.system !== undefined && req.system !== null) system.push(textContent(req.system, "system"));
   const messages: Message[] = [];
-  if (req.system !== undefined && req.system !== null) {
-    const system = textContent(req.system, "system");
-    if (system !== "") messages.push(createMessage("system", system, MessageType.SYSTEM_PROMPT));
-  }
   const names = new Map<string, string>();
   const failed: string[] = [];
-  req.messages.forEach((m, i) => messages.push(...toMessages(m.role, m.content, `messages[${i}].content`, names, failed)));
+  req.messages.forEach((m, i) => {
+    const where = `messages[${i}].content`;
+    if (m.role === "system") system.push(textContent(m.content, where));
+    else messages.push(...toMessages(m.role, m.content, where, names, failed));
+  });
+  const prompt = system.filter((s) => s !== "").join("\n\n");
+  if (prompt !== "") messages.unshift(createMessage("system", prompt, MessageType.SYSTEM_PROMPT));
   const request: ProxyRequest = { model: req.model ?? "", messages, tools, toolChoice: choice, stream: req.stream === true, includeUsage: true, body: {} };
-  return failed.length > 0 ? { ...request, failedCallIds: failed } : request;
+  if (omitted.length > 0) request.omittedTools = omitted;
+  if (failed.length > 0) request.failedCallIds = failed;
+  return request;
 }
 
 function toolChoiceOf(choice: z.infer<typeof toolChoice> | undefined): ToolChoice | undefined {
@@ -122,39 +136,41 @@ function toolChoiceOf(choice: z.infer<typeof toolChoice> | undefined): ToolChoic
   return choice.type === "any" ? "required" : choice.type;
 }
 
-/** `failed` collects the ids of tool results flagged `is_error` (workflow policy reads them). */
+/**
+ * One user or assistant turn. `failed` collects the ids of tool results flagged `is_error`
+ * (workflow policy reads them). Blocks other than text, tool_use and tool_result go through
+ * `partText`: media become placeholders, the rest (thinking, server-tool blocks, anything
+ * newer) is left out.
+ */
 function toMessages(role: "user" | "assistant", content: string | Block[], where: string, names: Map<string, string>, failed: string[]): Message[] {
   if (typeof content === "string") {
     return [createMessage(role, content, role === "user" ? MessageType.USER_INPUT : MessageType.TEXT_RESPONSE)];
   }
   const out: Message[] = [];
-  const texts: Block[] = [];
+  const texts: string[] = [];
   const calls: { name: string; args: unknown; callId: string }[] = [];
   content.forEach((b, j) => {
     const at = `${where}[${j}]`;
-    if (b.type === "thinking" || b.type === "redacted_thinking") return; // reasoning is not replayed
-    if (b.type === "text") texts.push(b);
-    else if (role === "assistant" && b.type === "tool_use") {
+    if (b.type === "tool_use") {
+      if (role !== "assistant") throw misplaced(at, b.type, "assistant");
       const use = parseWith(toolUse, b, at);
       names.set(use.id, use.name);
       calls.push({ name: use.name, args: use.input ?? {}, callId: use.id });
-    } else if (role === "user" && b.type === "tool_result") {
+    } else if (b.type === "tool_result") {
+      if (role !== "user") throw misplaced(at, b.type, "user");
       const result = parseWith(toolResult, b, at);
-      if (Array.isArray(result.content)) {
-        result.content.forEach((part: { type?: unknown }, k) => {
-          if (part?.type !== "text") throw unsupportedBlock(`${at}.content[${k}]`, String(part?.type), "tool results");
-        });
-      }
       if (result.is_error === true) failed.push(result.tool_use_id);
       const text = textContent(result.content ?? "", `${at}.content`);
       const name = names.get(result.tool_use_id);
       const extra = name === undefined ? { toolCallId: result.tool_use_id } : { toolCallId: result.tool_use_id, toolName: name };
       out.push(createMessage("tool", text, MessageType.TOOL_RESULT, extra));
-    } else {
-      throw unsupportedBlock(at, b.type, `${role} messages`);
+    } else if (b.type !== "thinking" && b.type !== "redacted_thinking") {
+      // Reasoning is not replayed; everything else is text, a placeholder or nothing.
+      const text = partText(b, at);
+      if (text !== undefined) texts.push(text);
     }
   });
-  const text = textContent(texts, where);
+  const text = texts.join("\n");
   if (role === "assistant") {
     out.push(calls.length > 0 ? createMessage("assistant", text, MessageType.TOOL_CALL, { toolCalls: calls }) : createMessage("assistant", text, MessageType.TEXT_RESPONSE));
   } else if (texts.length > 0 || out.length === 0) {
@@ -163,17 +179,7 @@ function toMessages(role: "user" | "assistant", content: string | Block[], where
   return out;
 }
 
-/** A 400 for a block the proxy cannot pass on, saying what to send instead. */
-function unsupportedBlock(at: string, type: string, where: string): HttpError {
-  return new HttpError(400, "invalid_request_error", `${at}: "${type}" blocks are not supported by the forge-ts proxy in ${where}: ${unsupportedHint(type, where)}`);
-}
-
-function unsupportedHint(type: string, where: string): string {
-  if (type === "image" || type === "document") {
-    return "the proxy passes only text to its backend; send the content as text blocks (the document's text, a description of the image), or call a vision-capable model directly";
-  }
-  if (type.startsWith("server_tool") || type.endsWith("_tool_result") || type.endsWith("_tool_use")) {
-    return "server tools run at Anthropic; define the tool with an input_schema and send its result as a tool_result";
-  }
-  return where === "tool results" ? "a tool result's content may hold text blocks only" : "send text, tool_use (assistant) or tool_result (user) blocks";
+/** A call or result in the other side's turn is malformed history, not something to skip. */
+function misplaced(at: string, type: string, role: string): HttpError {
+  return new HttpError(400, "invalid_request_error", `${at}: "${type}" blocks belong in ${role} messages`);
 }

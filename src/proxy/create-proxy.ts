@@ -158,6 +158,8 @@ export function createProxy(options: ProxyOptions): ProxyServer {
         runRequest({ input: { requestId, request, options: cfg.guardrails }, signal: controller.signal, onDelta, apiKey, telemetry }),
       );
     const failure = (result: RunResult) => failureResponse(result, dialect);
+    const baseHeaders: Record<string, string> = { "x-forge-request-id": requestId };
+    if (request.omittedTools !== undefined) baseHeaders["x-forge-omitted-tools"] = headerList(request.omittedTools);
     if (request.stream) {
       return streamedResponse(c, {
         dialect,
@@ -168,14 +170,14 @@ export function createProxy(options: ProxyOptions): ProxyServer {
         abort: (reason) => controller.abort(reason),
         done,
         failure,
-        headers: { "x-forge-request-id": requestId },
+        headers: baseHeaders,
       });
     }
     const result = await start(undefined);
     done(result);
     const { outcome } = result;
     if (outcome.kind !== "answer") return failure(result);
-    const headers: Record<string, string> = { "x-forge-request-id": requestId };
+    const headers: Record<string, string> = { ...baseHeaders };
     if (guarded) headers["x-forge-attempts"] = String(outcome.attempts);
     if (outcome.exhausted) headers["x-forge-exhausted"] = outcome.exhausted.reason;
     return c.json(dialect === "openai" ? chatCompletion(outcome, meta) : anthropicMessage(outcome, meta), 200, headers);
@@ -224,6 +226,11 @@ export function createProxy(options: ProxyOptions): ProxyServer {
 
 function isCompletion(path: string): boolean {
   return path === "/v1/chat/completions" || path === "/v1/messages";
+}
+
+/** Names as one header value: visible ASCII only (names are the caller's), comma-separated. */
+function headerList(names: readonly string[]): string {
+  return names.map((n) => n.replace(/[^\x21-\x7e]+/g, "_").replace(/,/g, "_")).join(",");
 }
 
 function unknownModel(model: string): HttpError {

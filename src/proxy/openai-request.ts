@@ -1,6 +1,12 @@
 /**
  * POST /v1/chat/completions bodies → ProxyRequest. The schema checks what the proxy reads;
  * every other field (sampling, response_format, vendor extensions) passes through untouched.
+ *
+ * Liberal where it can be: content parts other than text never make a 400 (media become a
+ * placeholder, `refusal` its text, unknown types are left out: content-parts.ts), and tools
+ * of a type other than `function` (`custom`, built-in tools) are left out of the backend
+ * request and named in `x-forge-omitted-tools` — the proxy cannot validate their calls. A
+ * role it does not know stays a 400: the role says who said a thing, which cannot be guessed.
  */
 import { z } from "zod";
 import { decodeToolArguments } from "../clients/tool-args.js";
@@ -25,8 +31,9 @@ const message = z.discriminatedUnion("role", [
   z.looseObject({ role: z.literal("assistant"), content: content.optional(), tool_calls: z.array(toolCall).nullish() }),
   z.looseObject({ role: z.literal("tool"), content, tool_call_id: z.string() }),
 ]);
-const tool = z.looseObject({
-  type: z.literal("function"),
+const anyTool = z.looseObject({ type: z.string().optional() });
+const functionTool = z.looseObject({
+  type: z.literal("function").optional(),
   function: z.looseObject({
     name: z.string().min(1).max(128),
     description: z.string().nullish(),
@@ -40,7 +47,7 @@ const toolChoice = z.union([
 export const chatCompletionRequest = z.looseObject({
   model: z.string().nullish(),
   messages: z.array(message).min(1, "at least one message is required"),
-  tools: z.array(tool).nullish(),
+  tools: z.array(anyTool).nullish(),
   tool_choice: toolChoice.nullish(),
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().nullish() }).nullish(),
@@ -57,11 +64,7 @@ const OWNED = new Set(["model", "messages", "tools", "tool_choice", "stream", "s
  */
 export function parseChatCompletionRequest(body: Record<string, unknown>): ProxyRequest {
   const req = parseWith(chatCompletionRequest, body);
-  const tools: ToolSpec[] = (req.tools ?? []).map((t) => ({
-    name: t.function.name,
-    description: t.function.description ?? "",
-    parameters: t.function.parameters ?? { type: "object", properties: {} },
-  }));
+  const { tools, omitted } = functionTools(req.tools ?? []);
   const choice = req.tool_choice ?? undefined;
   if (typeof choice === "object" && !tools.some((t) => t.name === choice.function.name)) {
     throw new HttpError(400, "invalid_request_error", `tool_choice names "${choice.function.name}", which is not in tools`);
@@ -71,6 +74,7 @@ export function parseChatCompletionRequest(body: Record<string, unknown>): Proxy
   const format = outputFormatOf(body.response_format);
   return {
     ...(format === undefined ? {} : { format }),
+    ...(omitted.length === 0 ? {} : { omittedTools: omitted }),
     model: req.model ?? "",
     messages: toMessages(req.messages),
     tools,
@@ -79,6 +83,27 @@ export function parseChatCompletionRequest(body: Record<string, unknown>): Proxy
     includeUsage: req.stream_options?.include_usage === true,
     body: passThrough,
   } satisfies ProxyRequest & { toolChoice: ToolChoice | undefined };
+}
+
+/** Function tools become ToolSpecs; other tool types are left out, by name. */
+function functionTools(tools: readonly z.infer<typeof anyTool>[]): { tools: ToolSpec[]; omitted: string[] } {
+  const out: { tools: ToolSpec[]; omitted: string[] } = { tools: [], omitted: [] };
+  tools.forEach((raw, i) => {
+    if (raw.type !== undefined && raw.type !== "function") {
+      out.omitted.push(otherToolName(raw));
+      return;
+    }
+    const t = parseWith(functionTool, raw, `tools[${i}]`);
+    out.tools.push({ name: t.function.name, description: t.function.description ?? "", parameters: t.function.parameters ?? { type: "object", properties: {} } });
+  });
+  return out;
+}
+
+/** `{ type: "custom", custom: { name } }`, a top-level `name`, or the type itself (`web_search`). */
+function otherToolName(tool: { type?: string | undefined } & Record<string, unknown>): string {
+  const inner = tool[tool.type ?? ""];
+  if (typeof inner === "object" && inner !== null && typeof (inner as { name?: unknown }).name === "string") return (inner as { name: string }).name;
+  return typeof tool.name === "string" ? tool.name : (tool.type ?? "");
 }
 
 const responseFormat = z.discriminatedUnion("type", [

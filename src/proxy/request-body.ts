@@ -1,10 +1,11 @@
 /**
- * The first checks on a caller's body, shared by both dialects: JSON that parses, is an
+ * The first checks on a caller's body, shared by every dialect: JSON that parses, is an
  * object, is not absurdly nested, and matches the dialect's zod schema — each failure a 400
  * naming the field, never a crash.
  */
 import type { z } from "zod";
 import { HttpError } from "../proxy-request/http-error.js";
+import { partText } from "./content-parts.js";
 
 /** Deeper than any real request (tool schemas included); deeper input is an attack or a bug. */
 export const MAX_JSON_DEPTH = 64;
@@ -50,15 +51,22 @@ export function parseWith<T>(schema: z.ZodType<T>, value: unknown, where = ""): 
   throw new HttpError(400, "invalid_request_error", `${path || "body"}: ${issue.message}`);
 }
 
-/** Text of a content value that may be a string, null or a list of typed parts (text only). */
-export function textContent(content: unknown, where: string, textType = "text"): string {
+/**
+ * Text of a content value that may be a string, null or a list of typed parts: the text parts
+ * joined by newlines, media as placeholders, other part types left out (see content-parts.ts).
+ *
+ * @example
+ * textContent([{ type: "text", text: "a" }, { type: "citation" }, { type: "text", text: "b" }], "content"); // "a\nb"
+ */
+export function textContent(content: unknown, where: string, textType: string | readonly string[] = "text"): string {
   if (content === null || content === undefined) return "";
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) throw new HttpError(400, "invalid_request_error", `${where}: content must be a string or a list of parts`);
-  return content
-    .map((part: { type?: unknown; text?: unknown }, i) => {
-      if (part?.type === textType && typeof part.text === "string") return part.text;
-      throw new HttpError(400, "invalid_request_error", `${where}[${i}]: "${String(part?.type)}" content is not supported by the forge-ts proxy (text only)`);
-    })
-    .join("\n");
+  const types = typeof textType === "string" ? [textType] : textType;
+  const texts: string[] = [];
+  content.forEach((part: unknown, i) => {
+    const text = partText(part, `${where}[${i}]`, types);
+    if (text !== undefined) texts.push(text);
+  });
+  return texts.join("\n");
 }

@@ -2,14 +2,15 @@
  * The request shapes Claude Code sends to /v1/messages (test/fixtures/claude-code-request.json:
  * system blocks and tools with `cache_control`, `thinking`, `metadata`, `context_management`,
  * signed thinking blocks in history, error tool results as text-block arrays, `anthropic-beta`
- * headers, `?beta=true`) are accepted, and nothing Anthropic-only reaches the backend.
+ * headers, `?beta=true`) are accepted, and nothing Anthropic-only reaches the backend. Today's
+ * Claude Code (test/fixtures/agents/) is covered by agent-fixtures.test.ts.
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { LlamafileClient } from "../../src/clients/llamafile.js";
 import { parseMessagesRequest } from "../../src/proxy/anthropic-request.js";
-import { HttpError } from "../../src/proxy-request/http-error.js";
+import { mediaPlaceholder } from "../../src/proxy/content-parts.js";
 import { requestToolDefs } from "../../src/proxy-request/request-tools.js";
 import type { RecordedRequest } from "../clients/support/fake-server.js";
 import type { ModelReply } from "../clients/support/wire.js";
@@ -75,24 +76,18 @@ describe("Claude Code request shapes: parsing", () => {
   });
 
   it.each([
-    ["an image in a user turn", { role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }] }, /messages\[5\]\.content\[0\]: "image" blocks are not supported by the forge-ts proxy in user messages: .*text blocks.*vision-capable/],
-    ["a PDF in a user turn", { role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } }] }, /"document" blocks are not supported .*the document's text/],
+    ["an image in a user turn", { role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }, { type: "text", text: "What is this?" }] }, ["user", `${mediaPlaceholder("image")}\nWhat is this?`]],
+    ["a PDF in a user turn", { role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } }] }, ["user", mediaPlaceholder("document")]],
+    ["a plain-text document", { role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "the notes" } }] }, ["user", "the notes"]],
     [
       "an image inside a tool result (Read on a PNG)",
       { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_x", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }] }] },
-      /messages\[5\]\.content\[0\]\.content\[0\]: "image" blocks are not supported by the forge-ts proxy in tool results: .*vision-capable/,
+      ["tool", mediaPlaceholder("image")],
     ],
-    ["a server tool result", { role: "user", content: [{ type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] }] }, /server tools run at Anthropic/],
-  ])("%s is a 400 that says what to do", (_name, turn, message) => {
-    let error: unknown;
-    try {
-      parseMessagesRequest({ ...body(), messages: [...body().messages, turn] });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(HttpError);
-    expect((error as HttpError).status).toBe(400);
-    expect((error as HttpError).message).toMatch(message);
+    ["a server tool result (left out)", { role: "user", content: [{ type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] }, { type: "text", text: "go on" }] }, ["user", "go on"]],
+  ])("%s is accepted: the backend gets text", (_name, turn, [role, content]) => {
+    const req = parseMessagesRequest({ ...body(), messages: [...body().messages, turn] });
+    expect(req.messages.slice(-1).map((m) => [m.role, m.content])).toEqual([[role, content]]);
   });
 });
 
@@ -151,17 +146,15 @@ describe("Claude Code request shapes: through the proxy", () => {
     expect(rig.chats()[0]!.body.tools).toBeUndefined();
   });
 
-  it("an image block comes back as the API's 400, telling the caller what to send", async () => {
+  it("an image block reaches the backend as a placeholder, not a 400", async () => {
     const rig = await llamaRig(bash);
     const b = body() as unknown as Anthropic.MessageCreateParamsNonStreaming;
     const last = b.messages[b.messages.length - 1]!;
     (last.content as Anthropic.ContentBlockParam[]).push({ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } });
-    const error = await sdk(rig).messages.create({ ...b, stream: false }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((error as InstanceType<typeof Anthropic.BadRequestError>).error).toEqual({
-      type: "error",
-      error: { type: "invalid_request_error", message: expect.stringMatching(/^messages\[4\]\.content\[2\]: "image" blocks are not supported .*vision-capable/) },
-    });
-    expect(rig.chats()).toHaveLength(0);
+    const message = await sdk(rig).messages.create({ ...b, stream: false });
+    expect(message.stop_reason).toBe("tool_use");
+    const sent = rig.chats()[0]!.body.messages;
+    expect(sent[sent.length - 1].content.endsWith(`\n${mediaPlaceholder("image")}`)).toBe(true);
+    expect(JSON.stringify(sent)).not.toContain("iVBORw0KGgo=");
   });
 });

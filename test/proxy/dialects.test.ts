@@ -52,7 +52,9 @@ describe("OpenAI request parsing", () => {
     [{}, /messages/],
     [{ messages: [{ role: "user", content: "x" }], stream: "yes" }, /^stream:/],
     [{ messages: [{ role: "wizard", content: "x" }] }, /messages\[0\]/],
-    [{ messages: [{ role: "user", content: [{ type: "image_url", image_url: {} }] }] }, /image_url" content is not supported/],
+    [{ messages: [{ role: "user", content: [{ type: "text", text: 5 }] }] }, /messages\[0\]\.content\[0\]\.text: a "text" part needs a string text/],
+    [{ messages: [{ role: "user", content: ["x"] }] }, /messages\[0\]\.content/],
+    [{ messages: [{ role: "user", content: "x" }], tools: [{ type: "function", function: {} }] }, /tools\[0\]\.function\.name/],
     [{ messages: [{ role: "user", content: "x" }], tools: [{ type: "function", function: { name: "a" } }], tool_choice: { type: "function", function: { name: "b" } } }, /not in tools/],
     [{ messages: [{ role: "user", content: "x" }], n: 2 }, /n: only n = 1/],
   ])("rejects %j with a 400 naming the field", (body, message) => {
@@ -90,8 +92,10 @@ describe("Anthropic request parsing", () => {
 
   it.each([
     [{ messages: [{ role: "user", content: "x" }] }, /max_tokens/],
-    [{ max_tokens: 5, messages: [{ role: "user", content: [{ type: "image", source: {} }] }] }, /"image" blocks are not supported/],
-    [{ max_tokens: 5, messages: [{ role: "user", content: "x" }], tools: [{ type: "web_search_20250305", name: "web_search" }] }, /input_schema/],
+    [{ max_tokens: 5, messages: [{ role: "user", content: [{ type: "tool_use", id: "t", name: "x", input: {} }] }] }, /content\[0\]: "tool_use" blocks belong in assistant messages/],
+    [{ max_tokens: 5, messages: [{ role: "tool", content: "x" }] }, /messages\[0\]\.role/],
+    [{ max_tokens: 5, messages: [{ role: "user", content: "x" }], tools: [{ name: "x" }] }, /tools\[0\]\.input_schema: custom tools need an input_schema/],
+    [{ max_tokens: 5, messages: [{ role: "user", content: "x" }], tools: [{ name: "x", input_schema: "{}" }] }, /tools\[0\]\.input_schema: input_schema must be a JSON Schema object/],
     [{ max_tokens: 5, messages: [{ role: "assistant", content: [{ type: "tool_use", name: "x" }] }] }, /messages\[0\]\.content\[0\]\.id/],
   ])("rejects %j with a 400", (body, message) => {
     expect(bad(() => parseMessagesRequest(body as Record<string, unknown>)).message).toMatch(message);
