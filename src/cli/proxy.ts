@@ -17,10 +17,11 @@ import { errorLine } from "../cli-kit/run-cli.js";
 export const PROXY_HELP = `Usage: forge-ts proxy --backend <name> --model <name> [options]
        forge-ts proxy --config <file> [options]
 
-Serves POST /v1/chat/completions (OpenAI) and POST /v1/messages (Anthropic) with forge's
-guardrails (rescue of text-format tool calls, retries on unknown tools and bad arguments),
-plus GET /v1/models, GET /health, GET /forge/stats and GET /metrics (Prometheus; behind
---api-key like the rest but /health). Point your harness's base URL at it.
+Serves POST /v1/chat/completions and POST /v1/responses (OpenAI; Codex, the Agents SDK)
+and POST /v1/messages (Anthropic) with forge's guardrails (rescue of text-format tool calls,
+retries on unknown tools and bad arguments), plus GET /v1/models, GET /health,
+GET /forge/stats and GET /metrics (Prometheus; behind --api-key like the rest but /health).
+Point your harness's base URL at it.
 
 Fleet (several backends behind one endpoint; docs/proxy.md has the schema):
   --config <file>           JSON file: backends (per-backend maxConcurrent), model names and

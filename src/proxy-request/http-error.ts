@@ -1,11 +1,13 @@
 /**
  * The proxy's one HTTP error: a status, the API's error type and a message for the caller.
- * It renders itself in the caller's dialect — OpenAI `{ error: { type, message, ... } }` or
- * Anthropic `{ type: "error", error: { type, message } }` — and never carries a stack trace.
+ * It renders itself in the caller's dialect — OpenAI `{ error: { type, message, ... } }` (chat
+ * completions and Responses alike) or Anthropic `{ type: "error", error: { type, message } }` —
+ * and never carries a stack trace.
  */
 import { ForgeError } from "../core/errors.js";
 
-export type Dialect = "openai" | "anthropic";
+/** The proxy's front doors: /v1/chat/completions, /v1/messages, /v1/responses. */
+export type Dialect = "openai" | "anthropic" | "responses";
 
 export type ErrorType =
   | "invalid_request_error"

@@ -1,5 +1,5 @@
 /**
- * The proxy surface: an OpenAI- and Anthropic-compatible HTTP server with forge's guardrails
+ * The proxy surface: an OpenAI- (chat completions and Responses) and Anthropic-compatible HTTP server with forge's guardrails
  * inside, as a Web-standard `fetch(request)` handler (mountable in Hono, Node or a test with
  * no socket) plus `listen()`. Stateless per request: any load balancer can scale it out.
  */
@@ -11,14 +11,11 @@ import { InvalidArgumentError } from "../core/errors.js";
 import { createForgeMetrics, metricsResponse, type ForgeMetrics } from "../telemetry/metrics.js";
 import type { HealthReport } from "./fleet/backend-health.js";
 import { fleetFromConfig, fleetOfOne } from "./fleet/fleet.js";
-import { parseMessagesRequest } from "./anthropic-request.js";
-import { AnthropicStreamEncoder, anthropicMessage } from "./anthropic-response.js";
 import { callerAuth, presentedKey } from "./caller-auth.js";
 import { countTokens } from "./count-tokens.js";
 import { HttpError, toHttpError, type Dialect } from "../proxy-request/http-error.js";
 import { listModels, modelListBody } from "./models.js";
-import { parseChatCompletionRequest } from "./openai-request.js";
-import { OpenAIStreamEncoder, chatCompletion } from "./openai-response.js";
+import { frontDoor } from "./front-door.js";
 import { ProxyStats, type ProxyStatsSnapshot } from "./proxy-stats.js";
 import { isJudged } from "../proxy-request/proxy-request.js";
 import { parseJsonObject } from "./request-body.js";
@@ -63,7 +60,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   const inFlight = new Set<AbortController>();
   let closing = false;
 
-  const dialectOf = (c: Context): Dialect => (c.req.path.startsWith("/v1/messages") ? "anthropic" : "openai");
+  const dialectOf = (c: Context): Dialect => (c.req.path.startsWith("/v1/messages") ? "anthropic" : c.req.path.startsWith("/v1/responses") ? "responses" : "openai");
   const app = new Hono();
   app.onError((error, c) => {
     const http = error instanceof HttpError ? error : new HttpError(500, "api_error", "Internal proxy error");
@@ -105,6 +102,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   });
   app.post("/v1/chat/completions", limit, (c) => complete(c, "openai"));
   app.post("/v1/messages", limit, (c) => complete(c, "anthropic"));
+  app.post("/v1/responses", limit, (c) => complete(c, "responses"));
   app.post("/v1/messages/count_tokens", limit, async (c) => {
     const body = parseJsonObject(await c.req.text());
     // With a fleet, the backend that would serve the model counts, under its own model name.
@@ -121,7 +119,8 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   async function complete(c: Context, dialect: Dialect): Promise<Response> {
     if (closing) throw new HttpError(503, "api_error", "The proxy is shutting down");
     const body = parseJsonObject(await c.req.text());
-    const request = dialect === "openai" ? parseChatCompletionRequest(body) : parseMessagesRequest(body);
+    const door = frontDoor(dialect, body);
+    const { request } = door;
     requestToolDefs(request.tools); // a malformed schema is the caller's 400, before the backend is asked
     if (!fleet.pool.serves(request.model)) throw unknownModel(request.model);
     stats.requests++;
@@ -130,7 +129,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     const guarded = isJudged(request);
     const telemetry = new RequestTelemetry({ metrics, api: dialect, model: request.model || defaultModel, headers: c.req.raw.headers, traceContent: cfg.traceContent });
     const meta: ResponseMeta = {
-      id: `${dialect === "openai" ? "chatcmpl-" : "msg_"}${requestId}`,
+      id: `${door.idPrefix}${requestId}`,
       created: Math.floor(Date.now() / 1000),
       model: request.model || defaultModel,
       guarded,
@@ -158,12 +157,12 @@ export function createProxy(options: ProxyOptions): ProxyServer {
         runRequest({ input: { requestId, request, options: cfg.guardrails }, signal: controller.signal, onDelta, apiKey, telemetry }),
       );
     const failure = (result: RunResult) => failureResponse(result, dialect);
-    const baseHeaders: Record<string, string> = { "x-forge-request-id": requestId };
+    const baseHeaders: Record<string, string> = { ...door.headers, "x-forge-request-id": requestId };
     if (request.omittedTools !== undefined) baseHeaders["x-forge-omitted-tools"] = headerList(request.omittedTools);
     if (request.stream) {
       return streamedResponse(c, {
         dialect,
-        encoder: dialect === "openai" ? new OpenAIStreamEncoder(meta) : new AnthropicStreamEncoder(meta),
+        encoder: door.encoder(meta),
         keepAliveMs: cfg.keepAliveMs,
         start,
         live: !guarded,
@@ -180,7 +179,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     const headers: Record<string, string> = { ...baseHeaders };
     if (guarded) headers["x-forge-attempts"] = String(outcome.attempts);
     if (outcome.exhausted) headers["x-forge-exhausted"] = outcome.exhausted.reason;
-    return c.json(dialect === "openai" ? chatCompletion(outcome, meta) : anthropicMessage(outcome, meta), 200, headers);
+    return c.json(door.body(outcome, meta), 200, headers);
   }
 
   function failureResponse(result: RunResult, dialect: Dialect): Response {
@@ -225,7 +224,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
 }
 
 function isCompletion(path: string): boolean {
-  return path === "/v1/chat/completions" || path === "/v1/messages";
+  return path === "/v1/chat/completions" || path === "/v1/messages" || path === "/v1/responses";
 }
 
 /** Names as one header value: visible ASCII only (names are the caller's), comma-separated. */
