@@ -19,7 +19,7 @@ const TEST_TIMEOUT_MS = 150_000;
 const CONCURRENCY = Number(process.env.FORGE_AGENT_CONCURRENCY ?? 2);
 
 const diagnosis = (o: CaseOutcome): string =>
-  JSON.stringify({ exitCode: o.exitCode, timedOut: o.timedOut, file: o.file, requests: o.requests, turns: o.turns, stdout: o.stdout, stderr: o.stderr }, null, 1);
+  JSON.stringify({ exitCode: o.exitCode, timedOut: o.timedOut, file: o.file, proxy: o.proxy, requests: o.requests, turns: o.turns, stdout: o.stdout, stderr: o.stderr }, null, 1);
 
 /**
  * @example
@@ -49,6 +49,11 @@ export function agentSuite(agent: AgentName): void {
       const o = await outcome(kase, "proxy");
       expect(o.file, diagnosis(o)).toBe(FILE_CONTENT);
       expect(o.exitCode, diagnosis(o)).toBe(0);
+      // The proxy did the work, not the agent: text calls rescued, bad calls nudged and retried
+      // before the agent saw them; nothing ran out of retries or failed.
+      if (TEXT_CASES.includes(kase)) expect(o.proxy?.rescues, diagnosis(o)).toBeGreaterThan(0);
+      if (kase === "misspelled" || kase === "bad-args") expect(o.proxy?.retries, diagnosis(o)).toBeGreaterThan(0);
+      expect([o.proxy?.exhausted, o.proxy?.failed], diagnosis(o)).toEqual([0, 0]);
     });
   });
 

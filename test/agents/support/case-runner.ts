@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { OllamaClient } from "../../../src/clients/ollama.js";
 import { createProxy } from "../../../src/proxy/create-proxy.js";
+import type { ProxyStatsSnapshot } from "../../../src/proxy/proxy-stats.js";
 import { agentSetup } from "./agent-setup.js";
 import { batchSpecSchema, CASE_RESULT_PREFIX, type CaseOutcome, type CaseSpec } from "./case-spec.js";
 import { MODEL, startFakeOllama } from "./fake-ollama.js";
@@ -48,6 +49,8 @@ async function runAgent(command: string, cwd: string, env: Record<string, string
   return { exitCode: code, timedOut, stdout, stderr };
 }
 
+const pickStats = ({ requests, rescues, retries, exhausted, failed }: ProxyStatsSnapshot) => ({ requests, rescues, retries, exhausted, failed });
+
 async function runCase(spec: CaseSpec): Promise<CaseOutcome> {
   const started = performance.now();
   const root = mkdtempSync(path.join(tmpdir(), `forge-agent-${spec.agent}-`));
@@ -76,6 +79,7 @@ async function runCase(spec: CaseSpec): Promise<CaseOutcome> {
       timedOut: run.timedOut,
       file: existsSync(file) ? readFileSync(file, "utf8") : null,
       turns: model.turns,
+      ...(proxy ? { proxy: pickStats(proxy.stats()) } : {}),
       requests: model.paths(),
       stdout: tail(run.stdout),
       stderr: tail(run.stderr),

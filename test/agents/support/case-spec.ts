@@ -32,6 +32,8 @@ export interface CaseOutcome extends CaseSpec {
   file: string | null;
   /** The chat requests the model answered, with its replies. */
   turns: ModelTurnRecord[];
+  /** What the proxy did (mode `proxy`): calls rescued from text, retries after a nudge, failures. */
+  proxy?: { requests: number; rescues: number; retries: number; exhausted: number; failed: number };
   /** Every request the model server got (method and path). */
   requests: string[];
   /** The ends of the agent's stdout and stderr, for diagnosis. */
