@@ -1,7 +1,8 @@
 /**
  * What the backend gets for one content part or block a caller sends, on every surface. The
  * backend is sent text only, so: text parts are their text; media (images, documents, files,
- * audio) become a one-line placeholder in place, so the model knows something was there and an
+ * audio) become a one-line placeholder in place (a plain-text document or a search result is
+ * read as its text), so the model knows something was there and an
  * agent's session that once pasted a screenshot is not refused on every later turn; every
  * other type (server-tool blocks, citations, anything newer than this file) carries nothing the
  * backend can use and is left out. Part types of different APIs do not collide, so one table
@@ -53,10 +54,18 @@ export function partText(part: unknown, where: string, textTypes: readonly strin
   // What the assistant said when it refused (OpenAI) is still what it said.
   if (type === "refusal" && typeof p.refusal === "string") return p.refusal;
   if (type === "document" && isTextSource(p.source)) return p.source.data;
+  // A client's own search results (Anthropic `search_result`) are text the model needs.
+  if (type === "search_result") return searchResultText(part as { title?: unknown; source?: unknown; content?: unknown }, where, textTypes);
   // Anthropic tool search: the named (deferred) tool is now loaded, i.e. in the request's tools.
   if (type === "tool_reference" && typeof p.tool_name === "string") return `[tool loaded: ${p.tool_name}]`;
   const kind = MEDIA[type];
   return kind === undefined ? undefined : mediaPlaceholder(kind);
+}
+
+function searchResultText(r: { title?: unknown; source?: unknown; content?: unknown }, where: string, textTypes: readonly string[]): string {
+  const head = [r.title, r.source].filter((x): x is string => typeof x === "string" && x !== "").join(" — ");
+  const body = Array.isArray(r.content) ? r.content.map((c, i) => partText(c, `${where}.content[${i}]`, textTypes)).filter((t) => t !== undefined) : [];
+  return [head, ...body].filter((t) => t !== "").join("\n");
 }
 
 function isTextSource(source: unknown): source is { type: "text"; data: string } {

@@ -16,7 +16,7 @@ type Body = Record<string, unknown> & { messages: { role: string; content: unkno
 const fixture = (name: string): Body => (JSON.parse(readFileSync(new URL(`../fixtures/agents/${name}.json`, import.meta.url), "utf8")) as { body: Body }).body;
 
 /** Block and part types the proxy gives a meaning to, on any surface. */
-const KNOWN_TYPES = new Set(["text", "tool_use", "tool_result", "thinking", "redacted_thinking", "image", "document", "tool_reference", "refusal", "image_url", "input_audio", "file", "input_image", "input_file", "input_text", "output_text"]);
+const KNOWN_TYPES = new Set(["text", "tool_use", "tool_result", "thinking", "redacted_thinking", "image", "document", "tool_reference", "refusal", "search_result", "image_url", "input_audio", "file", "input_image", "input_file", "input_text", "output_text"]);
 /** Top-level fields either surface reads (or the backend client sets itself). */
 const KNOWN_FIELDS = new Set([
   "model", "messages", "max_tokens", "system", "tools", "tool_choice", "stream", "stream_options", "temperature", "top_p", "top_k", "stop_sequences",
@@ -25,7 +25,7 @@ const KNOWN_FIELDS = new Set([
 
 const unknownType = fc
   .oneof(
-    fc.constantFrom("server_tool_use", "web_search_tool_result", "code_execution_tool_result", "mcp_tool_use", "mcp_tool_result", "container_upload", "search_result", "input_video"),
+    fc.constantFrom("server_tool_use", "web_search_tool_result", "code_execution_tool_result", "mcp_tool_use", "mcp_tool_result", "container_upload", "web_fetch_tool_result", "input_video"),
     fc.stringMatching(/^[a-z][a-z0-9_]{0,24}$/),
   )
   .filter((t) => !KNOWN_TYPES.has(t));

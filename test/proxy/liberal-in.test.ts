@@ -99,6 +99,21 @@ describe("Anthropic: tools the backend is not offered", () => {
   });
 });
 
+describe("Anthropic: content", () => {
+  it("a search_result block (in a tool result or a user turn) is read as its title, source and text", () => {
+    const result = { type: "search_result", title: "Docs", source: "https://example.com/a", content: [{ type: "text", text: "Alpha." }, { type: "text", text: "Beta." }], citations: { enabled: true } };
+    const req = an({
+      tools: [{ name: "search", input_schema: schema }],
+      messages: [
+        { role: "user", content: "find" },
+        { role: "assistant", content: [{ type: "tool_use", id: "s1", name: "search", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "s1", content: [result] }] },
+      ],
+    });
+    expect(req.messages.at(-1)!.content).toBe("Docs — https://example.com/a\nAlpha.\nBeta.");
+  });
+});
+
 describe("OpenAI Chat Completions", () => {
   const oa = (extra: Record<string, unknown>) => parseChatCompletionRequest({ model: "m", messages: [{ role: "user", content: "hi" }], ...extra });
 
