@@ -1,7 +1,8 @@
 /**
- * The proxy surface: an OpenAI- (chat completions and Responses) and Anthropic-compatible HTTP server with forge's guardrails
- * inside, as a Web-standard `fetch(request)` handler (mountable in Hono, Node or a test with
- * no socket) plus `listen()`. Stateless per request: any load balancer can scale it out.
+ * The proxy surface: an OpenAI- (Chat Completions and Responses) and Anthropic-compatible HTTP
+ * server with forge's guardrails inside, as a Web-standard `fetch(request)` handler (mountable
+ * in Hono, Node or a test with no socket) plus `listen()`. Stateless per request: any load
+ * balancer can scale it out.
  */
 import { randomBytes } from "node:crypto";
 import { listenOn } from "../server/listen.js";
@@ -103,6 +104,11 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   app.post("/v1/chat/completions", limit, (c) => complete(c, "openai"));
   app.post("/v1/messages", limit, (c) => complete(c, "anthropic"));
   app.post("/v1/responses", limit, (c) => complete(c, "responses"));
+  // Retrieve, cancel, delete, input_items, compact: all about stored responses, which a stateless proxy has none of.
+  app.all("/v1/responses/*", (c) => {
+    stats.rejected++;
+    return new HttpError(404, "not_found_error", `No route for ${c.req.method} ${c.req.path}: the forge-ts proxy is stateless and stores no responses; POST /v1/responses with the whole conversation in \`input\``).render("responses");
+  });
   app.post("/v1/messages/count_tokens", limit, async (c) => {
     const body = parseJsonObject(await c.req.text());
     // With a fleet, the backend that would serve the model counts, under its own model name.

@@ -24,7 +24,7 @@ async function respond(rig: Rig, stream: boolean, extra: Partial<OpenAI.Response
   const client = openai(rig);
   if (!stream) return { response: await client.responses.create(params), events: [] as string[] };
   const events: string[] = [];
-  const run = client.responses.stream(params);
+  const run = client.responses.stream({ ...params, stream: true });
   run.on("event", (e) => events.push(e.type));
   return { response: await run.finalResponse(), events };
 }
@@ -114,7 +114,7 @@ describe.each([false, true])("openai SDK responses, stream %s", (stream) => {
     const rig = await proxyRig([]);
     const error = await respond(rig, stream, { previous_response_id: "resp_123" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((error as OpenAI.BadRequestError).message).toMatch(/previous_response_id: the forge-ts proxy is stateless.*send the whole conversation/);
+    expect((error as Error).message).toMatch(/previous_response_id: the forge-ts proxy is stateless.*send the whole conversation/);
     expect(rig.chats()).toHaveLength(0);
   });
 });
@@ -156,6 +156,13 @@ describe("POST /v1/responses on the wire", () => {
     expect(s.value("forge_proxy_requests_total", { api: "responses", outcome: "rejected", backend: "none", model: "unknown" })).toBe(1);
   });
 
+  it("answers the stored-response routes with a 404 that says the proxy is stateless", async () => {
+    const rig = await proxyRig([]);
+    const res = await fetch(`${rig.url}/v1/responses/resp_1`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { type: "not_found_error", message: expect.stringMatching(/GET \/v1\/responses\/resp_1: the forge-ts proxy is stateless/) } });
+  });
+
   it("names dropped tools in a header on a streamed answer too, and numbers every event", async () => {
     const rig = await proxyRig([{ content: "Hi." }]);
     const res = await post(rig.url, { model: "qwen3:8b", input: "hi", stream: true, tools: [weather, { type: "file_search", vector_store_ids: ["vs_1"] }, { type: "custom", name: "apply_patch" }] });
@@ -181,7 +188,7 @@ describe("POST /v1/responses on the wire", () => {
       const events = eventsOf(await res.text());
       expect(events.map((e) => e.type)).toEqual(["response.created", "response.in_progress", "error", "response.failed"]);
       expect(events[2]).toMatchObject({ code: "invalid_request_error", message: expect.stringContaining("prompt is too long"), error: { type: "invalid_request_error" } });
-      expect(events[3].response).toMatchObject({ status: "failed", error: { code: "invalid_request_error", message: expect.stringContaining("prompt is too long") } });
+      expect(events[3]!.response).toMatchObject({ status: "failed", error: { code: "invalid_request_error", message: expect.stringContaining("prompt is too long") } });
     } finally {
       await proxy.close();
     }
