@@ -20,8 +20,9 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     exclude: ["**/node_modules/**", ...exclude],
     setupFiles: ["test/setup.ts"],
-    // Builds the visualizer page (visualizer/page/src → js/) that the server serves.
-    globalSetup: ["test/global-setup.ts"],
+    // Builds the visualizer page (visualizer/page/src → js/) that the server serves; installs
+    // the pinned coding agents test/agents drives when they are missing (never skipped).
+    globalSetup: ["test/global-setup.ts", "test/agents/support/global-setup.ts"],
     environment: "node",
     pool: "forks",
     testTimeout: 20_000,

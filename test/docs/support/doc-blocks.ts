@@ -17,6 +17,8 @@ export interface DocBlock {
   /** 1-based line of the block's first code line. */
   readonly line: number;
   readonly lang: string;
+  /** The rest of the fence's opening line after the language (e.g. `file=opencode.json`). */
+  readonly info: string;
   readonly code: string;
   readonly mode: CheckMode;
   /** A skip's reason. */
@@ -46,7 +48,7 @@ export function blocksOf(file: string, text: string): DocBlock[] {
   const lines = text.split("\n");
   const blocks: DocBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^(`{3,})\s*([\w-]*)/.exec(lines[i]!);
+    const open = /^(`{3,})\s*([\w-]*)(.*)$/.exec(lines[i]!);
     if (!open) continue;
     const fence = open[1]!;
     let end = i + 1;
@@ -59,6 +61,7 @@ export function blocksOf(file: string, text: string): DocBlock[] {
       file,
       line: i + 2,
       lang: open[2]!.toLowerCase(),
+      info: open[3]!.trim(),
       code: lines.slice(i + 1, end).join("\n"),
       mode,
       ...(mode === "skip" ? { reason: directive![2] ?? "" } : {}),
