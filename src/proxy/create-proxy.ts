@@ -163,7 +163,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
         runRequest({ input: { requestId, request, options: cfg.guardrails }, signal: controller.signal, onDelta, apiKey, telemetry }),
       );
     const failure = (result: RunResult) => failureResponse(result, dialect);
-    const baseHeaders: Record<string, string> = { ...door.headers, "x-forge-request-id": requestId };
+    const baseHeaders: Record<string, string> = { "x-forge-request-id": requestId };
     if (request.omittedTools !== undefined) baseHeaders["x-forge-omitted-tools"] = headerList(request.omittedTools);
     if (request.stream) {
       return streamedResponse(c, {
