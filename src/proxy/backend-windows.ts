@@ -67,8 +67,6 @@ export interface Admission {
 /** Remembered (backend, model) pairs at most: callers choose model names, so the maps are bounded. */
 const MAX_ENTRIES = 512;
 
-const UNKNOWN: BackendWindow = { contextLength: undefined, sizesNumCtx: false };
-
 /**
  * @example
  * const windows = new BackendWindows({ contextLength: undefined, health: pool.health });
@@ -145,19 +143,26 @@ export class BackendWindows {
     };
   }
 
-  /** A down backend is not asked: what is known of it, else no window (the pool uses it only when nothing else is up). */
+  /** A down backend is not asked: what is known of it or configured, else no window (the pool uses it only when nothing else is up). */
   async #windowIfUp(backend: PoolBackend, model: string | undefined): Promise<BackendWindow> {
     if (this.#health === undefined || this.#health.isUp(backend.name)) return this.windowOf(backend, model);
-    return this.#known.get(keyOf(backend, backend.model ?? model)) ?? { ...UNKNOWN, sizesNumCtx: backend.client instanceof OllamaClient };
+    const known = this.#known.get(keyOf(backend, backend.model ?? model));
+    if (known !== undefined) return known;
+    const local = await this.#withoutAsking(backend);
+    return { contextLength: local.configured ?? local.fixed, sizesNumCtx: local.sizesNumCtx };
+  }
+
+  /** What is known of a backend's window without asking it: the configured value, an OllamaClient's own numCtx. */
+  async #withoutAsking(backend: PoolBackend): Promise<{ configured: number | undefined; fixed: number | undefined; ollama: OllamaClient | undefined; sizesNumCtx: boolean }> {
+    const ollama = backend.client instanceof OllamaClient ? backend.client : undefined;
+    // An OllamaClient's own numCtx is sent with every request (getContextLength reports it, no I/O).
+    const fixed = ollama ? await ollama.getContextLength() : undefined;
+    return { configured: backend.contextLength ?? this.#override, fixed, ollama, sizesNumCtx: ollama !== undefined && fixed === undefined };
   }
 
   async #discover(backend: PoolBackend, model: string | undefined, key: string): Promise<BackendWindow> {
     const { client } = backend;
-    const configured = backend.contextLength ?? this.#override;
-    const ollama = client instanceof OllamaClient ? client : undefined;
-    // An OllamaClient's own numCtx is sent with every request (getContextLength reports it, no I/O).
-    const fixed = ollama ? await ollama.getContextLength() : undefined;
-    const sizesNumCtx = ollama !== undefined && fixed === undefined;
+    const { configured, fixed, ollama, sizesNumCtx } = await this.#withoutAsking(backend);
     const settle = (contextLength: number | undefined): BackendWindow => {
       const window = { contextLength, sizesNumCtx };
       remember(this.#known, key, window);
@@ -226,6 +231,6 @@ function isTransient(error: unknown): boolean {
 }
 
 function describe(error: unknown): string {
-  if (isBackendError(error) && error.statusCode !== 0) return `HTTP ${error.statusCode}: ${error.body.slice(0, 200)}`;
+  if (isBackendError(error) && error.statusCode >= 400) return `HTTP ${error.statusCode}: ${error.body.slice(0, 200)}`;
   return error instanceof Error ? error.message : String(error);
 }
