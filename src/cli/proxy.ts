@@ -47,6 +47,11 @@ Serving:
   --api-key <key>           require this key from callers (Bearer or x-api-key)        [FORGE_API_KEY]
   --body-limit <bytes>      largest request body, default 16777216 (16 MiB)            [FORGE_BODY_LIMIT]
   --keep-alive-ms <ms>      stream keep-alive interval while validating, default 5000  [FORGE_KEEP_ALIVE_MS]
+  --context-length <tokens> the backends' context window, in place of what they report
+                            (Ollama /api/show, llama-server /props n_ctx; a config backend's
+                            own contextLength wins). Prompts over it get the API's own
+                            context-length error (400); Ollama is sent a num_ctx that fits
+                            each request, up to it                                    [FORGE_CONTEXT_LENGTH]
   --trace-content           put prompts and answers on the request's OpenTelemetry spans
                             (spans need an SDK loaded, e.g. node --import ./otel.mjs)  [FORGE_TRACE_CONTENT]
 
@@ -95,6 +100,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       "api-key": { type: "string", ...str("FORGE_API_KEY") },
       "body-limit": { type: "string", ...str("FORGE_BODY_LIMIT") },
       "keep-alive-ms": { type: "string", ...str("FORGE_KEEP_ALIVE_MS") },
+      "context-length": { type: "string", ...str("FORGE_CONTEXT_LENGTH") },
       "trace-content": { type: "boolean", default: truthy(env.FORGE_TRACE_CONTENT) },
       "max-retries": { type: "string", ...str("FORGE_MAX_RETRIES") },
       "max-tool-errors": { type: "string", ...str("FORGE_MAX_TOOL_ERRORS") },
@@ -127,6 +133,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   const maxToolErrors = int("max-tool-errors", values["max-tool-errors"], 0);
   const bodyLimitBytes = int("body-limit", values["body-limit"], 1);
   const keepAliveMs = int("keep-alive-ms", values["keep-alive-ms"], 1);
+  const contextLength = int("context-length", values["context-length"], 1);
   const loaded = values.policy === undefined ? undefined : await loadPolicy(values.policy);
   const policy = loaded?.policy;
   const serving = {
@@ -142,6 +149,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     ...(maxToolErrors !== undefined ? { maxToolErrors } : {}),
     ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
     ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
+    ...(contextLength !== undefined ? { contextLength } : {}),
   };
   if (values.config !== undefined) {
     let config: ResolvedProxyConfig;

@@ -6,7 +6,7 @@
  * on — logged and visible as `resolvedMode`).
  */
 import { BackendError, ContextDiscoveryError, InvalidArgumentError } from "../core/errors.js";
-import type { CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
+import type { ContextLengthOptions, CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
 import type { OpenAIWireMessage, WireMessage } from "../core/wire-messages.js";
 import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
@@ -142,11 +142,11 @@ export class LlamafileClient implements LLMClient {
   }
 
   /** Context window from llama-server's /props (`default_generation_settings.n_ctx`); undefined on 404. */
-  async getContextLength(): Promise<number | undefined> {
+  async getContextLength(options: ContextLengthOptions = {}): Promise<number | undefined> {
     const url = joinUrl(this.baseUrl.replace(/\/v1$/, ""), "/props");
     let text: string;
     try {
-      text = await (await httpCall(url, { method: "GET", timeoutMs: this.timeoutMs })).text();
+      text = await (await httpCall(url, { method: "GET", timeoutMs: this.timeoutMs, signal: options.signal })).text();
     } catch (error) {
       if (isBackendError(error) && error.statusCode === 404) return undefined;
       throw error;

@@ -1,10 +1,11 @@
 /**
  * Ollama's native function calling on /api/chat (`tools`), NDJSON streaming, the `think`
- * switch and `num_ctx`. Messages arrive already serialized in the "ollama" format.
+ * switch, `num_ctx` and the model's trained context length (/api/show). Messages arrive
+ * already serialized in the "ollama" format.
  */
 import { clientSampling } from "../models/sampling.js";
-import { BackendError, InvalidArgumentError, StreamError, ThinkingNotSupportedError } from "../core/errors.js";
-import type { LLMClient, LLMResponse, ModelInfo, SendOptions, StreamChunk, Usage } from "../core/llm.js";
+import { BackendError, ContextDiscoveryError, InvalidArgumentError, StreamError, ThinkingNotSupportedError } from "../core/errors.js";
+import type { ContextLengthOptions, LLMClient, LLMResponse, ModelInfo, SendOptions, StreamChunk, Usage } from "../core/llm.js";
 import type { WireMessage } from "../core/wire-messages.js";
 import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
@@ -71,6 +72,8 @@ export class OllamaClient implements LLMClient {
   /** Whether requests carry `think: true`; auto mode may turn it off once. */
   private sendThink: boolean;
   private autoLogged = false;
+  /** Trained context length per model (/api/show); a model's card does not change while it is pulled. */
+  private readonly trainedContext = new Map<string, number | undefined>();
 
   constructor(options: OllamaClientOptions) {
     const o = requireOptionsObject(options, "OllamaClient");
@@ -113,9 +116,33 @@ export class OllamaClient implements LLMClient {
     });
   }
 
-  /** num_ctx when set; budget discovery beyond that belongs to ServerManager. */
+  /**
+   * The window every request gets: num_ctx when set. Undefined otherwise, because Ollama's own
+   * default then applies (it depends on the server's OLLAMA_CONTEXT_LENGTH and VRAM, and no
+   * endpoint reports it); the most a num_ctx may be is {@link modelContextLength}.
+   */
   async getContextLength(): Promise<number | undefined> {
     return this.numCtx;
+  }
+
+  /**
+   * The most context a model can take (default: the client's own model): POST /api/show
+   * `model_info["<general.architecture>.context_length"]`, its trained maximum — the ceiling of a
+   * num_ctx, not the window a request gets without one. Cached per model; undefined when the
+   * model card does not say. A model Ollama does not have is its BackendError (404).
+   *
+   * @example
+   * await client.modelContextLength({ model: "qwen3:8b" }); // 40960
+   */
+  async modelContextLength(options: ContextLengthOptions = {}): Promise<number | undefined> {
+    const model = options.model ?? this.model;
+    if (this.trainedContext.has(model)) return this.trainedContext.get(model);
+    const url = joinUrl(this.baseUrl, "/api/show");
+    const res = await httpCall(url, { method: "POST", json: { model }, timeoutMs: this.timeoutMs, signal: options.signal });
+    const text = await res.text();
+    const length = trainedContextLength(parseJsonBody(text, res.statusCode), `${url} (model "${model}")`, text);
+    this.trainedContext.set(model, length);
+    return length;
   }
 
   async send(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): Promise<LLMResponse> {
@@ -211,6 +238,19 @@ function rawMessage(message: Record<string, unknown>): RawAssistantMessage {
       return { name: String(fn.name ?? ""), arguments: fn.arguments, id: typeof c.id === "string" ? c.id : undefined };
     }),
   };
+}
+
+/** `<arch>.context_length` of an /api/show answer's model_info (the key `general.architecture` names). */
+function trainedContextLength(data: unknown, where: string, text: string): number | undefined {
+  const info = isPlainObject(data) ? data.model_info : undefined;
+  if (!isPlainObject(info)) throw new ContextDiscoveryError(`${where} answered without a model_info object`, text.slice(0, 500));
+  const arch = info["general.architecture"];
+  const length = typeof arch === "string" ? info[`${arch}.context_length`] : undefined;
+  if (length === undefined) return undefined;
+  if (typeof length !== "number" || !Number.isInteger(length) || length <= 0) {
+    throw new ContextDiscoveryError(`${where} reported ${String(arch)}.context_length ${JSON.stringify(length)}, not a positive integer`, text.slice(0, 500));
+  }
+  return length;
 }
 
 function ollamaUsage(data: Record<string, unknown>): Usage | undefined {

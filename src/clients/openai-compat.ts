@@ -3,7 +3,7 @@
  * bearer auth, usage capture, and the same content rescue as every other client.
  */
 import { InvalidArgumentError } from "../core/errors.js";
-import type { LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
+import type { ContextLengthOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
 import type { WireMessage } from "../core/wire-messages.js";
 import { isPlainObject } from "../core/json-value.js";
 import type { ToolSpec } from "../core/tool.js";
@@ -23,6 +23,11 @@ export interface OpenAICompatClientOptions {
   /** Merged into every request body (e.g. { top_k: 20, chat_template_kwargs: {...} }). */
   extraBody?: Record<string, unknown>;
   headers?: Record<string, string>;
+  /**
+   * The server's context window in tokens, when it does not report one (most do not; vLLM's
+   * /models `max_model_len` does). Reported by getContextLength in place of asking.
+   */
+  contextLength?: number;
 }
 
 const RESERVED = new Set(["model", "messages", "stream", "tools"]);
@@ -43,6 +48,7 @@ export class OpenAICompatClient implements LLMClient {
   private readonly timeoutMs: number;
   private readonly extraBody: Record<string, unknown>;
   private readonly headers: Record<string, string>;
+  private readonly contextLength: number | undefined;
 
   constructor(options: OpenAICompatClientOptions) {
     const o = requireOptionsObject(options, "OpenAICompatClient");
@@ -51,6 +57,7 @@ export class OpenAICompatClient implements LLMClient {
     const apiKey = checkString(o.apiKey, "apiKey", false);
     this.temperature = checkNumber(o.temperature, "temperature", 0, 2);
     this.timeoutMs = checkPositiveInt(o.timeoutMs, "timeoutMs") ?? 300_000;
+    this.contextLength = checkPositiveInt(o.contextLength, "contextLength");
     this.extraBody = { ...checkRecord(o.extraBody, "extraBody") };
     for (const key of Object.keys(this.extraBody)) {
       if (RESERVED.has(key)) throw new InvalidArgumentError(`extraBody.${key}`, "is set by the client itself");
@@ -75,20 +82,23 @@ export class OpenAICompatClient implements LLMClient {
   }
 
   /**
-   * From GET {baseUrl}/models: vLLM's `max_model_len` (or a `context_length` field) of this
-   * model's entry; undefined when the server does not say (or has no /models).
+   * The configured `contextLength`; else from GET {baseUrl}/models: vLLM's `max_model_len` (or a
+   * `context_length` field) of the model's entry (`options.model`, default the client's);
+   * undefined when the server does not say (or has no /models).
    */
-  async getContextLength(): Promise<number | undefined> {
+  async getContextLength(options: ContextLengthOptions = {}): Promise<number | undefined> {
+    if (this.contextLength !== undefined) return this.contextLength;
+    const model = options.model ?? this.model;
     let data: unknown;
     try {
-      const res = await httpCall(joinUrl(this.baseUrl, "/models"), { method: "GET", headers: this.headers, timeoutMs: this.timeoutMs });
+      const res = await httpCall(joinUrl(this.baseUrl, "/models"), { method: "GET", headers: this.headers, timeoutMs: this.timeoutMs, signal: options.signal });
       data = parseJsonBody(await res.text(), res.statusCode);
     } catch (error) {
       if (isBackendError(error) && error.statusCode === 404) return undefined;
       throw error;
     }
     const entries = isPlainObject(data) && Array.isArray(data.data) ? data.data.filter(isPlainObject) : [];
-    const entry = entries.find((e) => e.id === this.model);
+    const entry = entries.find((e) => e.id === model);
     const length = entry?.max_model_len ?? entry?.context_length;
     return typeof length === "number" && Number.isInteger(length) && length > 0 ? length : undefined;
   }

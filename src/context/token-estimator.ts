@@ -3,6 +3,7 @@
  * tokenizer-free and deliberately a little pessimistic, which is the safe side for a budget.
  */
 import { messageText, type Message } from "../core/messages.js";
+import type { ToolSpec } from "../core/tool.js";
 
 /** Estimates how many tokens a history occupies in the model's context. */
 export type TokenEstimator = (messages: readonly Message[]) => number;
@@ -50,3 +51,26 @@ export const estimateTokensChars4: TokenEstimator = (messages) => {
   for (const m of messages) total += estimateMessageTokensChars4(m);
   return total;
 };
+
+/**
+ * Tool definitions take context too (rendered into the chat template or the system prompt);
+ * counted like message text: chars/4 of their name, description and parameters as JSON.
+ *
+ * @example
+ * estimateToolTokensChars4([weather.spec]); // e.g. 38
+ */
+export function estimateToolTokensChars4(tools: readonly ToolSpec[]): number {
+  if (tools.length === 0) return 0;
+  return Math.ceil(JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))).length / 4);
+}
+
+/**
+ * The chars/4 estimate of a whole request's prompt: its messages and the tools offered with them
+ * (what the proxy's count_tokens answers without a tokenizer, and its context-window check).
+ *
+ * @example
+ * estimatePromptTokensChars4(messages, tools) === estimateTokensChars4(messages) + estimateToolTokensChars4(tools); // true
+ */
+export function estimatePromptTokensChars4(messages: readonly Message[], tools: readonly ToolSpec[] = []): number {
+  return estimateTokensChars4(messages) + estimateToolTokensChars4(tools);
+}

@@ -98,8 +98,11 @@ export interface LLMClient {
   readonly apiFormat: ApiFormat;
   send(messages: WireMessage[], tools?: ToolSpec[], options?: SendOptions): Promise<LLMResponse>;
   sendStream?(messages: WireMessage[], tools?: ToolSpec[], options?: SendOptions): AsyncIterable<StreamChunk>;
-  /** Context window in tokens when the backend reports one. */
-  getContextLength(): Promise<number | undefined>;
+  /**
+   * Context window in tokens that this client's requests get, when the backend reports one.
+   * Multi-model servers answer for `options.model` (default: the client's own model).
+   */
+  getContextLength(options?: ContextLengthOptions): Promise<number | undefined>;
   /** The models the backend serves, when it can say. */
   listModels?(options?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
   /**
@@ -108,6 +111,12 @@ export interface LLMClient {
    * implement it; callers fall back to an estimate when it is absent or fails.
    */
   countTokens?(messages: WireMessage[], tools?: ToolSpec[], options?: CountTokensOptions): Promise<number>;
+}
+
+export interface ContextLengthOptions {
+  /** The window of this model instead of the client's own (multi-model servers). */
+  model?: string;
+  signal?: AbortSignal;
 }
 
 export interface CountTokensOptions {

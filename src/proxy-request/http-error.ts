@@ -1,8 +1,10 @@
 /**
  * The proxy's one HTTP error: a status, the API's error type and a message for the caller.
- * It renders itself in the caller's dialect — OpenAI `{ error: { type, message, ... } }` (chat
- * completions and Responses alike) or Anthropic `{ type: "error", error: { type, message } }` —
- * and never carries a stack trace.
+ * It renders itself in the caller's dialect — OpenAI `{ error: { type, message, param, code } }`
+ * (chat completions and Responses alike) or Anthropic `{ type: "error", error: { type, message } }`
+ * — and never carries a stack trace. Errors clients act on by their exact words or code (a
+ * prompt over the context window) carry OpenAI's `code`/`param` and each dialect's own wording
+ * in `details`.
  */
 import { ForgeError } from "../core/errors.js";
 
@@ -18,6 +20,16 @@ export type ErrorType =
   | "rate_limit_error"
   | "timeout_error";
 
+/** What an error says beyond status, type and message; plain JSON (it crosses the request machine). */
+export interface HttpErrorDetails {
+  /** OpenAI's `error.code`, e.g. "context_length_exceeded". */
+  code?: string;
+  /** OpenAI's `error.param`, e.g. "messages". */
+  param?: string;
+  /** A dialect whose API words this error its own way (its message, its param). */
+  dialects?: Partial<Record<Dialect, { message?: string; param?: string }>>;
+}
+
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -25,16 +37,18 @@ export class HttpError extends Error {
     message: string,
     /** Sent with the rendered response (e.g. `retry-after` on a 429). */
     readonly headers: Record<string, string> = {},
+    readonly details: HttpErrorDetails = {},
   ) {
     super(message);
     this.name = "HttpError";
   }
 
-  /** The error body in the caller's dialect. */
+  /** The error body in the caller's dialect (every dialect but Anthropic's has OpenAI's shape). */
   body(dialect: Dialect): Record<string, unknown> {
-    return dialect === "anthropic"
-      ? { type: "error", error: { type: this.type, message: this.message } }
-      : { error: { type: this.type, message: this.message, param: null, code: null } };
+    const own = this.details.dialects?.[dialect];
+    const message = own?.message ?? this.message;
+    if (dialect === "anthropic") return { type: "error", error: { type: this.type, message } };
+    return { error: { type: this.type, message, param: own?.param ?? this.details.param ?? null, code: this.details.code ?? null } };
   }
 
   render(dialect: Dialect, headers: Record<string, string> = {}): Response {
@@ -45,6 +59,16 @@ export class HttpError extends Error {
 /** Backend statuses that describe the caller's request (context too long, unknown model...). */
 const CALLER_STATUSES = new Set([400, 404, 413, 422, 429]);
 
+/** A failure as the request machine's context keeps it (plain JSON); an HttpError keeps its type and details. */
+export interface ErrorRecord {
+  name: string;
+  message: string;
+  statusCode?: number;
+  retryAfterMs?: number;
+  type?: ErrorType;
+  details?: HttpErrorDetails;
+}
+
 /**
  * What a failure behind the proxy means to the caller: an unreachable or broken backend is a
  * 502, a backend that stopped answering a 504, a request the backend refused keeps its status.
@@ -52,13 +76,15 @@ const CALLER_STATUSES = new Set([400, 404, 413, 422, 429]);
  * @example
  * toHttpError(new BackendError(0, "", "connection refused")).status; // 502
  */
-export function toHttpError(error: { name: string; message: string; statusCode?: number; retryAfterMs?: number }): HttpError {
+export function toHttpError(error: ErrorRecord): HttpError {
   const status = error.statusCode;
   if (status === 429 && error.retryAfterMs !== undefined) {
     // The proxy's own backends are all busy (BackendBusyError): say when to come back.
     return new HttpError(429, "rate_limit_error", error.message, { "retry-after": String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) });
   }
-  if (error.name === "HttpError" && status !== undefined) return new HttpError(status, status >= 500 ? "api_error" : "invalid_request_error", error.message);
+  if (error.name === "HttpError" && status !== undefined) {
+    return new HttpError(status, error.type ?? (status >= 500 ? "api_error" : "invalid_request_error"), error.message, {}, error.details ?? {});
+  }
   if (status === 408) return new HttpError(504, "timeout_error", `Backend did not answer in time: ${error.message}`);
   if (status !== undefined && CALLER_STATUSES.has(status)) {
     return new HttpError(status, status === 404 ? "not_found_error" : status === 413 ? "request_too_large" : "invalid_request_error", `Backend refused the request: ${error.message}`);
@@ -68,9 +94,18 @@ export function toHttpError(error: { name: string; message: string; statusCode?:
   return new HttpError(502, "api_error", `Backend failed: ${error.message}`);
 }
 
-/** A thrown value as the JSON-safe record the machine context keeps. */
-export function errorRecord(error: unknown): { name: string; message: string; statusCode?: number; retryAfterMs?: number } {
-  if (error instanceof HttpError) return { name: error.name, message: error.message, statusCode: error.status };
+/**
+ * A thrown value as the JSON-safe record the machine context keeps.
+ *
+ * @example
+ * toHttpError(errorRecord(httpError)).body("openai"); // the same body httpError renders
+ */
+export function errorRecord(error: unknown): ErrorRecord {
+  if (error instanceof HttpError) {
+    const record: ErrorRecord = { name: error.name, message: error.message, statusCode: error.status, type: error.type };
+    if (Object.keys(error.details).length > 0) record.details = structuredClone(error.details);
+    return record;
+  }
   if (error instanceof Error) {
     const { statusCode, retryAfterMs } = error as { statusCode?: unknown; retryAfterMs?: unknown };
     // BackendError carries the backend's status (0 unreachable, 408 stalled); BackendBusyError a 429 and when to retry.

@@ -7,6 +7,7 @@ import type { ToolChoice, Usage } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import type { OutputFormat } from "../guardrails/structured-output.js";
+import type { ErrorRecord } from "./http-error.js";
 
 export interface ProxyRequest {
   /** The caller's model name ("" when it sent none). */
@@ -73,7 +74,7 @@ export interface Exhaustion {
 
 export type ProxyOutcome =
   | { kind: "answer"; answer: ProxyAnswer; usage: Usage; attempts: number; rescued: boolean; exhausted?: Exhaustion }
-  | { kind: "failed"; error: { name: string; message: string; statusCode?: number }; attempts: number }
+  | { kind: "failed"; error: ErrorRecord; attempts: number }
   | { kind: "cancelled"; reason: string };
 
 /** The one tool the request's tool_choice forces, if it names one. */

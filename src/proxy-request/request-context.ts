@@ -8,6 +8,7 @@ import type { Message } from "../core/messages.js";
 import type { ToolSpec } from "../core/tool.js";
 import { RESPOND_TOOL_NAME } from "../tools/respond.js";
 import { forcedTool, toolsGuarded, type Exhaustion, type ProxyAnswer, type ProxyRequest } from "./proxy-request.js";
+import type { ErrorRecord } from "./http-error.js";
 import type { ProxyPolicy } from "./request-policy.js";
 
 export interface ProxyGuardrailOptions {
@@ -44,7 +45,7 @@ export interface ProxyContext {
   verdict?: Verdict;
   answer?: ProxyAnswer;
   exhausted?: Exhaustion;
-  error?: { name: string; message: string; statusCode?: number };
+  error?: ErrorRecord;
 }
 
 /**

@@ -5,7 +5,7 @@
  * fails, the project's chars/4 estimate — never silently: `x-forge-token-count` says which
  * (`backend` or `estimate`) and `x-forge-token-count-reason` why the tokenizer was not used.
  */
-import { estimateTokensChars4 } from "../context/token-estimator.js";
+import { estimatePromptTokensChars4 } from "../context/token-estimator.js";
 import type { CountTokensOptions, LLMClient } from "../core/llm.js";
 import { serializeMessages } from "../core/wire-messages.js";
 import { clientName } from "../core/response-contract.js";
@@ -38,14 +38,23 @@ export async function countTokens(body: Record<string, unknown>, client: LLMClie
   // What the backend would be sent: tool_choice "none" sends no tools (see request-run.ts).
   const tools = request.toolChoice === "none" ? [] : request.tools;
   const model = options.forwardModel !== false && request.model !== "" ? request.model : undefined;
-  const counted = await backendCount(client, serializeMessages(request.messages, client.apiFormat), tools, { signal, model, apiKey: options.apiKey });
-  const count: Count = counted.source === "backend" ? counted : { ...counted, tokens: estimateTokensChars4(request.messages) + estimateToolTokens(tools) };
+  const counted = await backendTokenCount(client, serializeMessages(request.messages, client.apiFormat), tools, { signal, model, apiKey: options.apiKey });
+  const count: Count = counted.source === "backend" ? counted : { ...counted, tokens: estimatePromptTokensChars4(request.messages, tools) };
   const headers: Record<string, string> = { "x-forge-token-count": count.source };
   if (count.source === "estimate") headers["x-forge-token-count-reason"] = count.reason;
   return Response.json({ input_tokens: count.tokens }, { headers });
 }
 
-async function backendCount(
+/**
+ * The backend's own count of a prompt (`LLMClient.countTokens`), or why the estimate must do:
+ * no tokenizer endpoint, or it failed (said once per reason in the log). Used by count_tokens
+ * and by the context-window check (backend-windows.ts).
+ *
+ * @example
+ * const counted = await backendTokenCount(client, wire, tools, { signal, model: undefined, apiKey: undefined });
+ * counted.source === "backend" ? counted.tokens : estimate;
+ */
+export async function backendTokenCount(
   client: LLMClient,
   wire: ReturnType<typeof serializeMessages>,
   tools: ToolSpec[],
@@ -68,15 +77,6 @@ async function backendCount(
   return { tokens, source: "backend" };
 }
 
-/**
- * Tool definitions take context too (rendered into the template or system prompt); counted
- * like message text, chars/4 of their JSON.
- */
-function estimateToolTokens(tools: readonly ToolSpec[]): number {
-  if (tools.length === 0) return 0;
-  return Math.ceil(JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))).length / 4);
-}
-
 function describe(error: unknown): string {
   if (isBackendError(error)) {
     if (error.statusCode === 0) return "backend unreachable";
@@ -94,7 +94,7 @@ function fallback(reason: string): { source: "estimate"; reason: string } {
   const clean = reason.replace(/[^\x20-\x7e]+/g, " ").replace(/\s+/g, " ").trim().slice(0, 200);
   if (!warned.has(clean) && warned.size < 100) {
     warned.add(clean);
-    console.warn(`forge-ts proxy: count_tokens answers with an estimate (${clean})`);
+    console.warn(`forge-ts proxy: token counts fall back to the chars/4 estimate (${clean})`);
   }
   return { source: "estimate", reason: clean };
 }

@@ -22,6 +22,7 @@ import { isJudged } from "../proxy-request/proxy-request.js";
 import { parseJsonObject } from "./request-body.js";
 import { checkOptions, type ProxyOptions } from "./proxy-options.js";
 import { createRequestRunner, type RunResult } from "./request-run.js";
+import { BackendWindows } from "./backend-windows.js";
 import { requestToolDefs } from "../proxy-request/request-tools.js";
 import type { ResponseMeta } from "./sse-frames.js";
 import { streamedResponse } from "./sse-response.js";
@@ -54,7 +55,8 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   const defaultModel = fleet.defaultModel;
   const stats = new ProxyStats();
   const metrics = options.metrics ?? createForgeMetrics({ processMetrics: false });
-  const runRequest = createRequestRunner(fleet.pool, { forwardModel: cfg.forwardModel });
+  const windows = new BackendWindows({ contextLength: cfg.contextLength, health: fleet.health });
+  const runRequest = createRequestRunner(fleet.pool, { forwardModel: cfg.forwardModel, windows });
   // Request ids: a random per-process prefix and a counter (unique without a syscall per request).
   const idPrefix = randomBytes(6).toString("hex");
   let idCounter = 0;

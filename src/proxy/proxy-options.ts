@@ -48,6 +48,12 @@ export interface ProxyOptions extends Partial<Omit<ProxyGuardrailOptions, "polic
   metrics?: ForgeMetrics;
   /** Record prompts and answers on the request's spans (default false: they are the caller's data). */
   traceContent?: boolean;
+  /**
+   * The backends' context window in tokens, in place of what they report (Ollama /api/show,
+   * llama-server /props); a fleet backend's own `contextLength` in the config wins. Prompts over
+   * it get the caller's API's context-length error; Ollama's num_ctx is sized up to it.
+   */
+  contextLength?: number;
 }
 
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -99,6 +105,7 @@ export function checkOptions(o: ProxyOptions) {
     forwardModel: o.forwardModel ?? true,
     forwardAuth: o.forwardAuth ?? false,
     traceContent: o.traceContent ?? false,
+    contextLength: o.contextLength === undefined ? undefined : positive("contextLength", o.contextLength, 0),
     model: o.model ?? (o.client as { model?: unknown } | undefined)?.model,
   };
 }

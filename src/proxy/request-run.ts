@@ -12,6 +12,8 @@ import type { LLMClient, LLMResponse, RequestOverrides } from "../core/llm.js";
 import { serializeMessages } from "../core/wire-messages.js";
 import { assertLLMResponse, clientName } from "../core/response-contract.js";
 import type { BackendPool } from "./fleet/backend-pool.js";
+import type { BackendWindows } from "./backend-windows.js";
+import { withNumCtx } from "../proxy-request/context-window.js";
 import type { ProxyInput } from "../proxy-request/request-context.js";
 import { isJudged, toolsGuarded, type ProxyOutcome } from "../proxy-request/proxy-request.js";
 import type { RequestTelemetry } from "./request-telemetry.js";
@@ -59,14 +61,17 @@ function overridesOf(ctx: ProxyInput, forwardModel: boolean, guarded: boolean, a
 /**
  * One runner per proxy: the machine gets its `infer` service once (building a machine per
  * request would cost more than the rest of the request); per-request I/O is found by request id.
- * Each inference goes through the pool: it picks the backend (waiting for a slot if need be)
- * and fails over to the next while nothing has reached the caller.
+ * Each inference is first judged against the windows of the backends serving its model (a
+ * prompt none can take is the caller's 400; Ollama gets a num_ctx that fits), then goes through
+ * the pool: it picks a backend the prompt fits (waiting for a slot if need be) and fails over to
+ * the next while nothing has reached the caller.
  *
  * @example
- * const run = createRequestRunner(pool, { forwardModel: true });
+ * const run = createRequestRunner(pool, { forwardModel: true, windows: new BackendWindows() });
  * const { outcome } = await run({ input, signal: AbortSignal.timeout(60_000) });
  */
-export function createRequestRunner(pool: BackendPool, options: { forwardModel: boolean }): (o: RunRequestOptions) => Promise<RunResult> {
+export function createRequestRunner(pool: BackendPool, options: { forwardModel: boolean; windows: BackendWindows }): (o: RunRequestOptions) => Promise<RunResult> {
+  const { windows } = options;
   const inFlight = new Map<string, RequestIo>();
   const infer = fromPromise<LLMResponse, ProxyInferInput>(async ({ input, signal }) => {
     const io = inFlight.get(input.requestId);
@@ -76,13 +81,22 @@ export function createRequestRunner(pool: BackendPool, options: { forwardModel: 
     const tools = io.guarded ? input.tools : undefined;
     const started = performance.now();
     try {
+      // A prompt that fits no backend's window is the caller's 400, before any backend is asked.
+      const { overrides } = io;
+      const admission = await windows.admit(
+        pool.backendsFor(io.model),
+        { model: overrides.model, messages: input.messages, tools: tools ?? [], body: overrides.body ?? {}, apiKey: overrides.apiKey },
+        signal,
+      );
       return await pool.run(io.model, signal, async ({ backend, commit }) => {
         const { client } = backend;
         const wire = serializeMessages(input.messages, client.apiFormat);
         // A fleet backend gets its own model name (and credential, unless the caller's is forwarded).
-        const request: RequestOverrides = { ...io.overrides };
+        const request: RequestOverrides = { ...overrides };
         if (backend.model !== undefined) request.model = backend.model;
         if (backend.apiKey !== undefined && request.apiKey === undefined) request.apiKey = backend.apiKey;
+        const numCtx = admission.numCtx(backend);
+        if (numCtx !== undefined) request.body = withNumCtx(request.body, numCtx);
         const attempt = io.telemetry?.attempt(backend.name, client, backend.model ?? request.model, input.attempt + 1);
         // The attempt's span goes to the backend as `traceparent` (nothing without a propagator).
         const traceContext = attempt?.context;
@@ -99,7 +113,7 @@ export function createRequestRunner(pool: BackendPool, options: { forwardModel: 
           attempt?.fail(error);
           throw error;
         }
-      });
+      }, { skip: admission.skip });
     } finally {
       // Includes any wait for a free backend slot: time the proxy itself did not spend.
       io.backendMs += performance.now() - started;

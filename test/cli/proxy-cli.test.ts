@@ -26,7 +26,7 @@ describe("forge-ts proxy (CLI)", () => {
       if (req.path === "/api/tags") return sendJson(res, 200, { models: [{ name: "qwen3:8b", modified_at: "2026-01-01T00:00:00Z" }] });
       sendJson(res, 200, ollamaChat({ content: '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>' }, "qwen3:8b"));
     });
-    const child = spawn(process.execPath, [...cli, "--backend", "ollama", "--model", "qwen3:8b", "--base-url", backend.url, "--port", "0"], {
+    const child = spawn(process.execPath, [...cli, "--backend", "ollama", "--model", "qwen3:8b", "--base-url", backend.url, "--port", "0", "--context-length", "6000"], {
       env: { ...env, NO_COLOR: "1" },
     });
     children.push(child);
@@ -51,6 +51,9 @@ describe("forge-ts proxy (CLI)", () => {
       tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }],
     });
     expect(reply.choices[0]!.message.tool_calls?.[0]).toMatchObject({ type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } });
+    // --context-length replaces asking Ollama (/api/show), and caps the num_ctx it is sent.
+    expect(backend.to("/api/show")).toHaveLength(0);
+    expect(backend.to("/api/chat")[0]!.body.options.num_ctx).toBe(4096);
 
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGINT");
@@ -66,6 +69,7 @@ describe("forge-ts proxy (CLI)", () => {
     [["--backend", "ollama", "--model", "m", "--max-retries", "-1"], "--max-retries"],
     [["--backend", "ollama", "--model", "m", "--frobnicate"], "frobnicate"],
     [["--backend", "ollama", "--model", "m", "--timeout", "0"], "--timeout"],
+    [["--backend", "ollama", "--model", "m", "--context-length", "lots"], "--context-length"],
     [["--backend", "openai", "--model", "m", "--forward-auth", "--api-key", "k"], "cannot be combined with --api-key"],
   ])("exits 2 on bad flags %j", async (args, message) => {
     const error = (await run(process.execPath, [...cli, ...args], { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
@@ -76,6 +80,6 @@ describe("forge-ts proxy (CLI)", () => {
   it("prints its help with the real command name", async () => {
     const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
     expect(stdout).toContain("Usage: forge-ts proxy --backend");
-    for (const text of ["GET /metrics", "--trace-content"]) expect(stdout).toContain(text);
+    for (const text of ["GET /metrics", "--trace-content", "--context-length <tokens>", "FORGE_CONTEXT_LENGTH"]) expect(stdout).toContain(text);
   }, 60_000);
 });

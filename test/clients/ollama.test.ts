@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OllamaClient } from "../../src/clients/ollama.js";
+import { BackendError, ContextDiscoveryError } from "../../src/core/errors.js";
 import { collect, MESSAGES, TOOLS } from "./contract.js";
 import { sendJson, sendNdjson, useFakeServers, type FakeHandler } from "./support/fake-server.js";
 import { ollamaChat, ollamaStreamLines, type ModelReply } from "./support/wire.js";
@@ -170,5 +171,34 @@ describe("OllamaClient options", () => {
     [{ model: "m", logger: "console" }, "logger"],
   ])("rejects %j naming %s", (options, field) => {
     expect(() => new OllamaClient(options as never)).toThrow(expect.objectContaining({ code: "FORGE_INVALID_ARGUMENT", argument: field }));
+  });
+});
+
+describe("OllamaClient modelContextLength", () => {
+  const show = (info: Record<string, unknown>): FakeHandler => (_req, res) => sendJson(res, 200, { details: { family: "qwen3" }, model_info: info });
+
+  it("reads <general.architecture>.context_length from POST /api/show, once per model", async () => {
+    const s = await serve(show({ "general.architecture": "qwen3", "qwen3.context_length": 40960, "llama.context_length": 1 }));
+    const client = new OllamaClient({ model: "qwen3:8b", baseUrl: s.url, logger: () => {} });
+    expect(await client.modelContextLength()).toBe(40960);
+    expect(await client.modelContextLength()).toBe(40960);
+    expect(await client.modelContextLength({ model: "qwen3:4b" })).toBe(40960);
+    expect(s.requests.map((r) => [r.method, r.path, r.body])).toEqual([
+      ["POST", "/api/show", { model: "qwen3:8b" }],
+      ["POST", "/api/show", { model: "qwen3:4b" }],
+    ]);
+    // The window requests get is still num_ctx (unset: Ollama's own default, which no endpoint reports).
+    expect(await client.getContextLength()).toBeUndefined();
+  });
+
+  it("undefined when the card does not say; a nonsense value or no model_info is a ContextDiscoveryError; an unknown model Ollama's 404", async () => {
+    const quiet = await serve(show({ "general.architecture": "qwen3" }));
+    expect(await new OllamaClient({ model: "m", baseUrl: quiet.url, logger: () => {} }).modelContextLength()).toBeUndefined();
+    const nonsense = await serve(show({ "general.architecture": "qwen3", "qwen3.context_length": "big" }));
+    await expect(new OllamaClient({ model: "m", baseUrl: nonsense.url, logger: () => {} }).modelContextLength()).rejects.toThrow(ContextDiscoveryError);
+    const bare = await serve((_req, res) => sendJson(res, 200, { license: "" }));
+    await expect(new OllamaClient({ model: "m", baseUrl: bare.url, logger: () => {} }).modelContextLength()).rejects.toThrow(/model_info/);
+    const missing = await serve((_req, res) => sendJson(res, 404, { error: "model 'm' not found" }));
+    await expect(new OllamaClient({ model: "m", baseUrl: missing.url, logger: () => {} }).modelContextLength()).rejects.toThrow(BackendError);
   });
 });

@@ -96,6 +96,15 @@ describe("OpenAICompatClient", () => {
     expect(await client.getContextLength()).toBeUndefined();
   });
 
+  it("getContextLength answers for another model of the server, and a configured contextLength without asking", async () => {
+    const s = await serve((_req, res) => sendJson(res, 200, { object: "list", data: [{ id: "small", max_model_len: 8192 }, { id: "Qwen/Qwen3-8B", max_model_len: 40960 }] }));
+    expect(await new OpenAICompatClient({ model: "Qwen/Qwen3-8B", baseUrl: `${s.url}/v1` }).getContextLength({ model: "small" })).toBe(8192);
+    const configured = new OpenAICompatClient({ model: "Qwen/Qwen3-8B", baseUrl: `${s.url}/v1`, contextLength: 16_384 });
+    expect(await configured.getContextLength()).toBe(16_384);
+    expect(s.requests).toHaveLength(1);
+    expect(() => new OpenAICompatClient({ model: "m", baseUrl: s.url, contextLength: 0 })).toThrow(/contextLength/);
+  });
+
   it.each([
     [{ model: "m" }, "baseUrl"],
     [{ baseUrl: "http://x" }, "model"],

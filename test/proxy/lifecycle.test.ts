@@ -9,7 +9,7 @@ import { OllamaClient } from "../../src/clients/ollama.js";
 import { createProxy } from "../../src/proxy/create-proxy.js";
 import { sendJson, useFakeServers } from "../clients/support/fake-server.js";
 import { ollamaChat } from "../clients/support/wire.js";
-import { hermes, proxyRig, WEATHER_SCHEMA } from "./support/harness.js";
+import { hermes, proxyRig, WEATHER_SCHEMA, WINDOW_PATHS, windowAnswer } from "./support/harness.js";
 
 const serve = useFakeServers();
 const ask = [{ role: "user", content: "Weather in Oslo?" }];
@@ -18,12 +18,13 @@ const oaTools = [{ type: "function", function: { name: "get_weather", parameters
 const post = (url: string, body: Record<string, unknown>, signal?: AbortSignal) =>
   fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
 
-/** A backend that holds every request open and reports when the proxy drops it. */
+/** A backend that holds every chat request open and reports when the proxy drops it. */
 async function holdingBackend() {
   const arrived: number[] = [];
   const dropped: number[] = [];
   let release: ((res: ServerResponse) => void) | undefined;
-  const backend = await serve((_req, res) => {
+  const backend = await serve((req, res) => {
+    if (WINDOW_PATHS.has(req.path)) return sendJson(res, 200, windowAnswer(req.path, 32_768));
     arrived.push(performance.now());
     res.on("close", () => dropped.push(performance.now()));
     release?.(res);

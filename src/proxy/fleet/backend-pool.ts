@@ -23,6 +23,8 @@ export interface PoolBackend {
   apiKey?: string | undefined;
   /** Requests at once (default unlimited). */
   maxConcurrent?: number | undefined;
+  /** Its context window in tokens, when configured (else asked of the backend: backend-windows.ts). */
+  contextLength?: number | undefined;
 }
 
 export interface BackendPoolOptions {
@@ -95,6 +97,11 @@ export class BackendPool {
     return (candidates.find((s) => this.health.isUp(s.backend.name)) ?? candidates[0])?.backend;
   }
 
+  /** Every backend serving `model`, in preference order, up or not. */
+  backendsFor(model: string): readonly PoolBackend[] {
+    return this.#candidates(model).map((s) => s.backend);
+  }
+
   get backends(): readonly PoolBackend[] {
     return this.#slots.map((s) => s.backend);
   }
@@ -111,10 +118,11 @@ export class BackendPool {
 
   /**
    * Run `attempt` on a backend serving `model`, failing over to the next on a failure no caller
-   * has seen. Rejects with the attempt's error, a BackendBusyError, or the signal's reason.
+   * has seen; backends named in `skip` are never tried (the prompt does not fit their window).
+   * Rejects with the attempt's error, a BackendBusyError, or the signal's reason.
    */
-  async run<T>(model: string, signal: AbortSignal, attempt: (a: PoolAttempt) => Promise<T>): Promise<T> {
-    const tried = new Set<string>();
+  async run<T>(model: string, signal: AbortSignal, attempt: (a: PoolAttempt) => Promise<T>, options: { skip?: Iterable<string> } = {}): Promise<T> {
+    const tried = new Set<string>(options.skip);
     let failure: unknown = new InvalidArgumentError("model", `no backend serves "${model}"`);
     for (;;) {
       const slot = await this.#acquire(model, signal, tried);

@@ -63,6 +63,7 @@ export function fleetFromConfig(config: ProxyConfig, defaultModel?: string): Fle
     // Ollama and llama-server clients hold no credential of their own: it goes with each request.
     apiKey: d.apiKey,
     maxConcurrent: d.maxConcurrent,
+    contextLength: d.contextLength,
   }));
   const routes = new Map<string, string[]>();
   const names: ModelInfo[] = [];

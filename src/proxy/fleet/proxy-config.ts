@@ -9,7 +9,7 @@
  *   "backends": {
  *     "gpu0": { "backend": "llamaserver", "baseUrl": "http://10.0.0.5:8080/v1", "model": "qwen3-8b",
  *               "maxConcurrent": 4, "mode": "native", "timeoutMs": 300000, "apiKey": "$GPU0_KEY" },
- *     "gpu1": { "backend": "ollama", "baseUrl": "http://10.0.0.6:11434", "model": "qwen3:8b", "maxConcurrent": 1 }
+ *     "gpu1": { "backend": "ollama", "baseUrl": "http://10.0.0.6:11434", "model": "qwen3:8b", "maxConcurrent": 1, "contextLength": 32768 }
  *   },
  *   "models": { "qwen3-8b": { "backends": ["gpu0", "gpu1"], "aliases": ["qwen3:8b", "default"] } },
  *   "queue": { "maxWaiting": 64, "maxWaitMs": 30000 },
@@ -20,7 +20,9 @@
  * - `backends.<name>`: `backend` is one of `forge-ts proxy --backend`'s names and is built by the
  *   same factory (src/cli-kit/backends.ts); `model` is the name sent to that backend; `maxConcurrent`
  *   (default unlimited) is its slot count; `apiKey` is a literal or `$NAME` of an environment
- *   variable, read at load time.
+ *   variable, read at load time; `contextLength` (tokens) is the backend's window, in place of
+ *   what it reports (Ollama /api/show, llama-server /props n_ctx; an OpenAI-compatible server
+ *   mostly reports none): prompts over it are refused, Ollama's num_ctx is sized up to it.
  * - `models.<name>`: the name callers send, its `aliases`, and the backends that serve it in
  *   preference order (ties in load go round-robin). A caller that sends no model gets the first.
  * - `queue`: requests beyond every slot wait (FIFO) up to `maxWaitMs`; more than `maxWaiting`
@@ -55,6 +57,7 @@ const backendSchema = z
     think: z.boolean().optional(),
     timeoutMs: positive("timeoutMs").optional(),
     apiKey: name.optional(),
+    contextLength: positive("contextLength").optional(),
   })
   .superRefine((backend, ctx) => {
     if (backend.backend === "openai" && backend.baseUrl === undefined) {

@@ -54,6 +54,7 @@ describe("a valid config", () => {
       think: fc.boolean(),
       timeoutMs: fc.integer({ min: 1, max: 600_000 }),
       apiKey: fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !k.startsWith("$")),
+      contextLength: fc.integer({ min: 1, max: 1_048_576 }),
     },
     { requiredKeys: ["backend", "model"] },
   );
@@ -135,6 +136,7 @@ describe("mistakes are refused with file:line:column", () => {
     ["an unknown backend kind", base(`    "m": { "backends": ["gpu0"] }`, `"gpu0": { "backend": "vllm", "model": "a" }`), '"vllm"', /backend must be one of ollama, llamaserver/],
     ["a missing model", base(`    "m": { "backends": ["gpu0"] }`, `"gpu0": { "backend": "ollama" }`), '{ "backend": "ollama" }', /backends\.gpu0\.model: required key "model" is missing/],
     ["an openai backend without baseUrl", base(`    "m": { "backends": ["gpu0"] }`, `"gpu0": { "backend": "openai", "model": "a" }`), '"openai"', /needs a baseUrl/],
+    ["a contextLength that is not a positive integer", base(`    "m": { "backends": ["gpu0"] }`, `"gpu0": { "backend": "ollama", "model": "a", "contextLength": 0 }`), '0 }', /backends\.gpu0\.contextLength: contextLength must be a positive integer/],
     ["a baseUrl that is not http", base(`    "m": { "backends": ["gpu0"] }`, `"gpu0": { "backend": "ollama", "model": "a", "baseUrl": "ftp://x" }`), '"ftp://x"', /http:\/\/ or https:\/\//],
     ["a duplicate key", base(`    "m": { "backends": ["gpu0"] },\n    "m": { "backends": ["gpu1"] }`), '"m": { "backends": ["gpu1"]', /duplicate key "m"/],
     ["a missing comma", base(`    "m": { "backends": ["gpu0"] "aliases": [] }`), '"aliases"', /not valid JSON: comma expected/],

@@ -10,6 +10,7 @@ import { createProxy, type ProxyOptions, type ProxyServer } from "../../../../sr
 import type { ProxyConfig } from "../../../../src/proxy/fleet/proxy-config.js";
 import { sendJson, type RecordedRequest } from "../../../clients/support/fake-server.js";
 import { ollamaChat, ollamaStreamLines, type ModelReply } from "../../../clients/support/wire.js";
+import { windowAnswer } from "../../support/harness.js";
 
 export type Behaviour = (req: RecordedRequest, res: ServerResponse, backend: FakeBackend) => void | Promise<void>;
 
@@ -23,6 +24,10 @@ export interface FakeBackend {
   maxActive: number;
   /** /api/tags calls (health probes). */
   probes: number;
+  /** The model's window /api/show reports (default 32,768; set it before the first request). */
+  contextLength: number;
+  /** /api/show calls (the proxy learning the window). */
+  windowQuestions: number;
   /** Markers (see `marker`) of streams this backend wrote text for. */
   streamed: Set<string>;
   /** Answers wait for this (see `hold`). */
@@ -82,6 +87,8 @@ export async function fakeBackend(name: string, behaviour: Behaviour = answer())
     active: 0,
     maxActive: 0,
     probes: 0,
+    contextLength: 32_768,
+    windowQuestions: 0,
     streamed: new Set(),
     gate: Promise.resolve(),
     alive: false,
@@ -106,6 +113,10 @@ export async function fakeBackend(name: string, behaviour: Behaviour = answer())
         if (recorded.path === "/api/tags") {
           backend.probes++;
           return sendJson(res, 200, { models: [{ name: `${name}-model`, modified_at: "2026-01-01T00:00:00Z" }] });
+        }
+        if (recorded.path === "/api/show") {
+          backend.windowQuestions++;
+          return sendJson(res, 200, windowAnswer("/api/show", backend.contextLength));
         }
         backend.chats.push(recorded);
         backend.active++;
