@@ -39,7 +39,11 @@ const DIRECTIVE = /^<!--\s*ts-check:\s*(fragment|skip)\b\s*(.*?)\s*-->$/;
 
 /** README.md and every docs/*.md, as paths from `root`. */
 export function docFiles(root: string): string[] {
-  const docs = readdirSync(path.join(root, "docs")).filter((f) => f.endsWith(".md")).sort();
+  // Sub-folders too (docs/agents/): every page is held to the same checks.
+  const docs = readdirSync(path.join(root, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => f.split(path.sep).join("/"))
+    .sort();
   return ["README.md", ...docs.map((f) => `docs/${f}`)];
 }
 
