@@ -198,39 +198,43 @@ export function createStreamJudge(options: { toolNames: readonly string[] }): St
 
   /** Release as far as the text is known to be prose. */
   function advance(): void {
+    let known = rel;
     while (!call) {
       if (open !== undefined) {
         const end = close(open);
-        if (end < 0) return;
+        if (end < 0) return hold(open.start);
         const region = text.slice(open.start, end);
+        const start = open.start;
         open = undefined;
         if (isCallAttempt(region)) {
           call = true;
-          return;
+          return hold(start);
         }
-        rel = end;
+        known = end;
         continue;
       }
-      let i = rel;
+      let i = known;
       for (; i < text.length; i++) {
         const c = text[i]!;
         if (!first.has(c) && !wordFirst.has(c)) continue;
         const step = classify(i);
         if (step.kind === "none") continue;
-        rel = i;
-        if (step.kind === "wait") return;
-        if (step.kind === "call") {
-          call = true;
-          return;
-        }
-        open = { start: i, at: step.body, fence: step.fence, depth: 0, quote: undefined, escaped: false };
+        if (step.kind === "call") call = true;
+        else if (step.kind === "span") open = { start: i, at: step.body, fence: step.fence, depth: 0, quote: undefined, escaped: false };
         break;
       }
-      if (i === text.length) {
-        rel = text.length;
-        return;
-      }
+      if (open === undefined || i === text.length) return hold(i);
     }
+  }
+
+  /**
+   * Release everything before `at` except the whitespace just before it: whitespace is only worth
+   * sending with what follows it (prose before a call ends where the model's words end).
+   */
+  function hold(at: number): void {
+    let end = at;
+    while (end > rel && /\s/.test(text[end - 1]!)) end--;
+    rel = end;
   }
 
   return {

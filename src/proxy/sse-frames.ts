@@ -21,12 +21,24 @@ export interface ResponseMeta {
   includeUsage: boolean;
 }
 
-/** One dialect's stream: frames for opening, live deltas, the final answer, an error, a ping. */
+/** The answer's text that already reached the caller as live deltas (of the attempt that answered). */
+export interface SentText {
+  content: string;
+  reasoning: string;
+}
+
+/** Nothing sent yet: the whole answer goes out in the final frames. */
+export const NOTHING_SENT: SentText = Object.freeze({ content: "", reasoning: "" });
+
+/**
+ * One dialect's stream: frames for opening, live deltas, the final answer, an error, a ping.
+ * `finish` sends only what `sent` does not hold yet (see `unsent`): the held remainder of a prose
+ * answer, the calls of a call answer (prose beside them that went out live is not repeated).
+ */
 export interface StreamEncoder {
   open(): SseFrame[];
   delta(channel: "content" | "reasoning", text: string): SseFrame[];
-  /** `live`: the answer's text already went out as deltas. */
-  finish(outcome: AnswerOutcome, live: boolean): SseFrame[];
+  finish(outcome: AnswerOutcome, sent: SentText): SseFrame[];
   error(error: HttpError): SseFrame[];
   ping(): SseFrame;
 }
@@ -52,6 +64,31 @@ export function pieces(text: string, size = PIECE): string[] {
     start = end;
   }
   return out;
+}
+
+/**
+ * The part of an answer's `full` text the caller has not seen, given the `sent` prefix. The
+ * judged answer may differ from the streamed text in whitespace only (rescue trims and folds
+ * blank lines around the calls it cuts out), so whitespace runs are skipped on both sides;
+ * where the texts part otherwise (framing tokens a rescue strips), the rest of `full` is sent:
+ * repeating a little beats losing text.
+ *
+ * @example
+ * unsent("Checking.\n\nIt is sunny.", "Checking.\n"); // "It is sunny."
+ * unsent("Checking.", "Checking. ");                  // ""
+ */
+export function unsent(full: string, sent: string): string {
+  if (full.startsWith(sent)) return full.slice(sent.length);
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < full.length && /\s/.test(full[i]!)) i++;
+    while (j < sent.length && /\s/.test(sent[j]!)) j++;
+    if (j === sent.length || i === full.length || full[i] !== sent[j]) break;
+    i++;
+    j++;
+  }
+  return full.slice(i);
 }
 
 /** Call arguments as the JSON text the wire carries (a raw string stays as the model wrote it). */
