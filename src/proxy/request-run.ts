@@ -17,8 +17,7 @@ import type { ProxyInput } from "../proxy-request/request-context.js";
 import { releaseMode, toolsGuarded, type ProxyOutcome } from "../proxy-request/proxy-request.js";
 import type { RequestTelemetry } from "./request-telemetry.js";
 import { outcomeOf } from "../proxy-request/request-outcome.js";
-import { LiveRelease, type DeltaChannel } from "./live-release.js";
-import { NOTHING_SENT, type SentText } from "./sse-frames.js";
+import { LiveRelease, NOTHING_SENT, type DeltaChannel, type SentText } from "../proxy-request/live-release.js";
 
 export interface RunRequestOptions {
   input: ProxyInput;

@@ -4,7 +4,10 @@
  * answer into deltas.
  */
 import type { HttpError } from "../proxy-request/http-error.js";
+import type { SentText } from "../proxy-request/live-release.js";
 import type { ProxyOutcome } from "../proxy-request/proxy-request.js";
+
+export { NOTHING_SENT, unsent, type SentText } from "../proxy-request/live-release.js";
 
 export type SseFrame = { event?: string; data: string } | { comment: string };
 
@@ -20,15 +23,6 @@ export interface ResponseMeta {
   guarded: boolean;
   includeUsage: boolean;
 }
-
-/** The answer's text that already reached the caller as live deltas (of the attempt that answered). */
-export interface SentText {
-  content: string;
-  reasoning: string;
-}
-
-/** Nothing sent yet: the whole answer goes out in the final frames. */
-export const NOTHING_SENT: SentText = Object.freeze({ content: "", reasoning: "" });
 
 /**
  * One dialect's stream: frames for opening, live deltas, the final answer, an error, a ping.
@@ -64,31 +58,6 @@ export function pieces(text: string, size = PIECE): string[] {
     start = end;
   }
   return out;
-}
-
-/**
- * The part of an answer's `full` text the caller has not seen, given the `sent` prefix. The
- * judged answer may differ from the streamed text in whitespace only (rescue trims and folds
- * blank lines around the calls it cuts out), so whitespace runs are skipped on both sides;
- * where the texts part otherwise (framing tokens a rescue strips), the rest of `full` is sent:
- * repeating a little beats losing text.
- *
- * @example
- * unsent("Checking.\n\nIt is sunny.", "Checking.\n"); // "It is sunny."
- * unsent("Checking.", "Checking. ");                  // ""
- */
-export function unsent(full: string, sent: string): string {
-  if (full.startsWith(sent)) return full.slice(sent.length);
-  let i = 0;
-  let j = 0;
-  for (;;) {
-    while (i < full.length && /\s/.test(full[i]!)) i++;
-    while (j < sent.length && /\s/.test(sent[j]!)) j++;
-    if (j === sent.length || i === full.length || full[i] !== sent[j]) break;
-    i++;
-    j++;
-  }
-  return full.slice(i);
 }
 
 /** Call arguments as the JSON text the wire carries (a raw string stays as the model wrote it). */
