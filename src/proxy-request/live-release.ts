@@ -25,7 +25,8 @@ export const NOTHING_SENT: SentText = Object.freeze({ content: "", reasoning: ""
  * repeating a little beats losing text.
  *
  * @example
- * unsent("Checking.\n\nIt is sunny.", "Checking.\n"); // "It is sunny."
+ * unsent("Checking.\n\nIt is sunny.", "Checking.\n"); // "\nIt is sunny."
+ * unsent("Checking. It is sunny.", "Checking.\n");   // "It is sunny."
  * unsent("Checking.", "Checking. ");                  // ""
  */
 export function unsent(full: string, sent: string): string {
