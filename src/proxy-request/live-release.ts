@@ -18,16 +18,20 @@ export interface SentText {
 export const NOTHING_SENT: SentText = Object.freeze({ content: "", reasoning: "" });
 
 /**
- * The part of an answer's `full` text the caller has not seen, given the `sent` prefix. The
- * judged answer may differ from the streamed text in whitespace only (rescue trims and folds
- * blank lines around the calls it cuts out), so whitespace runs are skipped on both sides;
- * where the texts part otherwise (framing tokens a rescue strips), the rest of `full` is sent:
- * repeating a little beats losing text.
+ * The part of an answer's `full` text the caller has not seen, given the `sent` text. The judged
+ * answer may differ from the streamed text in whitespace (rescue trims and folds blank lines
+ * around the calls it cuts out), so whitespace runs are skipped on both sides. It may also lack
+ * what came first in the stream: reasoning a model wrote inline (`<think>…</think>`, or only the
+ * closing tag when the template opened it) is split off by the client at the end; then the
+ * rest follows the longest start of `full` that `sent` ends with. Texts that start alike and part
+ * later (framing tokens a rescue strips) continue after the common start. Where nothing
+ * matches, all of `full` is sent: repeating text beats losing it.
  *
  * @example
  * unsent("Checking.\n\nIt is sunny.", "Checking.\n"); // "\nIt is sunny."
  * unsent("Checking. It is sunny.", "Checking.\n");   // "It is sunny."
  * unsent("Checking.", "Checking. ");                  // ""
+ * unsent("It is sunny.", "<think>Oslo.</think>\nIt is"); // " sunny."
  */
 export function unsent(full: string, sent: string): string {
   if (full.startsWith(sent)) return full.slice(sent.length);
@@ -40,7 +44,23 @@ export function unsent(full: string, sent: string): string {
     i++;
     j++;
   }
-  return full.slice(i);
+  // Both start alike and part later (framing tokens a rescue strips): what follows the common start.
+  if (j === sent.length || sent.slice(0, j).trim() !== "") return full.slice(i);
+  const lead = full.length - full.trimStart().length;
+  return full.slice(lead + overlap(sent.trimEnd(), full.slice(lead)));
+}
+
+/** Length of the longest start of `b` that `a` ends with (KMP prefix function over b + a). */
+function overlap(a: string, b: string): number {
+  const s = `${b}\u0000${a}`;
+  const pi = new Int32Array(s.length);
+  for (let q = 1; q < s.length; q++) {
+    let k = pi[q - 1]!;
+    while (k > 0 && s[q] !== s[k]) k = pi[k - 1]!;
+    if (s[q] === s[k]) k++;
+    pi[q] = k;
+  }
+  return s.length === 0 ? 0 : pi[s.length - 1]!;
 }
 
 export type DeltaChannel = "content" | "reasoning";

@@ -101,6 +101,15 @@ describe.each(["ollama", "openai"] as const)("guarded streaming, %s backend", (w
     expect(seen.calls).toEqual([]);
   });
 
+  it("reasoning written inline (<think>) is not sent twice when the final answer splits it off", async () => {
+    const rig = await pacedRig([{ content: "<think>Oslo is north.</think>\nIt is sunny." }], wire);
+    rig.release();
+    const seen = await streamChat(rig);
+    const text = seen.content.join("");
+    expect(text.endsWith("It is sunny.")).toBe(true);
+    expect(text.split("It is sunny.")).toHaveLength(2);
+  });
+
   it("a retry after prose went out keeps that prose and adds the retried answer", async () => {
     const rig = await pacedRig(
       [
