@@ -12,6 +12,8 @@
  * - Load: 200 concurrent streaming clients with tools for FORGE_BENCH_PROXY_SECONDS (default
  *   30) seconds: completed requests, errors, throughput and peak RSS. Backend, proxy and clients
  *   share this one process (and its one event loop), so throughput is a floor.
+ * - Guarded streaming (proxy-streaming.ts): time to first content token through the proxy vs
+ *   direct, and the delay from the backend's last byte to a prose-then-call answer's call.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -22,6 +24,7 @@ import type { ProxyConfig } from "../../src/proxy/fleet/proxy-config.js";
 import { percentile } from "../../src/proxy/proxy-stats.js";
 import { fig, mdRow, row, type BenchRow, type BenchSuite } from "./harness.js";
 import { startPassThroughProxy } from "./pass-through-proxy.js";
+import { startPacedBackend, streamingReadme, streamingRows } from "./proxy-streaming.js";
 
 const SEQUENTIAL = 3_000;
 const WARMUP = 500;
@@ -193,6 +196,9 @@ export const suite: BenchSuite = {
     const fleet = createProxy({ config: fleetConfig(backend, second) });
     const routed = await fleet.listen({ port: 0 });
     const floor = await startPassThroughProxy(backend.url);
+    const paced = await startPacedBackend();
+    const pacedProxy = createProxy({ client: new OpenAICompatClient({ model: "bench", baseUrl: `${paced.url}/v1` }) });
+    const pacedUrl = (await pacedProxy.listen({ port: 0 })).url;
     const dispatcher = new Agent({ connections: CONCURRENCY + 10, keepAliveTimeout: 60_000 });
     const rows: BenchRow[] = [];
     try {
@@ -240,8 +246,11 @@ export const suite: BenchSuite = {
         note: `p99 ${inside.p99} ms (/forge/stats: request time minus backend wait)`,
         extra: { p99: inside.p99 ?? NaN },
       });
+      rows.push(...(await streamingRows(dispatcher, chat(pacedUrl), paced)));
       rows.push(...(await load(dispatcher, url)));
     } finally {
+      await pacedProxy.close();
+      paced.close();
       await dispatcher.close();
       await floor.close();
       await fleet.close();
@@ -269,6 +278,7 @@ export const suite: BenchSuite = {
         `${fig(load.value)} req/s, ${load.extra?.errors} errors, peak RSS ${fig(rss.value)} MiB`,
         "0 errors",
       ),
+      ...streamingReadme(rows),
     ];
   },
 };

@@ -6,9 +6,9 @@
  * the proxy's own code, not a copy.
  *
  * Unjudged calls (no tools to guard and no JSON format) go straight to the model, streams live.
- * Judged calls run the model to a whole answer first (a text call cannot be told from prose
- * until it ends), as the proxy does behind its keep-alives; the caller's stream then carries the
- * judged answer, rescued calls as tool-call parts.
+ * Judged streams release prose as the proxy does (the same streaming judge: text is held only
+ * from where a call may start), then the judged answer's calls as tool-call parts; a required or
+ * named tool choice and JSON formats run the model to a whole answer first.
  */
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Middleware, LanguageModelV4StreamResult, LanguageModelV4Usage } from "@ai-sdk/provider";
 import { createActor, fromPromise } from "xstate";
@@ -18,12 +18,13 @@ import type { LLMResponse } from "../core/llm.js";
 import { budgetOption } from "../guardrails/error-tracker.js";
 import type { ProxyGuardrailEvent } from "../proxy-request/guardrail-events.js";
 import { HttpError } from "../proxy-request/http-error.js";
-import { isJudged, type ProxyOutcome, type ProxyRequest } from "../proxy-request/proxy-request.js";
+import { isJudged, releaseMode, type ProxyOutcome, type ProxyRequest } from "../proxy-request/proxy-request.js";
 import type { ProxyGuardrailOptions } from "../proxy-request/request-context.js";
 import { outcomeOf } from "../proxy-request/request-outcome.js";
 import { requestToolDefs, responseSchemaCheck } from "../proxy-request/request-tools.js";
 import { attemptPrompt, callRequest } from "./call-request.js";
 import { generateResult, streamParts } from "./guarded-result.js";
+import { LiveParts } from "./live-parts.js";
 import { generatedAttempt, streamedAttempt, sumUsage, type ModelAttempt } from "./model-attempt.js";
 
 export interface ForgeGuardrailsOptions {
@@ -54,7 +55,11 @@ interface CallIo {
   usage?: LanguageModelV4Usage;
   /** The model's own error, rethrown as it was (an APICallError keeps its retry semantics). */
   error?: unknown;
+  /** Judged streams: where released prose goes while the run goes on. */
+  live?: LiveParts | undefined;
 }
+
+const noop = () => undefined;
 
 function checkOptions(o: ForgeGuardrailsOptions) {
   if (typeof o !== "object" || o === null) throw new InvalidArgumentError("options", "forgeGuardrails takes an options object or nothing");
@@ -97,7 +102,12 @@ export function forgeGuardrails(options: ForgeGuardrailsOptions = {}): LanguageM
     // The machine's own signal: aborted when the run is cancelled (the caller's abortSignal fired).
     const params: LanguageModelV4CallOptions = { ...io.params, prompt: attemptPrompt(io.params.prompt, input.messages.slice(io.callerMessages)), abortSignal: signal };
     try {
-      const attempt = io.stream ? await streamedAttempt(await io.model.doStream(params)) : generatedAttempt(await io.model.doGenerate(params));
+      let attempt: ModelAttempt;
+      if (io.stream) {
+        const result = await io.model.doStream(params);
+        const sink = io.live?.attempt(input.tools.map((t) => t.name), { request: result.request, response: result.response });
+        attempt = await streamedAttempt(result, sink);
+      } else attempt = generatedAttempt(await io.model.doGenerate(params));
       io.usage = io.usage === undefined ? attempt.usage : sumUsage(io.usage, attempt.usage);
       io.last = attempt;
       return attempt.llm;
@@ -111,9 +121,9 @@ export function forgeGuardrails(options: ForgeGuardrailsOptions = {}): LanguageM
   const idPrefix = globalThis.crypto.randomUUID().slice(0, 8);
   let counter = 0;
 
-  async function run(model: LanguageModelV4, params: LanguageModelV4CallOptions, stream: boolean, request: ProxyRequest) {
+  async function run(model: LanguageModelV4, params: LanguageModelV4CallOptions, stream: boolean, request: ProxyRequest, live?: LiveParts) {
     const requestId = `${idPrefix}${(counter++).toString(36)}`;
-    const io: CallIo = { model, params, stream, callerMessages: request.messages.length };
+    const io: CallIo = { model, params, stream, callerMessages: request.messages.length, live };
     const signal = params.abortSignal;
     signal?.throwIfAborted();
     inFlight.set(requestId, io);
@@ -156,7 +166,20 @@ export function forgeGuardrails(options: ForgeGuardrailsOptions = {}): LanguageM
       const request = callRequest(params, model.modelId, true);
       if (!isJudged(request)) return doStream();
       checkSchemas(request);
-      const { outcome, io } = await run(model, params, true, request);
+      const live = releaseMode(request, cfg.guardrails.injectRespondTool) === "judged" ? new LiveParts() : undefined;
+      const running = run(model, params, true, request, live);
+      if (live) {
+        // Whichever comes first: released prose (the stream is the caller's now), or the whole run.
+        await Promise.race([live.started, running.then(noop, noop)]);
+        if (live.so.started) {
+          void running.then(({ outcome, io }) => {
+            const done = settle(outcome, io, params.abortSignal);
+            return streamParts(done.outcome, done.last, done.usage, live.so);
+          }).then((parts) => live.finish(parts), (error: unknown) => live.finish({ error }));
+          return { stream: live.stream, ...live.records };
+        }
+      }
+      const { outcome, io } = await running;
       const done = settle(outcome, io, params.abortSignal);
       const parts = streamParts(done.outcome, done.last, done.usage);
       const result: LanguageModelV4StreamResult = {

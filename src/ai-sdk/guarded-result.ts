@@ -5,6 +5,7 @@
  * keep their provider fields. `providerMetadata.forge` says what the guardrails did.
  */
 import type { JSONObject, LanguageModelV4Content, LanguageModelV4GenerateResult, LanguageModelV4StreamPart, LanguageModelV4ToolCall, LanguageModelV4Usage } from "@ai-sdk/provider";
+import { NOTHING_SENT, unsent, type SentText } from "../proxy-request/live-release.js";
 import type { ProxyAnswer, ProxyOutcome } from "../proxy-request/proxy-request.js";
 import type { ModelAttempt } from "./model-attempt.js";
 
@@ -66,21 +67,41 @@ export function generateResult(outcome: Answered, last: ModelAttempt, usage: Lan
   return result;
 }
 
+/** What a live stream already carried before the judged answer's parts (forge-guardrails.ts). */
+export interface StreamedSoFar {
+  /** stream-start (and response metadata) went out with the first live delta. */
+  started: boolean;
+  /** Blocks left open by live deltas: the final parts add the rest to them, then end them. */
+  open: { text: boolean; reasoning: boolean };
+  sent: SentText;
+}
+
+export const TEXT_ID = "text-0";
+export const REASONING_ID = "reasoning-0";
+
 /**
- * The judged answer as stream parts, in the order a provider writes them.
+ * The judged answer as stream parts, in the order a provider writes them; after live deltas
+ * (`so`), only what they did not carry.
  *
  * @example
  * new ReadableStream({ start(c) { for (const p of streamParts(outcome, last, usage)) c.enqueue(p); c.close(); } });
  */
-export function streamParts(outcome: Answered, last: ModelAttempt, usage: LanguageModelV4Usage): LanguageModelV4StreamPart[] {
+export function streamParts(outcome: Answered, last: ModelAttempt, usage: LanguageModelV4Usage, so?: StreamedSoFar): LanguageModelV4StreamPart[] {
   const { answer } = outcome;
-  const parts: LanguageModelV4StreamPart[] = [{ type: "stream-start", warnings: last.warnings }];
-  if (last.streamMetadata !== undefined) parts.push({ type: "response-metadata", ...last.streamMetadata });
-  if (answer.reasoning !== undefined && answer.reasoning !== "") {
-    parts.push({ type: "reasoning-start", id: "reasoning-0" }, { type: "reasoning-delta", id: "reasoning-0", delta: answer.reasoning }, { type: "reasoning-end", id: "reasoning-0" });
+  const sent = so?.sent ?? NOTHING_SENT;
+  const parts: LanguageModelV4StreamPart[] = [];
+  if (so?.started !== true) {
+    parts.push({ type: "stream-start", warnings: last.warnings });
+    if (last.streamMetadata !== undefined) parts.push({ type: "response-metadata", ...last.streamMetadata });
   }
-  const text = textOf(answer);
-  if (text !== "") parts.push({ type: "text-start", id: "text-0" }, { type: "text-delta", id: "text-0", delta: text }, { type: "text-end", id: "text-0" });
+  const block = (id: string, open: boolean, rest: string, kind: "text" | "reasoning") => {
+    if (!open && rest === "") return;
+    if (!open) parts.push({ type: `${kind}-start`, id });
+    if (rest !== "") parts.push({ type: `${kind}-delta`, id, delta: rest });
+    parts.push({ type: `${kind}-end`, id });
+  };
+  block(REASONING_ID, so?.open.reasoning === true, unsent(answer.reasoning ?? "", sent.reasoning), "reasoning");
+  block(TEXT_ID, so?.open.text === true, unsent(textOf(answer), sent.content), "text");
   for (const call of callParts(answer, last)) {
     parts.push(
       { type: "tool-input-start", id: call.toolCallId, toolName: call.toolName },

@@ -77,14 +77,22 @@ export function generatedAttempt(result: LanguageModelV4GenerateResult): ModelAt
   };
 }
 
+/** Where a streamed attempt's text goes as it arrives (forgeGuardrails' live release). */
+export interface AttemptSink {
+  warnings(warnings: SharedV4Warning[]): void;
+  metadata(metadata: LanguageModelV4ResponseMetadata): void;
+  delta(channel: "content" | "reasoning", text: string): void;
+}
+
 /**
  * A model stream read to its end. An `error` part fails the attempt with that error (as the
- * AI SDK would surface it); a stream without `finish` is a StreamError.
+ * AI SDK would surface it); a stream without `finish` is a StreamError. With a `sink`, text and
+ * reasoning deltas are handed over as they arrive too.
  *
  * @example
  * const attempt = await streamedAttempt(await model.doStream(params));
  */
-export async function streamedAttempt(result: LanguageModelV4StreamResult): Promise<ModelAttempt> {
+export async function streamedAttempt(result: LanguageModelV4StreamResult, sink?: AttemptSink): Promise<ModelAttempt> {
   let text = "";
   let reasoning = "";
   const calls: LanguageModelV4ToolCall[] = [];
@@ -100,19 +108,23 @@ export async function streamedAttempt(result: LanguageModelV4StreamResult): Prom
       switch (part.type) {
         case "text-delta":
           text += part.delta;
+          if (part.delta !== "") sink?.delta("content", part.delta);
           break;
         case "reasoning-delta":
           reasoning += part.delta;
+          if (part.delta !== "") sink?.delta("reasoning", part.delta);
           break;
         case "tool-call":
           calls.push(part);
           break;
         case "stream-start":
           warnings = part.warnings;
+          sink?.warnings(warnings);
           break;
         case "response-metadata": {
           const { type: _type, ...rest } = part;
           metadata = rest;
+          sink?.metadata(rest);
           break;
         }
         case "finish":

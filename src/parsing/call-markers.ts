@@ -7,8 +7,8 @@
  * one.
  */
 
-/** Opening tokens of the call formats src/parsing reads. */
-const MARKERS = [
+/** Opening tokens of the call formats src/parsing reads (the streaming judge holds text from each). */
+export const CALL_MARKERS: readonly string[] = [
   "<tool_call>",
   "<tool_calls>",
   "[TOOL_CALLS]",
@@ -34,20 +34,36 @@ const MARKERS = [
   "<parameter=",
 ];
 
+/** JSON keys whose string value naming an offered tool makes text a call attempt. */
+export const CALL_NAME_KEYS: readonly string[] = ['"name"', '"tool"', '"function"'];
+/** What follows such a key when it names something: `: "value"` (read within NAMED_VALUE_REACH characters). */
+export const NAMED_VALUE = /^\s*:\s*"([^"\\]{1,64})"/;
+export const NAMED_VALUE_REACH = 80;
+
+/**
+ * Every marker that makes text a call attempt for these tools: the formats' own tokens and
+ * Gemma 4's `call:NAME{` for each offered tool.
+ *
+ * @example
+ * callMarkersFor(["get_weather"]).includes("call:get_weather{"); // true
+ */
+export function callMarkersFor(toolNames: readonly string[]): string[] {
+  return [...CALL_MARKERS, ...toolNames.map((n) => `call:${n}{`)];
+}
+
 /**
  * @example
  * looksLikeToolCall('<tool_call>{"name": "get_weather", "arguments": {"city": }', ["get_weather"]); // true
  * looksLikeToolCall("Use get_weather when you need the forecast.", ["get_weather"]);             // false
  */
 export function looksLikeToolCall(text: string, toolNames: readonly string[]): boolean {
-  if (MARKERS.some((m) => text.includes(m))) return true;
   // Gemma 4 without its start token: `call:get_weather{` names the tool in call syntax.
-  if (toolNames.some((n) => text.includes(`call:${n}{`))) return true;
+  if (callMarkersFor(toolNames).some((m) => text.includes(m))) return true;
   const names = new Set(toolNames);
   // One pass over `"name"`-like keys; each is followed by at most a short `: "value"` read.
-  for (const key of ['"name"', '"tool"', '"function"']) {
+  for (const key of CALL_NAME_KEYS) {
     for (let at = text.indexOf(key); at !== -1; at = text.indexOf(key, at + key.length)) {
-      const value = /^\s*:\s*"([^"\\]{1,64})"/.exec(text.slice(at + key.length, at + key.length + 80));
+      const value = NAMED_VALUE.exec(text.slice(at + key.length, at + key.length + NAMED_VALUE_REACH));
       if (value && names.has(value[1]!)) return true;
     }
   }

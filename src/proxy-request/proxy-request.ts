@@ -53,6 +53,22 @@ export function isJudged(request: ProxyRequest): boolean {
   return toolsGuarded(request) || request.format !== undefined;
 }
 
+/**
+ * How a streaming caller gets the answer's text: `live` as the backend sends it (nothing is
+ * judged), `judged` prose released by the streaming judge while the machine judges the whole
+ * answer, or `whole` after judgement — when any text may turn out wrong as a whole: a call is
+ * required (`tool_choice` required or named), the answer must be JSON (`format`), or prose is
+ * due through the injected respond tool.
+ *
+ * @example
+ * releaseMode({ ...request, tools: [weather], toolChoice: "auto" }, false); // "judged"
+ */
+export function releaseMode(request: ProxyRequest, injectRespondTool: boolean): "live" | "judged" | "whole" {
+  if (!isJudged(request)) return "live";
+  const wholeAnswer = request.toolChoice === "required" || forcedTool(request.toolChoice) !== undefined || request.format !== undefined || injectRespondTool;
+  return wholeAnswer ? "whole" : "judged";
+}
+
 export interface AnswerCall {
   id: string;
   name: string;

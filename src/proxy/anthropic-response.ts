@@ -5,7 +5,7 @@
  */
 import type { HttpError } from "../proxy-request/http-error.js";
 import type { ProxyAnswer } from "../proxy-request/proxy-request.js";
-import { forgeField, pieces, type AnswerOutcome, type ResponseMeta, type SseFrame, type StreamEncoder } from "./sse-frames.js";
+import { forgeField, pieces, unsent, type AnswerOutcome, type SentText, type ResponseMeta, type SseFrame, type StreamEncoder } from "./sse-frames.js";
 
 function stopReason(answer: ProxyAnswer): "tool_use" | "end_turn" {
   return answer.type === "tool_calls" ? "tool_use" : "end_turn";
@@ -80,15 +80,13 @@ export class AnthropicStreamEncoder implements StreamEncoder {
     return frames;
   }
 
-  finish(outcome: AnswerOutcome, live: boolean): SseFrame[] {
+  finish(outcome: AnswerOutcome, sent: SentText): SseFrame[] {
     const { answer } = outcome;
     const frames: SseFrame[] = [];
-    if (!live) {
-      if (answer.reasoning) for (const p of pieces(answer.reasoning)) frames.push(...this.delta("reasoning", p));
-      const text = answer.type === "text" ? answer.content : (answer.content ?? "");
-      for (const p of pieces(text)) frames.push(...this.delta("content", p));
-      if (answer.type === "text" && this.index === -1) frames.push(...this.start({ type: "text", text: "" }));
-    }
+    for (const p of pieces(unsent(answer.reasoning ?? "", sent.reasoning))) frames.push(...this.delta("reasoning", p));
+    const text = answer.type === "text" ? answer.content : (answer.content ?? "");
+    for (const p of pieces(unsent(text, sent.content))) frames.push(...this.delta("content", p));
+    if (answer.type === "text" && this.index === -1) frames.push(...this.start({ type: "text", text: "" }));
     if (answer.type === "tool_calls") {
       for (const call of answer.calls) {
         frames.push(...this.start({ type: "tool_use", id: call.id, name: call.name, input: {} }));

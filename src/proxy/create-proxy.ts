@@ -24,7 +24,7 @@ import { checkOptions, type ProxyOptions } from "./proxy-options.js";
 import { createRequestRunner, type RunResult } from "./request-run.js";
 import { BackendWindows } from "./backend-windows.js";
 import { requestToolDefs } from "../proxy-request/request-tools.js";
-import type { ResponseMeta } from "./sse-frames.js";
+import { NOTHING_SENT, type ResponseMeta } from "./sse-frames.js";
 import { streamedResponse } from "./sse-response.js";
 import { RequestTelemetry } from "./request-telemetry.js";
 
@@ -173,7 +173,6 @@ export function createProxy(options: ProxyOptions): ProxyServer {
         encoder: door.encoder(meta),
         keepAliveMs: cfg.keepAliveMs,
         start,
-        live: !guarded,
         abort: (reason) => controller.abort(reason),
         done,
         failure,
@@ -250,6 +249,6 @@ async function runSafely(run: () => Promise<RunResult>): Promise<RunResult> {
     return await run();
   } catch (error) {
     console.error("forge-ts proxy: request run failed unexpectedly", error);
-    return { outcome: { kind: "failed", error: { name: "HttpError", message: "Internal proxy error", statusCode: 500 }, attempts: 0 }, backendMs: 0 };
+    return { outcome: { kind: "failed", error: { name: "HttpError", message: "Internal proxy error", statusCode: 500 }, attempts: 0 }, backendMs: 0, sent: NOTHING_SENT };
   }
 }

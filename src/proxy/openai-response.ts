@@ -5,7 +5,7 @@
  */
 import type { HttpError } from "../proxy-request/http-error.js";
 import type { AnswerCall, ProxyAnswer } from "../proxy-request/proxy-request.js";
-import { argumentsText, forgeField, pieces, type AnswerOutcome, type ResponseMeta, type SseFrame, type StreamEncoder } from "./sse-frames.js";
+import { argumentsText, forgeField, pieces, unsent, type AnswerOutcome, type ResponseMeta, type SentText, type SseFrame, type StreamEncoder } from "./sse-frames.js";
 
 function finishReason(answer: ProxyAnswer): "tool_calls" | "stop" {
   return answer.type === "tool_calls" ? "tool_calls" : "stop";
@@ -59,14 +59,12 @@ export class OpenAIStreamEncoder implements StreamEncoder {
     return [this.chunk(channel === "reasoning" ? { reasoning_content: text } : { content: text })];
   }
 
-  finish(outcome: AnswerOutcome, live: boolean): SseFrame[] {
+  finish(outcome: AnswerOutcome, sent: SentText): SseFrame[] {
     const { answer } = outcome;
     const frames: SseFrame[] = [];
-    if (!live) {
-      if (answer.reasoning) for (const p of pieces(answer.reasoning)) frames.push(this.chunk({ reasoning_content: p }));
-      const text = answer.type === "text" ? answer.content : (answer.content ?? "");
-      for (const p of pieces(text)) frames.push(this.chunk({ content: p }));
-    }
+    for (const p of pieces(unsent(answer.reasoning ?? "", sent.reasoning))) frames.push(this.chunk({ reasoning_content: p }));
+    const text = answer.type === "text" ? answer.content : (answer.content ?? "");
+    for (const p of pieces(unsent(text, sent.content))) frames.push(this.chunk({ content: p }));
     if (answer.type === "tool_calls") {
       answer.calls.forEach((call, index) => {
         frames.push(this.chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));

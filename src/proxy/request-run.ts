@@ -1,8 +1,9 @@
 /**
  * Runs one proxy request through machines/proxy-request.machine.ts. Supplies the `infer`
  * service (the backend client, the caller's pass-through fields, the request's AbortSignal)
- * and turns the final state into a ProxyOutcome. Unguarded streaming requests get their text
- * live through `onDelta`; guarded ones are judged whole before anything is sent.
+ * and turns the final state into a ProxyOutcome. A streaming caller gets text through `onDelta`
+ * as releaseMode says: unguarded text live, guarded prose as the streaming judge releases it
+ * (the machine still judges the whole answer), or nothing before the whole answer is judged.
  */
 import type { Context } from "@opentelemetry/api";
 import { createActor, fromPromise } from "xstate";
@@ -15,16 +16,17 @@ import type { BackendPool } from "./fleet/backend-pool.js";
 import type { BackendWindows } from "./backend-windows.js";
 import { withNumCtx } from "../proxy-request/context-window.js";
 import type { ProxyInput } from "../proxy-request/request-context.js";
-import { isJudged, toolsGuarded, type ProxyOutcome } from "../proxy-request/proxy-request.js";
+import { releaseMode, toolsGuarded, type ProxyOutcome } from "../proxy-request/proxy-request.js";
 import type { RequestTelemetry } from "./request-telemetry.js";
 import { outcomeOf } from "../proxy-request/request-outcome.js";
+import { LiveRelease, NOTHING_SENT, type DeltaChannel, type SentText } from "../proxy-request/live-release.js";
 
 export interface RunRequestOptions {
   input: ProxyInput;
   /** Aborted when the caller disconnects or the proxy shuts down; its reason names which. */
   signal: AbortSignal;
-  /** Live text for unguarded streaming requests. */
-  onDelta?: ((channel: "content" | "reasoning", text: string) => void) | undefined;
+  /** Text for a streaming caller, as soon as it may go out (releaseMode). */
+  onDelta?: ((channel: DeltaChannel, text: string) => void) | undefined;
   /** The caller's own backend credential (`forwardAuth`); kept out of the machine's JSON context. */
   apiKey?: string | undefined;
   /** The request's spans and counts: each attempt is traced, each guardrail event reported. */
@@ -35,6 +37,8 @@ export interface RunResult {
   outcome: ProxyOutcome;
   /** Time spent waiting on the backend, to tell the proxy's own latency apart. */
   backendMs: number;
+  /** What of the answering attempt's text already went out through onDelta. */
+  sent: SentText;
 }
 
 /** What the infer service needs of one request beyond its JSON input. */
@@ -43,8 +47,10 @@ interface RequestIo {
   model: string;
   overrides: RequestOverrides;
   guarded: boolean;
-  live: boolean;
-  onDelta: ((channel: "content" | "reasoning", text: string) => void) | undefined;
+  /** Deltas go out: live, or through the streaming judge (guarded) — undefined when the answer is judged whole first. */
+  stream: { judged: boolean; onDelta: (channel: DeltaChannel, text: string) => void } | undefined;
+  /** The latest attempt's live text; a retry's attempt starts afresh (earlier prose stays with the caller). */
+  sent: SentText;
   backendMs: number;
   telemetry: RequestTelemetry | undefined;
 }
@@ -101,10 +107,17 @@ export function createRequestRunner(pool: BackendPool, options: { forwardModel: 
         // The attempt's span goes to the backend as `traceparent` (nothing without a propagator).
         const traceContext = attempt?.context;
         try {
-          const response =
-            io.live && client.sendStream !== undefined
-              ? await streamLive(client, wire, tools, { signal, request, traceContext }, (channel, text) => (commit(), io.onDelta!(channel, text)))
-              : await client.send(wire, tools, { signal, request, traceContext });
+          const stream = io.stream;
+          let response: LLMResponse;
+          if (stream !== undefined && client.sendStream !== undefined) {
+            // A delta that goes out commits the request to this backend (no failover after it).
+            const release = new LiveRelease(stream.judged ? input.tools.map((t) => t.name) : undefined, (channel, text) => (commit(), stream.onDelta(channel, text)));
+            io.sent = release.sent;
+            response = await streamAnswer(client, wire, tools, { signal, request, traceContext }, release);
+          } else {
+            io.sent = NOTHING_SENT;
+            response = await client.send(wire, tools, { signal, request, traceContext });
+          }
           // A client that breaks the LLMResponse contract fails the request (502) with its name, not a TypeError.
           const checked = assertLLMResponse(response, clientName(client));
           attempt?.end(checked);
@@ -124,16 +137,17 @@ export function createRequestRunner(pool: BackendPool, options: { forwardModel: 
   return async function runProxyRequest(o: RunRequestOptions): Promise<RunResult> {
     const { request, requestId } = o.input;
     const guarded = toolsGuarded(request);
+    const mode = releaseMode(request, o.input.options.injectRespondTool);
     const io: RequestIo = {
       model: request.model,
       overrides: overridesOf(o.input, options.forwardModel, guarded, o.apiKey),
       guarded,
-      live: o.onDelta !== undefined && !isJudged(request),
-      onDelta: o.onDelta,
+      stream: o.onDelta === undefined || mode === "whole" ? undefined : { judged: mode === "judged", onDelta: o.onDelta },
+      sent: NOTHING_SENT,
       backendMs: 0,
       telemetry: o.telemetry,
     };
-    if (o.signal.aborted) return { outcome: { kind: "cancelled", reason: String(o.signal.reason) }, backendMs: 0 };
+    if (o.signal.aborted) return { outcome: { kind: "cancelled", reason: String(o.signal.reason) }, backendMs: 0, sent: NOTHING_SENT };
     if (inFlight.has(requestId)) throw new Error(`proxy request id ${requestId} is already running`);
     inFlight.set(requestId, io);
     const actor = createActor(machine, { input: o.input });
@@ -152,29 +166,23 @@ export function createRequestRunner(pool: BackendPool, options: { forwardModel: 
       inFlight.delete(requestId);
     }
     const snapshot = actor.getSnapshot();
-    return { outcome: outcomeOf(String(snapshot.value), snapshot.context), backendMs: io.backendMs };
+    return { outcome: outcomeOf(String(snapshot.value), snapshot.context), backendMs: io.backendMs, sent: io.sent };
   };
 }
 
-async function streamLive(
+/** One streamed attempt: deltas go through `release`; the client's final answer is the attempt's answer. */
+async function streamAnswer(
   client: LLMClient,
   wire: ReturnType<typeof serializeMessages>,
   tools: ProxyInferInput["tools"] | undefined,
   options: { signal: AbortSignal; request: RequestOverrides; traceContext: Context | undefined },
-  onDelta: (channel: "content" | "reasoning", text: string) => void,
+  release: LiveRelease,
 ): Promise<LLMResponse> {
-  let sent = false;
   for await (const chunk of client.sendStream!(wire, tools, options)) {
-    if (chunk.type === "text_delta" && chunk.content !== "") {
-      sent = true;
-      onDelta(chunk.channel ?? "content", chunk.content);
-    } else if (chunk.type === "retry" && sent) {
-      // The client would re-request after a malformed stream, but text already reached the caller.
-      throw new StreamError(`Backend stream broke after part of the answer was sent (${chunk.reason}); it cannot be taken back`);
-    } else if (chunk.type === "final") {
-      return chunk.response;
-    }
+    if (chunk.type === "text_delta" && chunk.content !== "") release.delta(chunk.channel ?? "content", chunk.content);
+    // The client re-requests after a malformed stream: fine while nothing reached the caller.
+    else if (chunk.type === "retry") release.restart(chunk.reason);
+    else if (chunk.type === "final") return chunk.response;
   }
   throw new StreamError("Backend stream ended without a final answer");
 }
-

@@ -4,7 +4,10 @@
  * answer into deltas.
  */
 import type { HttpError } from "../proxy-request/http-error.js";
+import type { SentText } from "../proxy-request/live-release.js";
 import type { ProxyOutcome } from "../proxy-request/proxy-request.js";
+
+export { NOTHING_SENT, unsent, type SentText } from "../proxy-request/live-release.js";
 
 export type SseFrame = { event?: string; data: string } | { comment: string };
 
@@ -21,12 +24,15 @@ export interface ResponseMeta {
   includeUsage: boolean;
 }
 
-/** One dialect's stream: frames for opening, live deltas, the final answer, an error, a ping. */
+/**
+ * One dialect's stream: frames for opening, live deltas, the final answer, an error, a ping.
+ * `finish` sends only what `sent` does not hold yet (see `unsent`): the held remainder of a prose
+ * answer, the calls of a call answer (prose beside them that went out live is not repeated).
+ */
 export interface StreamEncoder {
   open(): SseFrame[];
   delta(channel: "content" | "reasoning", text: string): SseFrame[];
-  /** `live`: the answer's text already went out as deltas. */
-  finish(outcome: AnswerOutcome, live: boolean): SseFrame[];
+  finish(outcome: AnswerOutcome, sent: SentText): SseFrame[];
   error(error: HttpError): SseFrame[];
   ping(): SseFrame;
 }

@@ -1,8 +1,9 @@
 /**
  * A streaming request's response. Headers wait until there is something to say — the
  * outcome, the first live delta, or the first keep-alive tick — so a backend that fails fast
- * still gets the caller a real 502/504 status. After that the stream carries keep-alive pings
- * while the proxy validates and retries, then the answer's frames, or an error event.
+ * still gets the caller a real 502/504 status. After that the stream carries the deltas the run
+ * releases and keep-alive pings while the proxy validates and retries, then the rest of the
+ * answer's frames, or an error event.
  */
 import type { Context } from "hono";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
@@ -14,9 +15,8 @@ export interface StreamedRequest {
   dialect: Dialect;
   encoder: StreamEncoder;
   keepAliveMs: number;
-  /** Starts the run; `onDelta` is given when the answer's text may go out live. */
-  start(onDelta: ((channel: "content" | "reasoning", text: string) => void) | undefined): Promise<RunResult>;
-  live: boolean;
+  /** Starts the run; the run decides which text may go out through `onDelta` before the answer is judged. */
+  start(onDelta: (channel: "content" | "reasoning", text: string) => void): Promise<RunResult>;
   /** Aborts the run (the caller went away). */
   abort(reason: string): void;
   /** Called once, when the response (or its stream) is finished. */
@@ -35,7 +35,7 @@ export async function streamedResponse(c: Context, r: StreamedRequest): Promise<
     wake = undefined;
     w?.();
   };
-  const running = r.start(r.live ? (channel, text) => (queue.push(...r.encoder.delta(channel, text)), notify()) : undefined);
+  const running = r.start((channel, text) => (queue.push(...r.encoder.delta(channel, text)), notify()));
   void running.then((res) => ((result = res), notify()));
 
   let timer: NodeJS.Timeout | undefined;
@@ -66,7 +66,7 @@ export async function streamedResponse(c: Context, r: StreamedRequest): Promise<
     }
     const { outcome } = result;
     if (outcome.kind === "answer") {
-      for (const f of r.encoder.finish(outcome, r.live)) await send(f);
+      for (const f of r.encoder.finish(outcome, result.sent)) await send(f);
     } else if (outcome.kind === "failed") {
       for (const f of r.encoder.error(toHttpError(outcome.error))) await send(f);
     } else if (!stream.aborted) {

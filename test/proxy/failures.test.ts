@@ -167,6 +167,21 @@ describe("failures after a stream has started", () => {
     }
   });
 
+  it("a guarded stream cut after its prose went out ends with an error event (the prose cannot be taken back)", async () => {
+    const lines = ollamaStreamLines({ content: "The weather in Oslo is" }, "qwen3:8b");
+    const p = await behind((_req, res) => sendNdjson(res, lines.slice(0, 3), { end: true }));
+    try {
+      const tools = [{ type: "function", function: { name: "get_weather", parameters: WEATHER_SCHEMA } }];
+      const res = await post(`${p.url}/v1/chat/completions`, { model: "qwen3:8b", messages: user, stream: true, tools });
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toContain('"content":"The'); // released live before the stream broke
+      expect(text).toMatch(/data: \{"error":\{"type":"api_error","message":"Backend stream broke/);
+    } finally {
+      await p.close();
+    }
+  });
+
   it("a guarded stream whose backend fails after keep-alives started gets an error event", async () => {
     const backend = await serve((_req, res) => {
       setTimeout(() => sendJson(res, 503, { error: "overloaded" }), 150);

@@ -195,7 +195,7 @@ describe("other backends behind the proxy", () => {
     const reply = await chat(rig, true);
     const call = reply.choices[0]!.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
     expect(JSON.parse(call.function.arguments)).toEqual({ city: "Oslo" });
-    expect(rig.chats()[0]!.body.stream).toBe(false); // guarded answers are judged whole
+    expect(rig.chats()[0]!.body.stream).toBe(true); // guarded prose streams; the call is judged when the answer is complete
   });
 
   it("the caller's model and sampling fields reach the backend", async () => {
