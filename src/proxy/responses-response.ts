@@ -10,7 +10,7 @@
 import type { HttpError } from "../proxy-request/http-error.js";
 import type { AnswerCall } from "../proxy-request/proxy-request.js";
 import type { ResponsesShape } from "./responses-request.js";
-import { argumentsText, forgeField, pieces, type AnswerOutcome, type ResponseMeta, type SseFrame, type StreamEncoder } from "./sse-frames.js";
+import { argumentsText, forgeField, pieces, unsent, type AnswerOutcome, type ResponseMeta, type SentText, type SseFrame, type StreamEncoder } from "./sse-frames.js";
 
 type Item = Record<string, unknown>;
 
@@ -156,14 +156,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return frames;
   }
 
-  finish(outcome: AnswerOutcome, live: boolean): SseFrame[] {
+  finish(outcome: AnswerOutcome, sent: SentText): SseFrame[] {
     const { answer } = outcome;
     const frames: SseFrame[] = [];
-    if (!live) {
-      if (answer.reasoning) for (const p of pieces(answer.reasoning)) frames.push(...this.delta("reasoning", p));
-      const text = answer.type === "text" ? answer.content : (answer.content ?? "");
-      for (const p of pieces(text)) frames.push(...this.delta("content", p));
-    }
+    for (const p of pieces(unsent(answer.reasoning ?? "", sent.reasoning))) frames.push(...this.delta("reasoning", p));
+    const text = answer.type === "text" ? answer.content : (answer.content ?? "");
+    for (const p of pieces(unsent(text, sent.content))) frames.push(...this.delta("content", p));
     // A text answer always has its message item, even an empty one.
     if (answer.type === "text" && !this.output.some((i) => i.type === "message") && this.item?.kind !== "message") frames.push(...this.start("message"));
     frames.push(...this.close());

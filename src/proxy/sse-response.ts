@@ -35,7 +35,11 @@ export async function streamedResponse(c: Context, r: StreamedRequest): Promise<
     wake = undefined;
     w?.();
   };
-  const running = r.start((channel, text) => (queue.push(...r.encoder.delta(channel, text)), notify()));
+  // The opening frames are made before the first delta's: encoders that number their events
+  // (the Responses API's sequence_number) number them in the order they are sent.
+  let opened = false;
+  const open = (): SseFrame[] => (opened ? [] : ((opened = true), r.encoder.open()));
+  const running = r.start((channel, text) => (queue.push(...open(), ...r.encoder.delta(channel, text)), notify()));
   void running.then((res) => ((result = res), notify()));
 
   let timer: NodeJS.Timeout | undefined;
@@ -55,7 +59,7 @@ export async function streamedResponse(c: Context, r: StreamedRequest): Promise<
     const send = (frame: SseFrame) => write(stream, frame);
     const ping = setInterval(() => void send(r.encoder.ping()), r.keepAliveMs);
     try {
-      for (const f of r.encoder.open()) await send(f);
+      for (const f of open()) await send(f);
       for (;;) {
         while (queue.length > 0) await send(queue.shift()!);
         if (result !== undefined) break;

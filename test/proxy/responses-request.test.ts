@@ -94,10 +94,12 @@ describe("Codex CLI request shapes", () => {
     expect(shape.names["multi_agent_v1__spawn_agent"]).toEqual({ name: "spawn_agent", namespace: "multi_agent_v1" });
     expect(shape.names["exec_command"]).toBeUndefined();
     expect(shape.dropped).toEqual(["web_search"]);
+    expect(request.omittedTools).toEqual(["web_search"]);
     expect(request).toMatchObject({ model: "qwen3:8b", stream: true, toolChoice: "auto" });
     // reasoning: { summary: "auto" } carries no effort; only what a chat backend understands goes on.
     expect(request.body).toEqual({ parallel_tool_calls: true });
-    expect(JSON.stringify(request)).not.toMatch(OPENAI_ONLY);
+    // What reaches the backend (omittedTools only names, for the caller's header, what did not).
+    expect(JSON.stringify({ ...request, omittedTools: undefined })).not.toMatch(OPENAI_ONLY);
     expect(() => requestToolDefs(request.tools)).not.toThrow();
   });
 

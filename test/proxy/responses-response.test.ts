@@ -10,7 +10,7 @@ import { HttpError } from "../../src/proxy-request/http-error.js";
 import type { ProxyAnswer } from "../../src/proxy-request/proxy-request.js";
 import type { ResponsesShape } from "../../src/proxy/responses-request.js";
 import { ResponsesStreamEncoder, responsesResponse } from "../../src/proxy/responses-response.js";
-import type { AnswerOutcome, ResponseMeta, SseFrame } from "../../src/proxy/sse-frames.js";
+import { NOTHING_SENT, type AnswerOutcome, type ResponseMeta, type SseFrame } from "../../src/proxy/sse-frames.js";
 
 const meta: ResponseMeta = { id: "resp_abc", created: 1_800_000_000, model: "qwen3:8b", guarded: true, includeUsage: true };
 const shape: ResponsesShape = { names: { crm__lookup: { name: "lookup", namespace: "crm" } }, dropped: [], echo: { store: false, tools: [] } };
@@ -50,7 +50,7 @@ describe("the response object", () => {
 describe("the event stream", () => {
   it("sends a judged call answer in OpenAI's order", () => {
     const encoder = new ResponsesStreamEncoder(meta, shape);
-    const sent = events([...encoder.open(), ...encoder.finish(outcome({ type: "tool_calls", content: "Hi", calls: [{ id: "call_1", name: "crm__lookup", args: {} }] }), false)]);
+    const sent = events([...encoder.open(), ...encoder.finish(outcome({ type: "tool_calls", content: "Hi", calls: [{ id: "call_1", name: "crm__lookup", args: {} }] }), NOTHING_SENT)]);
     expect(sent.map((e) => e.type)).toEqual([
       "response.created",
       "response.in_progress",
@@ -99,8 +99,14 @@ describe("the event stream", () => {
       fc.property(fc.array(delta, { maxLength: 12 }), answer, fc.boolean(), (deltas, ans, live) => {
         const encoder = new ResponsesStreamEncoder(meta, shape);
         const frames = [...encoder.open()];
-        if (live) for (const d of deltas) frames.push(...encoder.delta(d.channel, d.text));
-        frames.push(...encoder.finish(outcome(ans), live));
+        const sentText = { content: "", reasoning: "" };
+        if (live) {
+          for (const d of deltas) {
+            frames.push(...encoder.delta(d.channel, d.text));
+            sentText[d.channel] += d.text;
+          }
+        }
+        frames.push(...encoder.finish(outcome(ans), sentText));
         const sent = events(frames);
         expect(sent.map((e) => e.sequence_number)).toEqual(sent.map((_, i) => i));
         const added = sent.filter((e) => e.type === "response.output_item.added").map((e) => e.output_index);

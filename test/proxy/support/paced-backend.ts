@@ -10,6 +10,7 @@ import { OpenAICompatClient } from "../../../src/clients/openai-compat.js";
 import { createProxy, type ProxyOptions, type ProxyServer } from "../../../src/proxy/create-proxy.js";
 import { sendJson, startFakeServer, type RecordedRequest } from "../../clients/support/fake-server.js";
 import { ollamaChat, ollamaStreamLines, openaiCompletion, openaiSseEvents, type ModelReply } from "../../clients/support/wire.js";
+import { WINDOW_PATHS, windowAnswer } from "./harness.js";
 
 export interface PacedRig {
   url: string;
@@ -42,6 +43,7 @@ export async function pacedRig(script: ModelReply[], wire: "ollama" | "openai", 
   let n = 0;
   const backend = await startFakeServer(async (req, res) => {
     if (req.path === "/api/tags") return sendJson(res, 200, { models: [{ name: "qwen3:8b", modified_at: "2026-01-01T00:00:00Z" }] });
+    if (WINDOW_PATHS.has(req.path)) return sendJson(res, 200, windowAnswer(req.path, 32_768));
     const reply = script[n++];
     if (!reply) return sendJson(res, 500, { error: "no scripted reply" });
     if (!req.body.stream) return sendJson(res, 200, wire === "ollama" ? ollamaChat(reply, "qwen3:8b") : openaiCompletion(reply, "qwen3:8b"));
@@ -56,7 +58,7 @@ export async function pacedRig(script: ModelReply[], wire: "ollama" | "openai", 
     url,
     proxy: server,
     log,
-    chats: () => backend.requests.filter((r) => r.method === "POST"),
+    chats: () => backend.requests.filter((r) => r.method === "POST" && !WINDOW_PATHS.has(r.path)),
     release(lines = Number.POSITIVE_INFINITY) {
       allowance += lines;
       wake?.();
