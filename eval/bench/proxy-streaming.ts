@@ -41,6 +41,12 @@ export interface PacedBackend {
 export async function startPacedBackend(): Promise<PacedBackend> {
   const backend: PacedBackend = { url: "", lastByteAt: 0, close: () => (server.closeAllConnections(), server.close()) };
   const server: Server = createServer((req, res) => {
+    // The proxy asks for the model's window first (GET /v1/models, as vLLM answers it).
+    if (req.method === "GET") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ object: "list", data: [{ id: "bench", object: "model", max_model_len: 32_768 }] }));
+      return;
+    }
     const parts: Buffer[] = [];
     req.on("data", (c: Buffer) => parts.push(c));
     req.on("end", () => {

@@ -191,9 +191,10 @@ export const suite: BenchSuite = {
   async run() {
     const backend = await startBackend();
     const second = await startBackend();
-    const proxy = createProxy({ client: new OpenAICompatClient({ model: "bench", baseUrl: `${backend.url}/v1` }) });
+    // The window as a served model would report it (the fake backend lists no max_model_len).
+    const proxy = createProxy({ client: new OpenAICompatClient({ model: "bench", baseUrl: `${backend.url}/v1` }), contextLength: 32_768 });
     const { url } = await proxy.listen({ port: 0 });
-    const fleet = createProxy({ config: fleetConfig(backend, second) });
+    const fleet = createProxy({ config: fleetConfig(backend, second), contextLength: 32_768 });
     const routed = await fleet.listen({ port: 0 });
     const floor = await startPassThroughProxy(backend.url);
     const paced = await startPacedBackend();
