@@ -5,7 +5,7 @@
  */
 import type { HttpError } from "../proxy-request/http-error.js";
 import type { ProxyAnswer } from "../proxy-request/proxy-request.js";
-import { forgeField, pieces, unsent, type AnswerOutcome, type SentText, type ResponseMeta, type SseFrame, type StreamEncoder } from "./sse-frames.js";
+import { forgeField, pieces, unsentDeltas, type AnswerOutcome, type SentText, type ResponseMeta, type SseFrame, type StreamEncoder } from "./sse-frames.js";
 
 function stopReason(answer: ProxyAnswer): "tool_use" | "end_turn" {
   return answer.type === "tool_calls" ? "tool_use" : "end_turn";
@@ -83,9 +83,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   finish(outcome: AnswerOutcome, sent: SentText): SseFrame[] {
     const { answer } = outcome;
     const frames: SseFrame[] = [];
-    for (const p of pieces(unsent(answer.reasoning ?? "", sent.reasoning))) frames.push(...this.delta("reasoning", p));
-    const text = answer.type === "text" ? answer.content : (answer.content ?? "");
-    for (const p of pieces(unsent(text, sent.content))) frames.push(...this.delta("content", p));
+    for (const [channel, p] of unsentDeltas(answer, sent)) frames.push(...this.delta(channel, p));
     if (answer.type === "text" && this.index === -1) frames.push(...this.start({ type: "text", text: "" }));
     if (answer.type === "tool_calls") {
       for (const call of answer.calls) {

@@ -5,7 +5,7 @@
  */
 import type { HttpError } from "../proxy-request/http-error.js";
 import type { AnswerCall, ProxyAnswer } from "../proxy-request/proxy-request.js";
-import { argumentsText, forgeField, pieces, unsent, type AnswerOutcome, type ResponseMeta, type SentText, type SseFrame, type StreamEncoder } from "./sse-frames.js";
+import { argumentsText, forgeField, pieces, unsentDeltas, type AnswerOutcome, type ResponseMeta, type SentText, type SseFrame, type StreamEncoder } from "./sse-frames.js";
 
 function finishReason(answer: ProxyAnswer): "tool_calls" | "stop" {
   return answer.type === "tool_calls" ? "tool_calls" : "stop";
@@ -62,9 +62,7 @@ export class OpenAIStreamEncoder implements StreamEncoder {
   finish(outcome: AnswerOutcome, sent: SentText): SseFrame[] {
     const { answer } = outcome;
     const frames: SseFrame[] = [];
-    for (const p of pieces(unsent(answer.reasoning ?? "", sent.reasoning))) frames.push(this.chunk({ reasoning_content: p }));
-    const text = answer.type === "text" ? answer.content : (answer.content ?? "");
-    for (const p of pieces(unsent(text, sent.content))) frames.push(this.chunk({ content: p }));
+    for (const [channel, p] of unsentDeltas(answer, sent)) frames.push(...this.delta(channel, p));
     if (answer.type === "tool_calls") {
       answer.calls.forEach((call, index) => {
         frames.push(this.chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));

@@ -10,7 +10,7 @@
 import type { HttpError } from "../proxy-request/http-error.js";
 import type { AnswerCall } from "../proxy-request/proxy-request.js";
 import type { ResponsesShape } from "./responses-request.js";
-import { argumentsText, forgeField, pieces, unsent, type AnswerOutcome, type ResponseMeta, type SentText, type SseFrame, type StreamEncoder } from "./sse-frames.js";
+import { argumentsText, forgeField, pieces, unsentDeltas, type AnswerOutcome, type ResponseMeta, type SentText, type SseFrame, type StreamEncoder } from "./sse-frames.js";
 
 type Item = Record<string, unknown>;
 
@@ -159,9 +159,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   finish(outcome: AnswerOutcome, sent: SentText): SseFrame[] {
     const { answer } = outcome;
     const frames: SseFrame[] = [];
-    for (const p of pieces(unsent(answer.reasoning ?? "", sent.reasoning))) frames.push(...this.delta("reasoning", p));
-    const text = answer.type === "text" ? answer.content : (answer.content ?? "");
-    for (const p of pieces(unsent(text, sent.content))) frames.push(...this.delta("content", p));
+    for (const [channel, p] of unsentDeltas(answer, sent)) frames.push(...this.delta(channel, p));
     // A text answer always has its message item, even an empty one.
     if (answer.type === "text" && !this.output.some((i) => i.type === "message") && this.item?.kind !== "message") frames.push(...this.start("message"));
     frames.push(...this.close());

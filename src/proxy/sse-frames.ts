@@ -5,7 +5,8 @@
  */
 import type { HttpError } from "../proxy-request/http-error.js";
 import type { SentText } from "../proxy-request/live-release.js";
-import type { ProxyOutcome } from "../proxy-request/proxy-request.js";
+import type { ProxyAnswer, ProxyOutcome } from "../proxy-request/proxy-request.js";
+import { unsent } from "../proxy-request/live-release.js";
 
 export { NOTHING_SENT, unsent, type SentText } from "../proxy-request/live-release.js";
 
@@ -70,4 +71,19 @@ export function forgeField(outcome: AnswerOutcome): Record<string, unknown> {
   const field: Record<string, unknown> = { attempts: outcome.attempts, rescued: outcome.rescued };
   if (outcome.exhausted) field.exhausted = outcome.exhausted;
   return field;
+}
+
+/**
+ * What of an answer's reasoning and text the caller has not seen yet, cut into deltas, in the
+ * order every dialect sends them (reasoning first). One rule for the three encoders' `finish`.
+ *
+ * @example
+ * unsentDeltas({ type: "text", content: "Hello there." }, { content: "Hello", reasoning: "" }); // [["content", " there."]]
+ */
+export function unsentDeltas(answer: ProxyAnswer, sent: SentText): ["content" | "reasoning", string][] {
+  const text = answer.type === "text" ? answer.content : (answer.content ?? "");
+  return [
+    ...pieces(unsent(answer.reasoning ?? "", sent.reasoning)).map((p): ["reasoning", string] => ["reasoning", p]),
+    ...pieces(unsent(text, sent.content)).map((p): ["content", string] => ["content", p]),
+  ];
 }
