@@ -5,7 +5,11 @@
  * it once however many runs use it, and a run started on its own still gets it and closes it.
  */
 import { EvalFixtureError } from "../src/core/index.js";
-import type { EvalScenario } from "./scenario.js";
+
+/** What names a fixture (an EvalScenario): structural, so this file needs nothing of scenario.ts. */
+export interface FixtureHolder {
+  fixture?: EvalFixture<unknown>;
+}
 
 /** What `open` hands back: the value runs read, and how to let it go. */
 export interface OpenedFixture<T> {
@@ -73,7 +77,7 @@ export class EvalFixture<T> {
 }
 
 /** The distinct fixtures of some scenarios, in first-use order. */
-export function fixturesOf(scenarios: readonly EvalScenario[]): EvalFixture<unknown>[] {
+export function fixturesOf(scenarios: readonly FixtureHolder[]): EvalFixture<unknown>[] {
   return [...new Set(scenarios.flatMap((s) => (s.fixture ? [s.fixture] : [])))];
 }
 
@@ -83,7 +87,7 @@ export function fixturesOf(scenarios: readonly EvalScenario[]): EvalFixture<unkn
  *
  * @example await withFixtures(scenarios, () => runEval({ scenarios, runs: 5, config }));
  */
-export async function withFixtures<R>(scenarios: readonly EvalScenario[], fn: () => Promise<R>): Promise<R> {
+export async function withFixtures<R>(scenarios: readonly FixtureHolder[], fn: () => Promise<R>): Promise<R> {
   const held: EvalFixture<unknown>[] = [];
   try {
     for (const fixture of fixturesOf(scenarios)) {

@@ -19,7 +19,7 @@ import type { Workflow } from "./core/workflow.js";
 import { MACHINE_VERSION, type WorkflowInput } from "./loop/context.js";
 import type { RunStats } from "./loop/run-stats.js";
 import type { PersistedRun } from "./persistence/snapshot.js";
-import { createServices, type WorkflowServices } from "./services.js";
+import { createServices, type WorkflowServices } from "./runner/services.js";
 import { CallbackGuard } from "./runner/callback-guard.js";
 import { CheckpointWriter, sessionSeed, type RunRecord } from "./runner/checkpoints.js";
 import type { Checkpoint, RunEvent, RunStore } from "./persistence/run-store.js";

@@ -23,7 +23,7 @@ import { pendingRequests } from "../loop/human.js";
 import { stateName } from "../loop/state-name.js";
 import { RecordedToolError } from "../loop/tool-output.js";
 import type { RunEvent, RunStore } from "../persistence/run-store.js";
-import { bindServices, type WorkflowServices } from "../services.js";
+import { bindServices, type WorkflowServices } from "./services.js";
 import { machineFor } from "./run-input.js";
 
 export interface ReplayOptions {

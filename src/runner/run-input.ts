@@ -13,7 +13,7 @@ import { estimateTokensChars4 } from "../context/token-estimator.js";
 import { DEFAULT_MAX_TOOL_REPEAT } from "../guardrails/loop-break.js";
 import { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, restoredContext, type WorkflowContext, type WorkflowInput } from "../loop/context.js";
 import { assertRestorable, hydrate, type PersistedRun } from "../persistence/snapshot.js";
-import { boundServices } from "../services.js";
+import { boundServices } from "./services.js";
 import { mergeRedactionMaps, redactionMapIn, redactionMapOf, type RedactionMap } from "../telemetry/redact-run.js";
 import type { RunOptions, WorkflowRunnerOptions } from "./options.js";
 

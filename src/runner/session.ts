@@ -14,7 +14,7 @@ import { decisionProblem, expiredDecisions, isWaitExpiredAt, pendingRequests, ty
 import { runStatsFrom, type RunStats } from "../loop/run-stats.js";
 import { stateName } from "../loop/state-name.js";
 import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
-import { bindServices, type WorkflowServices } from "../services.js";
+import { bindServices, type WorkflowServices } from "./services.js";
 import type { CallbackGuard } from "./callback-guard.js";
 import type { CheckpointWriter } from "./checkpoints.js";
 import { withSpanRef, type SpanRef } from "../telemetry/span-ref.js";

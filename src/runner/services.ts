@@ -10,23 +10,23 @@
  */
 import type { Context } from "@opentelemetry/api";
 import { fromPromise } from "xstate";
-import type { CompactOutput, ExecuteToolInput, ExecuteToolOutput, InferInput, InferOutput, CompactInput } from "../machines/workflow.machine.js";
-import type { ContextManager } from "./context/context-manager.js";
-import { CallbackError, ClientContractError, InvalidArgumentError, StreamError, ToolTimeoutError } from "./core/errors.js";
-import type { AnyToolDef, ChildRunOptions, ToolExecuteContext } from "./core/tool.js";
-import type { ChildCall } from "./runner/child-run.js";
-import type { LLMClient, LLMResponse, RequestOverrides, SendOptions, StreamChunk } from "./core/llm.js";
-import type { ReasoningReplay, WireMessage } from "./core/wire-messages.js";
-import type { Workflow } from "./core/workflow.js";
-import { cloneJson } from "./core/json-clone.js";
-import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "./core/response-contract.js";
-import { capToolOutput, toolOutput } from "./loop/tool-output.js";
-import { WireHistory } from "./loop/wire-history.js";
-import { outcomeFromError } from "./loop/actions.js";
-import { isFatalToolError } from "./loop/guards.js";
-import { RecordedToolError } from "./loop/tool-output.js";
-import type { RunEvent } from "./persistence/run-store.js";
-import type { RunTrace } from "./telemetry/run-trace.js";
+import type { CompactOutput, ExecuteToolInput, ExecuteToolOutput, InferInput, InferOutput, CompactInput } from "../../machines/workflow.machine.js";
+import type { ContextManager } from "../context/context-manager.js";
+import { CallbackError, ClientContractError, InvalidArgumentError, StreamError, ToolTimeoutError } from "../core/errors.js";
+import type { AnyToolDef, ChildRunOptions, ToolExecuteContext } from "../core/tool.js";
+import type { ChildCall } from "./child-run.js";
+import type { LLMClient, LLMResponse, RequestOverrides, SendOptions, StreamChunk } from "../core/llm.js";
+import type { ReasoningReplay, WireMessage } from "../core/wire-messages.js";
+import type { Workflow } from "../core/workflow.js";
+import { cloneJson } from "../core/json-clone.js";
+import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "../core/response-contract.js";
+import { capToolOutput, toolOutput } from "../loop/tool-output.js";
+import { WireHistory } from "../loop/wire-history.js";
+import { outcomeFromError } from "../loop/actions.js";
+import { isFatalToolError } from "../loop/guards.js";
+import { RecordedToolError } from "../loop/tool-output.js";
+import type { RunEvent } from "../persistence/run-store.js";
+import type { RunTrace } from "../telemetry/run-trace.js";
 
 export interface ServiceOptions {
   workflow: Workflow;
