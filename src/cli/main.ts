@@ -1,10 +1,7 @@
 #!/usr/bin/env node
 /** The `forge-ts` command. */
 import { readFileSync } from "node:fs";
-import { demoMain } from "./demo.js";
 import { runCli } from "../cli-kit/run-cli.js";
-import { proxyMain } from "./proxy.js";
-import { runMain, runsMain } from "./runs.js";
 
 const USAGE = `Usage: forge-ts <command> [options]
 
@@ -55,14 +52,15 @@ async function main(args: readonly string[]): Promise<number | void> {
     console.log(packageVersion());
     return 0;
   }
-  if (command === "demo") return demoMain(rest, "forge-ts demo");
-  if (command === "proxy") return proxyMain(rest);
-  if (command === "run") return runMain(rest);
-  if (command === "runs") return runsMain(rest);
+  // Each command loads only its own modules: `--help`, `--version` and a typo answer at once,
+  // and `proxy` never loads the runner or the eval harness (CLI start-up is most of a short command).
+  if (command === "demo") return (await import("./demo.js")).demoMain(rest, "forge-ts demo");
+  if (command === "proxy") return (await import("./proxy.js")).proxyMain(rest);
+  if (command === "run") return (await import("./runs.js")).runMain(rest);
+  if (command === "runs") return (await import("./runs.js")).runsMain(rest);
   if (command === "mcp") return (await import("./mcp.js")).mcpMain(rest, packageVersion());
   if (command === "worker") return (await import("./worker.js")).workerMain(rest);
   if (command === "visualize") return (await import("./visualize.js")).visualizeMain(rest, process, packageVersion());
-  // The eval harness is loaded only when asked for.
   if (command === "eval") return (await import("../../eval/cli/run.js")).evalMain(rest, "forge-ts eval");
   if (command === "eval-batch") return (await import("../../eval/cli/batch.js")).batchMain(rest, "forge-ts eval-batch");
   if (command === "report") return (await import("../../eval/cli/report.js")).reportMain(rest, "forge-ts report");
