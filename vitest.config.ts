@@ -6,8 +6,8 @@ import { defineConfig } from "vitest/config";
 // (run them with Node 24: docs/ai-sdk.md). Never skipped silently.
 const NODE22_TESTS = "test/**/*.node22.test.ts";
 const nodeMajor = Number(process.versions.node.split(".")[0]);
-const exclude = nodeMajor < 22 ? [NODE22_TESTS] : [];
-if (exclude.length > 0) {
+const node22Excluded = nodeMajor < 22 ? [NODE22_TESTS] : [];
+if (node22Excluded.length > 0) {
   const files = readdirSync("test", { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".node22.test.ts"))
     .map((f) => `test/${f}`)
@@ -15,18 +15,41 @@ if (exclude.length > 0) {
   console.warn(`[forge-ts] Node ${process.versions.node} < 22: not collecting ${files.length} AI SDK 7 test file(s) that need Node >= 22: ${files.join(", ")}`);
 }
 
+/**
+ * The tiers (README "Tests"). `contract` is `npm test`: every behaviour the README promises, in
+ * a few minutes. `faults` is `npm run test:faults`: the long harnesses that break things on
+ * purpose — kill -9 and SIGSTOP loops, the chaos run, Redis restarted under a batch — and the
+ * real-Chromium tests. `agents` is `npm run test:agents`: the pinned coding-agent CLIs through
+ * the proxy (Node >= 22; installs them when missing). CI runs all three, none skipped.
+ */
+const FAULTS = [
+  "test/queue/chaos.test.ts",
+  "test/queue/distributed.test.ts",
+  "test/persistence/kill9.test.ts",
+  "test/persistence/paused-holder.test.ts",
+  "test/proxy/fleet/kill-mid-load.test.ts",
+  "test/visualizer/*browser.test.ts",
+];
+const AGENTS = ["test/agents/**/*.test.ts"];
+const IGNORED = ["**/node_modules/**", ...node22Excluded];
+// Builds the visualizer page (visualizer/page/src → js/) that the server serves.
+const PAGE_SETUP = "test/global-setup.ts";
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    exclude: ["**/node_modules/**", ...exclude],
     setupFiles: ["test/setup.ts"],
-    // Builds the visualizer page (visualizer/page/src → js/) that the server serves; installs
-    // the pinned coding agents test/agents drives when they are missing (never skipped).
-    globalSetup: ["test/global-setup.ts", "test/agents/support/global-setup.ts"],
     environment: "node",
     pool: "forks",
+    // Files run on both cores: no test may need an idle machine (it waits on events, not time).
+    maxWorkers: Number(process.env.FORGE_TEST_WORKERS ?? 3),
     testTimeout: 20_000,
     hookTimeout: 20_000,
     reporters: ["default"],
+    projects: [
+      { extends: true, test: { name: "contract", include: ["test/**/*.test.ts"], exclude: [...IGNORED, ...FAULTS, ...AGENTS], globalSetup: [PAGE_SETUP] } },
+      { extends: true, test: { name: "faults", include: FAULTS, exclude: IGNORED, globalSetup: [PAGE_SETUP] } },
+      // Installs the pinned coding agents when they are missing (never skipped).
+      { extends: true, test: { name: "agents", include: AGENTS, exclude: IGNORED, globalSetup: ["test/agents/support/global-setup.ts"] } },
+    ],
   },
 });
