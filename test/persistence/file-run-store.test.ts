@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { StoreError } from "../../src/core/errors.js";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import { commitOf, runStoreContract, snapshotOf } from "./support/run-store-contract.js";
@@ -51,11 +51,12 @@ describe("FileRunStore on disk", () => {
   });
 
   it("a line a fenced-out writer appended after the takeover marker never counts", async () => {
-    const store = new FileRunStore({ dir: freshDir(), leaseMs: 200, autoRenew: false });
+    // 1 s: the first commit fits in the lease however slow the machine is.
+    const store = new FileRunStore({ dir: freshDir(), leaseMs: 1_000, autoRenew: false });
     const old = await store.lock("r1");
     await store.commit(commitOf(old, 1, { snapshot: snapshotOf() }));
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const lease = await new FileRunStore({ dir: store.dir }).lock("r1");
+    const taker = new FileRunStore({ dir: store.dir });
+    const lease = await vi.waitFor(() => taker.lock("r1"), { timeout: 20_000, interval: 20 }); // once the lease has run out
     // The old holder's append raced the takeover and landed after the marker.
     appendFileSync(logOf(store, "r1"), JSON.stringify({ ...commitOf(old, 2, { state: "stale" }), runId: undefined }) + "\n");
     expect(await store.latest("r1")).toMatchObject({ seq: 1, state: "inferring" });

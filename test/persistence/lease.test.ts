@@ -1,8 +1,15 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RunLockLostError, StoreError } from "../../src/core/errors.js";
 import { Lease, newHolderId, type LeaseOps } from "../../src/persistence/lease.js";
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// The lease keeps its own time with performance.now() and renews on setInterval: both are faked,
+// so a lease period passes when the test says so, however loaded the machine is.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "performance"] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 function lease(ops: Partial<LeaseOps>, options: { leaseMs?: number; autoRenew?: boolean } = {}) {
   const calls = { renew: 0, release: 0 };
@@ -22,14 +29,13 @@ function lease(ops: Partial<LeaseOps>, options: { leaseMs?: number; autoRenew?: 
 describe("Lease", () => {
   it("renews in the background while held and stays ours; release stops renewing and releases once", async () => {
     const { lease: l, calls } = lease({});
-    await sleep(400);
-    expect(calls.renew).toBeGreaterThanOrEqual(4);
+    await vi.advanceTimersByTimeAsync(400);
+    expect(calls.renew).toBe(8); // every third of the 150 ms lease
     expect(() => l.assertHeld()).not.toThrow();
     await l.release();
     await l.release();
-    const renewed = calls.renew;
-    await sleep(150);
-    expect(calls.renew).toBe(renewed);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(calls.renew).toBe(8);
     expect(calls.release).toBe(1);
     expect(() => l.assertHeld()).toThrow(RunLockLostError);
   });
@@ -39,9 +45,12 @@ describe("Lease", () => {
     const { lease: l, calls } = lease({ renew: () => Promise.reject(refused) });
     const lost: StoreError[] = [];
     l.onLost((e) => lost.push(e));
-    await sleep(120);
+    await vi.advanceTimersByTimeAsync(50); // the first renewal
+    expect(calls.renew).toBe(1);
     expect(lost).toEqual([refused]);
     expect(() => l.assertHeld()).toThrow(refused);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(calls.renew).toBe(1); // a lost lease is not renewed again
     l.onLost((e) => lost.push(e)); // a late subscriber hears it at once
     expect(lost).toHaveLength(2);
     await l.release();
@@ -49,25 +58,29 @@ describe("Lease", () => {
   });
 
   it("a store that cannot be reached is retried until the lease would have run out by this process's clock, then the lease is lost", async () => {
-    const { lease: l } = lease({ renew: () => Promise.reject(new Error("ECONNREFUSED")) });
+    const { lease: l, calls } = lease({ renew: () => Promise.reject(new Error("ECONNREFUSED")) });
     const lost: StoreError[] = [];
     l.onLost((e) => lost.push(e));
-    await sleep(80);
+    await vi.advanceTimersByTimeAsync(149);
+    expect(calls.renew).toBe(2); // at 50 and 100 ms, both failed: retried, not lost
     expect(lost).toEqual([]);
     expect(() => l.assertHeld()).not.toThrow();
-    await sleep(200);
+    await vi.advanceTimersByTimeAsync(1); // the renewal at 150 ms fails with the lease run out
+    expect(calls.renew).toBe(3);
     expect(lost).toHaveLength(1);
     expect(lost[0]).toMatchObject({ code: "FORGE_LOCK_LOST", fence: 3 });
     expect(lost[0]!.message).toMatch(/could not renew within the 150 ms lease: ECONNREFUSED/);
   });
 
   it("a holder that was not renewed for a whole lease (paused) finds out before acting: assertHeld throws and onLost fires", async () => {
-    const { lease: l } = lease({}, { autoRenew: false });
+    const { lease: l, calls } = lease({}, { autoRenew: false });
     const lost: StoreError[] = [];
     l.onLost((e) => lost.push(e));
+    await vi.advanceTimersByTimeAsync(149);
     expect(() => l.assertHeld()).not.toThrow();
-    await sleep(170);
-    expect(() => l.assertHeld()).toThrow(/not renewed for \d+ ms, past the 150 ms lease/);
+    expect(calls.renew).toBe(0);
+    await vi.advanceTimersByTimeAsync(21);
+    expect(() => l.assertHeld()).toThrow(/not renewed for 170 ms, past the 150 ms lease/);
     expect(lost).toHaveLength(1);
   });
 

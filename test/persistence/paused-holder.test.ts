@@ -8,16 +8,17 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import { SqlRunStore } from "../../src/persistence/sql-run-store.js";
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "holder-child.ts");
-const LEASE_MS = 600;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// 1 s, renewed every 333 ms: a child stalled by a loaded machine keeps its lease until it is paused.
+const LEASE_MS = 1_000;
 
-function start(kind: string, dir: string, effects: string): { child: ChildProcess; output: Promise<string> } {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, kind, dir, "run-1", effects, String(LEASE_MS), "250"], { stdio: ["ignore", "pipe", "pipe"] });
+/** A runner child; `stopAtStart` n: it stops itself (SIGSTOP) in the middle of its n-th tool call. */
+function start(kind: string, dir: string, effects: string, stopAtStart = 0): { child: ChildProcess; output: Promise<string> } {
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD, kind, dir, "run-1", effects, String(LEASE_MS), "250", String(stopAtStart)], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
@@ -32,24 +33,21 @@ const lines = (file: string) => {
   }
 };
 
-async function until(check: () => boolean, ms = 20_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !check(); ) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await sleep(10);
-  }
-}
+/** The process's state letter from /proc (T: stopped). */
+const stateOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
 
 describe("a paused holder", () => {
   for (const kind of ["file", "sql"] as const) {
     it(`${kind} store: loses its run to another runner past its lease, and after SIGCONT fails with FORGE_LOCK_LOST starting no tool`, async () => {
       const dir = mkdtempSync(path.join(tmpdir(), "forge-paused-"));
       const effects = path.join(dir, "effects.log");
-      const paused = start(kind, path.join(dir, "store"), effects);
+      // It stops itself in the middle of its second tool call (a test process on a loaded machine
+      // could not be relied on to send SIGSTOP within the 250 ms the call takes).
+      const paused = start(kind, path.join(dir, "store"), effects, 2);
       const pid = String(paused.child.pid);
-      // Stop it in the middle of its second tool call.
-      await until(() => lines(effects).filter(([p, kind]) => p === pid && kind === "start").length === 2);
-      paused.child.kill("SIGSTOP");
-      await sleep(LEASE_MS + 300);
+      await vi.waitFor(() => expect(stateOf(paused.child.pid!)).toBe("T"), { timeout: 30_000, interval: 20 });
+      expect(lines(effects).filter(([p, kind]) => p === pid && kind === "start")).toHaveLength(2);
+      // The taker waits for the paused holder's lease to run out (leaseFree), as a worker would.
       const taker = start(kind, path.join(dir, "store"), effects);
       expect(await taker.output).toMatch(/^result "finish done"/m);
       const seenAtContinue = lines(effects).length;

@@ -3,7 +3,7 @@
  * flight (and even when that service ignores its signal); per-tool deadlines turn a slow tool
  * into a tool error the model can act on.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { ContextManager, NoCompact } from "../../src/context/index.js";
 import {
@@ -20,20 +20,16 @@ import { call, correctNext, loopWorkflow, PolicyClient, scriptThenCorrect, turnO
 
 const vars = { promptVars: { company: "Acme" } };
 const cm = () => new ContextManager({ strategy: new NoCompact(), budgetTokens: 100_000 });
-/** Generous bound that proves "did not hang" without timing the machine. */
-const PROMPTLY_MS = 2_000;
-
+// Services here never settle (or only when the test lets them, after the run ended): a run that
+// ends at all was ended by its deadline, which proves "did not hang" without timing the machine.
 const never = <T>() => new Promise<T>(() => undefined);
 
-/** Milliseconds a promise took to settle, and how. */
-async function timed(p: Promise<unknown>) {
-  const start = performance.now();
-  const error = await p.then(
+/** How a run settled: its error, or undefined when it resolved. */
+const settled = (p: Promise<unknown>) =>
+  p.then(
     () => undefined,
     (e: unknown) => e,
   );
-  return { error, ms: performance.now() - start };
-}
 
 function runner(policy: Policy, options: Partial<WorkflowRunnerOptions> = {}) {
   return new WorkflowRunner({ client: new PolicyClient(policy), contextManager: cm(), ...options });
@@ -63,11 +59,10 @@ describe("maxWallClockMs bounds services in flight", () => {
     const { workflow } = loopWorkflow();
     let inferSignal: AbortSignal | undefined;
     const r = runner((_m, _t, signal) => ((inferSignal = signal), never()), { maxWallClockMs: 150 });
-    const { error, ms } = await timed(r.run(workflow, "go", vars));
+    const error = await settled(r.run(workflow, "go", vars));
     expect(error).toBeInstanceOf(BudgetExhaustedError);
     expect(error).toMatchObject({ reason: "wall_clock", limit: 150 });
     expect((error as BudgetExhaustedError).used).toBeGreaterThanOrEqual(150);
-    expect(ms).toBeLessThan(PROMPTLY_MS);
     expect(inferSignal?.aborted).toBe(true);
     expect(r.lastRunStats?.outcome).toBe("failed");
   });
@@ -78,21 +73,22 @@ describe("maxWallClockMs bounds services in flight", () => {
     // a send that neither resolves nor listens to its signal
     client.send = () => never();
     const r = new WorkflowRunner({ client, contextManager: cm(), maxWallClockMs: 100 });
-    const { error, ms } = await timed(r.run(workflow, "go", vars));
+    const error = await settled(r.run(workflow, "go", vars));
     expect(error).toMatchObject({ code: "FORGE_BUDGET_EXHAUSTED", reason: "wall_clock" });
-    expect(ms).toBeLessThan(PROMPTLY_MS);
   });
 
   it("a tool slower than the budget fails the run at the budget, not when the tool finishes", async () => {
     let toolSignal: AbortSignal | undefined;
+    let finishTool: ((value: string) => void) | undefined;
     const wf = withFetchA((_a, ctx) => {
       toolSignal = ctx.signal;
-      return new Promise((resolve) => setTimeout(() => resolve("late"), 5_000).unref());
+      return new Promise((resolve) => (finishTool = resolve)); // finishes only when the test says so
     });
-    const { error, ms } = await timed(runner(scriptThenCorrect([]), { maxWallClockMs: 100 }).run(wf, "go", vars));
+    const error = await settled(runner(scriptThenCorrect([]), { maxWallClockMs: 100 }).run(wf, "go", vars));
     expect(error).toBeInstanceOf(BudgetExhaustedError);
-    expect(ms).toBeLessThan(PROMPTLY_MS);
+    expect(finishTool).toBeDefined(); // the tool was in flight, and still is: the budget ended the run
     expect(toolSignal?.aborted).toBe(true);
+    finishTool!("late");
   });
 
   it("a run that finishes inside the budget is unaffected and leaves no timer behind", async () => {
@@ -104,16 +100,21 @@ describe("maxWallClockMs bounds services in flight", () => {
     const { workflow } = loopWorkflow();
     let release: (() => void) | undefined;
     let clock = 0;
+    let reads = 0;
+    let readsWhenAsked = 0;
     const r = runner(
       (messages) => {
         if (turnOf(messages) > 0) return correctNext(messages);
-        // the real timer fires after ~50 ms; the injected clock says only 10 ms have passed
+        readsWhenAsked = reads;
+        // the real timer fires after ~50 ms; the injected clock says no time has passed
         return new Promise((resolve) => (release = () => resolve(call("fetch_a", { n: 1 }))));
       },
-      { maxWallClockMs: 50, now: () => clock },
+      { maxWallClockMs: 50, now: () => (reads++, clock) },
     );
     const run = r.run(workflow, "go", vars);
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    // While the model call hangs, only the budget's timer reads the clock: wait for it to have
+    // fired (and re-armed) twice.
+    await vi.waitFor(() => expect(release !== undefined && reads >= readsWhenAsked + 2).toBe(true), { timeout: 10_000, interval: 10 });
     clock = 10;
     release!();
     await expect(run).resolves.toEqual({ done: "all done" });
@@ -131,9 +132,8 @@ describe("tool deadlines", () => {
     }, 40);
     const messages: Message[] = [];
     const r = runner(scriptThenCorrect([]), { onMessage: (m) => messages.push(m) });
-    const { error, ms } = await timed(r.run(wf, "go", vars));
+    const error = await settled(r.run(wf, "go", vars));
     expect(error).toBeUndefined();
-    expect(ms).toBeLessThan(PROMPTLY_MS);
     expect(toolSignal?.aborted).toBe(true);
     const fed = messages.find((m) => m.content.startsWith("[ToolError]"));
     expect(fed?.content).toMatch(/fetch_a.*40 ms deadline/);

@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { BackendError, InvalidArgumentError, RunLockedError, StoreError } from "../../src/core/errors.js";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import type { Checkpoint, Commit, CommitRecord, RunStore } from "../../src/persistence/run-store.js";
@@ -121,9 +121,10 @@ describe("runs with a store", () => {
     const { workflow } = loopWorkflow();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const slow: Policy = async (messages) => (await gate, correctNext(messages));
+    let asked = false;
+    const slow: Policy = async (messages) => ((asked = true), await gate, correctNext(messages));
     const busy = runner(store, slow).run(workflow, "go", { ...vars, runId: "shared" });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.waitFor(() => expect(asked).toBe(true), { timeout: 10_000, interval: 5 }); // the run holds its lease by the time it asks the model
     await expect(runner(store).resume("shared", workflow)).rejects.toBeInstanceOf(RunLockedError);
     release();
     await busy;

@@ -20,13 +20,17 @@ describe("cancellation", () => {
   it("an AbortSignal aborts in-flight inference and rejects with WorkflowCancelledError", async () => {
     const { workflow } = loopWorkflow();
     let inferSignal: AbortSignal | undefined;
+    const controller = new AbortController();
     const client = new PolicyClient((messages, _tools, signal) => {
       if (turnOf(messages) < 1) return call("fetch_a", { n: 1 });
       inferSignal = signal;
-      return new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true }));
+      const pending = new Promise<never>((_resolve, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true }));
+      // The user presses stop while the second model call is in flight (not on a timer that
+      // could fire before the call starts on a loaded machine).
+      queueMicrotask(() => controller.abort(new Error("user pressed stop")));
+      return pending;
     });
-    const controller = new AbortController();
-    const runner = new WorkflowRunner({ client, contextManager: cm(), onStateChange: (s) => s === "inferring" && client.requests.length === 1 && setTimeout(() => controller.abort(new Error("user pressed stop")), 5) });
+    const runner = new WorkflowRunner({ client, contextManager: cm() });
     const error = await runner.run(workflow, "go", { ...vars, signal: controller.signal }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkflowCancelledError);
     expect(error).toMatchObject({ iteration: 1, completedSteps: ["fetch_a"], reason: "user pressed stop" });

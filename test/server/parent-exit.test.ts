@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { freePort, isAlive } from "./helpers.js";
 
 const CHILD = fileURLToPath(new URL("./parent-exit-child.ts", import.meta.url));
@@ -15,18 +15,19 @@ async function runParent(how: "exit" | "sigterm"): Promise<{ serverPid: number; 
   return { serverPid, code, signal };
 }
 
+/** The kill is delivered asynchronously after the parent is gone: wait for the server to be gone too. */
+const goneSoon = (pid: number) => vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 10_000, interval: 10 });
+
 describe("parent-exit hook", () => {
   it("kills the server group when the parent calls process.exit", async () => {
     const { serverPid, code } = await runParent("exit");
     expect(code).toBe(0);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(isAlive(serverPid)).toBe(false);
+    await goneSoon(serverPid);
   });
 
   it("kills the server group on SIGTERM and still lets the parent die of the signal", async () => {
     const { serverPid, signal } = await runParent("sigterm");
     expect(signal).toBe("SIGTERM");
-    await new Promise((r) => setTimeout(r, 100));
-    expect(isAlive(serverPid)).toBe(false);
+    await goneSoon(serverPid);
   });
 });

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { BudgetResolutionError, ContextDiscoveryError, InvalidArgumentError, ServerError } from "../../src/core/errors.js";
 import { BudgetMode } from "../../src/server/budget.js";
 import { ServerManager } from "../../src/server/server-manager.js";
@@ -7,7 +7,7 @@ import { freePort, isAlive, loopback, memoryLogger } from "./helpers.js";
 
 const FAKE = fileURLToPath(new URL("../fixtures/fake-llama-server.mjs", import.meta.url));
 const managers: ServerManager[] = [];
-const envKeys = ["FAKE_LLAMA_CRASH", "FAKE_LLAMA_DELAY_MS", "FAKE_LLAMA_NEVER_HEALTHY", "FAKE_LLAMA_DEFAULT_CTX", "FAKE_LLAMA_BAD_PROPS", "FAKE_LLAMA_GRANDCHILD"];
+const envKeys = ["FAKE_LLAMA_CRASH", "FAKE_LLAMA_DELAY_MS", "FAKE_LLAMA_LOADING_POLLS", "FAKE_LLAMA_NEVER_HEALTHY", "FAKE_LLAMA_DEFAULT_CTX", "FAKE_LLAMA_BAD_PROPS", "FAKE_LLAMA_GRANDCHILD"];
 
 afterEach(async () => {
   for (const key of envKeys) delete process.env[key];
@@ -23,17 +23,17 @@ async function manager(extra: { healthTimeoutMs?: number } = {}) {
 
 async function props(m: ServerManager) {
   const res = await fetch(`${m.baseUrl}/props`);
-  return (await res.json()) as { default_generation_settings: { n_ctx: number }; fake: { argv: string[]; flags: Record<string, unknown>; pid: number; grandchildPid?: number } };
+  return (await res.json()) as { default_generation_settings: { n_ctx: number }; fake: { argv: string[]; flags: Record<string, unknown>; pid: number; grandchildPid?: number; loadingAnswers: number } };
 }
 
 describe("ServerManager (llama-server, fake executable)", () => {
   it("starts with the seed's flags, polls /health through a slow start, and reads n_ctx from /props", async () => {
-    process.env.FAKE_LLAMA_DELAY_MS = "400";
+    // Loading for three /health polls (counted, not timed: a loaded machine polls no faster).
+    process.env.FAKE_LLAMA_LOADING_POLLS = "3";
     const { m } = await manager();
-    const t0 = Date.now();
     await m.start({ ggufPath: "/models/Qwen3-8B-Q4_K_M.gguf", ctxOverride: 8192, cacheTypeK: "q8_0", cacheTypeV: "q8_0", nSlots: 2, extraFlags: ["--flash-attn"] });
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(350);
     const p = await props(m);
+    expect(p.fake.loadingAnswers).toBe(3); // polled through every 503, started on the first 200
     expect(p.fake.flags).toMatchObject({ model: "/models/Qwen3-8B-Q4_K_M.gguf", ctx: 8192, jinja: true, cacheTypeK: "q8_0", cacheTypeV: "q8_0", parallel: 2 });
     expect(p.fake.argv).toContain("--flash-attn");
     expect(await m.getServerContext()).toBe(4096);
@@ -70,8 +70,8 @@ describe("ServerManager (llama-server, fake executable)", () => {
     await m.stop();
     expect(m.pid).toBeUndefined();
     expect(isAlive(pid)).toBe(false);
-    await new Promise((r) => setTimeout(r, 50)); // SIGKILL delivery to the orphan is asynchronous
-    expect(isAlive(worker)).toBe(false);
+    // SIGKILL delivery to the orphan is asynchronous: wait for it to be gone.
+    await vi.waitFor(() => expect(isAlive(worker)).toBe(false), { timeout: 10_000, interval: 10 });
   });
 
   it("a crash on start raises ServerError carrying the stderr tail", async () => {
@@ -86,10 +86,12 @@ describe("ServerManager (llama-server, fake executable)", () => {
 
   it("a server that never gets healthy times out, is killed, and the error quotes stderr", async () => {
     process.env.FAKE_LLAMA_NEVER_HEALTHY = "1";
-    const { m } = await manager({ healthTimeoutMs: 600 });
+    // 2 s, not less: the timeout runs from the spawn, and on a loaded machine the fake server may
+    // take most of a second to start and write the stderr line the error must quote.
+    const { m } = await manager({ healthTimeoutMs: 2_000 });
     const error = await m.start({ ggufPath: "/m/slow.gguf" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServerError);
-    expect((error as ServerError).message).toMatch(/did not become healthy within 600 ms/);
+    expect((error as ServerError).message).toMatch(/did not become healthy within 2000 ms/);
     expect((error as ServerError).stderrTail).toContain("loading model /m/slow.gguf");
     expect(m.pid).toBeUndefined();
   });

@@ -2,7 +2,9 @@
  * A runner process the paused-holder test stops and continues: it runs (or resumes) a workflow
  * of three slow steps and a terminal tool on a shared store with a short lease, logging every
  * tool start and end with its pid. Prints `result <json>` or `error <code> <message>`.
- * Usage: holder-child.ts <file|sql> <dir> <runId> <effects> <leaseMs> <toolMs>
+ * Usage: holder-child.ts <file|sql> <dir> <runId> <effects> <leaseMs> <toolMs> [stopAtStart]
+ * stopAtStart n: the process stops itself (SIGSTOP) right after logging its n-th tool start, so
+ * it is paused in the middle of that call however slowly the test that watches it gets to run.
  */
 import { appendFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
@@ -19,9 +21,10 @@ import { SqlRunStore } from "../../../src/persistence/sql-run-store.js";
 import { WorkflowRunner } from "../../../src/runner.js";
 import { leaseFree } from "../../../eval/bench/effects.js";
 
-const [kind, dir, runId, effects, leaseMs, toolMs] = process.argv.slice(2) as [string, string, string, string, string, string];
+const [kind, dir, runId, effects, leaseMs, toolMs, stopAtStart = "0"] = process.argv.slice(2) as [string, string, string, string, string, string, string?];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const effect = (line: string) => appendFileSync(effects, `${process.pid} ${line}\n`);
+let starts = 0;
 
 const step = (name: string) =>
   defineTool({
@@ -30,6 +33,7 @@ const step = (name: string) =>
     parameters: z.object({}),
     execute: async (_args, ctx) => {
       effect(`start ${ctx.idempotencyKey}`);
+      if (++starts === Number(stopAtStart)) process.kill(process.pid, "SIGSTOP"); // synchronous: no renewal runs in between
       await sleep(Number(toolMs));
       effect(`end ${ctx.idempotencyKey}`);
       return `${name} done`;

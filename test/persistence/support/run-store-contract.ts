@@ -3,7 +3,7 @@
  * `runStoreContract(name, hooks)` with a factory giving a fresh, empty store and a way to open a
  * second store over the same data (another process, another machine).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../../../src/core/errors.js";
 import { createMessage, MessageType, type Message } from "../../../src/core/messages.js";
 import { diffJson } from "../../../src/persistence/json-delta.js";
@@ -38,7 +38,8 @@ export function commitOf(lease: Pick<RunLease, "runId" | "fence">, seq: number, 
 }
 
 const response = (i: number): RunEvent => ({ type: "response", iteration: i, response: { type: "text", content: `answer ${i}` }, usage: { inputTokens: i, outputTokens: 1 }, now: i });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long a lease may take to run out on a loaded machine before a test gives up waiting. */
+const EXPIRY_DEADLINE = { timeout: 20_000, interval: 20 };
 
 export function runStoreContract(name: string, hooks: ContractHooks): void {
   const opened: RunStore[] = [];
@@ -174,12 +175,20 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
     });
 
     it("a lease kept alive by its holder is never taken over, however long it runs", async () => {
-      // 600 ms, not 300: the holder's renewals (every 200 ms) must survive a loaded 2-core
-      // machine's event-loop stalls, which is not what this test is about (the paused holder's is).
-      const store = await make({ leaseMs: 600 });
-      const other = await reopen(store, { leaseMs: 600 });
+      // 900 ms, renewed every 300: a renewal delayed by an event-loop stall of up to 600 ms on a
+      // loaded machine still lands in time, which is not what this test is about (the paused
+      // holder's is). A bounded negative check: another store tries to take the lease over every
+      // 50 ms and is refused each time until two whole lease periods have passed by this
+      // process's clock (the store's own expiry is never earlier than that bound, see Lease).
+      const leaseMs = 900;
+      const store = await make({ leaseMs });
+      const other = await reopen(store, { leaseMs });
       const lease = await store.lock("r1");
-      await sleep(1_800);
+      const lockedAt = performance.now();
+      while (performance.now() - lockedAt < 2 * leaseMs) {
+        await expect(other.lock("r1")).rejects.toBeInstanceOf(RunLockedError);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await expect(other.lock("r1")).rejects.toBeInstanceOf(RunLockedError);
       expect(() => lease.assertHeld()).not.toThrow();
       await store.commit(commitOf(lease, 1, { snapshot: snapshotOf() }));
@@ -187,16 +196,18 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
     });
 
     it("a paused holder's lease expires and is taken over with a higher fence; the paused holder's next write fails with FORGE_LOCK_LOST and changes nothing", async () => {
-      const paused = await make({ leaseMs: 300, autoRenew: false });
-      const taker = await reopen(paused, { leaseMs: 300 });
+      // 1 s: the commit and the refused takeover below fit in it however slow the machine is.
+      const paused = await make({ leaseMs: 1_000, autoRenew: false });
+      const taker = await reopen(paused, { leaseMs: 1_000 });
       const old = await paused.lock("r1");
       await paused.commit(commitOf(old, 1, { snapshot: snapshotOf(), events: [response(1)] }));
       await expect(taker.lock("r1")).rejects.toBeInstanceOf(RunLockedError);
-      await sleep(450);
-      expect(() => old.assertHeld()).toThrow(RunLockLostError);
+      // The holder's own clock says it is lost no later than the store lets a taker in.
+      await vi.waitFor(() => expect(() => old.assertHeld()).toThrow(RunLockLostError), EXPIRY_DEADLINE);
       const lost: StoreError[] = [];
       old.onLost((e) => lost.push(e));
-      const lease = await taker.lock("r1");
+      // The store decides on its own clock (the database's): take over once it lets us.
+      const lease = await vi.waitFor(() => taker.lock("r1"), EXPIRY_DEADLINE);
       expect(lease.fence).toBeGreaterThan(old.fence);
       expect(lease.takenOver).toBe(true);
       const refused = await paused.commit(commitOf(old, 2, { state: "stale", events: [response(99)] })).catch((e: unknown) => e);
@@ -215,13 +226,21 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
 
     it("of several takers racing for an expired lease, exactly one wins", async () => {
       const paused = await make({ leaseMs: 200, autoRenew: false });
-      await paused.lock("r1");
-      await sleep(300);
+      const old = await paused.lock("r1");
       const takers = await Promise.all([1, 2, 3, 4].map(() => reopen(paused, { leaseMs: 5_000 })));
-      const outcomes = await Promise.allSettled(takers.map((t) => t.lock("r1")));
+      await vi.waitFor(() => expect(() => old.assertHeld()).toThrow(RunLockLostError), EXPIRY_DEADLINE);
+      // Race rounds until the store's clock has the lease expired: every round before that is
+      // refused by all; the round that gets in lets exactly one in.
+      const rounds: PromiseSettledResult<RunLease>[][] = [];
+      const outcomes = await vi.waitFor(async () => {
+        const round = await Promise.allSettled(takers.map((t) => t.lock("r1")));
+        rounds.push(round);
+        if (!round.some((o) => o.status === "fulfilled")) throw new Error("the lease has not run out on the store's clock yet");
+        return round;
+      }, EXPIRY_DEADLINE);
+      for (const round of rounds) for (const o of round) if (o.status === "rejected") expect(o.reason).toBeInstanceOf(RunLockedError);
       const won = outcomes.filter((o) => o.status === "fulfilled");
       expect(won.length).toBe(1);
-      for (const o of outcomes) if (o.status === "rejected") expect(o.reason).toBeInstanceOf(RunLockedError);
       expect((won[0] as PromiseFulfilledResult<RunLease>).value.takenOver).toBe(true);
       await (won[0] as PromiseFulfilledResult<RunLease>).value.release();
     });
