@@ -1,9 +1,10 @@
 /**
  * `forge-ts/testing`: models that need no backend — the simulated small model, a scripted
- * client, and the demo workflow they play.
+ * client, the demo workflow they play, and the schema-driven oracle that plays any workflow.
  */
 export {
   SimulatedClient,
+  schemaOracle,
   ScriptedClient,
   FAULT_PROFILES,
   CORRECTION_DAMPING,

@@ -4,11 +4,12 @@
  */
 import { AnthropicClient } from "../clients/anthropic.js";
 import { FAULT_PROFILES } from "../clients/fault-profiles.js";
+import { schemaOracle } from "../clients/schema-oracle.js";
 import { SimulatedClient, type Oracle } from "../clients/simulated.js";
 import { LlamafileClient, type LlamafileMode } from "../clients/llamafile.js";
 import { OllamaClient } from "../clients/ollama.js";
 import { OpenAICompatClient } from "../clients/openai-compat.js";
-import { BackendError, InvalidArgumentError } from "../core/errors.js";
+import { BackendError, InvalidArgumentError, SchemaOracleError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
 import type { Workflow } from "../core/workflow.js";
 import { positiveInt } from "./int-flag.js";
@@ -82,7 +83,7 @@ export const DEFAULT_BASE_URLS: Partial<Record<BackendName, string>> = {
 const MODES: readonly LlamafileMode[] = ["native", "prompt", "auto"];
 
 /**
- * Build the client of a real backend ("sim" is built by its caller, who owns the oracle).
+ * Build the client of a real backend ("sim" is built where its oracle is known: runClients, the demo).
  *
  * @example
  * const client = buildClient({ backend: "ollama", model: "qwen3:8b" });
@@ -161,13 +162,35 @@ export function backendLabel(o: Pick<BackendOptions, "backend" | "model" | "base
 export interface LoadedWorkflow {
   workflow: Workflow;
   oracle?: Oracle;
+  /** The module's path as given, for messages. */
+  module?: string;
 }
 
 /**
- * The model each run gets (`forge-ts worker`, `forge-ts mcp`), from the backend flags: `sim` plays
- * the Oracle the run's workflow module exports as `oracle` (profile from `--model`: clean, the
- * default, small-model or chaotic); a real backend is asked whether it answers, and `problem`
- * says in one line why not (the caller decides whether that stops it).
+ * The Oracle the simulated model plays for a module: the one it exports, else the schema-driven
+ * one (said in one line on stderr, since the runs then show generated arguments, not the
+ * module author's). A workflow the schema-driven oracle cannot play is a usage error.
+ */
+function simulatedOracle(m: LoadedWorkflow): Oracle {
+  if (m.oracle) return m.oracle;
+  const source = m.module ?? `the module of workflow "${m.workflow.name}"`;
+  let oracle: Oracle;
+  try {
+    oracle = schemaOracle(m.workflow);
+  } catch (error) {
+    if (!(error instanceof SchemaOracleError)) throw error;
+    throw new InvalidArgumentError("--backend", `sim cannot play ${source}, which exports no oracle: ${error.message}; export an Oracle named "oracle" from it`);
+  }
+  console.error(`forge-ts: ${source} exports no oracle; the simulated model plays a schema-driven one (required steps in order, arguments from each tool's schema, then the terminal tool)`);
+  return oracle;
+}
+
+/**
+ * The model each run gets (`forge-ts run`, `runs`, `worker`, `mcp`), from the backend flags: `sim`
+ * plays the Oracle the run's workflow module exports as `oracle`, else the schema-driven one
+ * (profile from `--model`: clean, the default, small-model or chaotic); a real backend is asked
+ * whether it answers, and `problem` says in one line why not (the caller decides whether that
+ * stops it).
  *
  * @example
  * const { clientFor, problem } = await runClients("sim", {}, [await loadWorkflowModule("notes.ts")]);
@@ -181,11 +204,9 @@ export async function runClients(
   if (!backend) throw new InvalidArgumentError("--backend", `required (${BACKENDS.join(", ")})`);
   assertBackend(backend);
   if (backend === "sim") {
-    const without = modules.find((m) => !m.oracle);
-    if (without) throw new InvalidArgumentError("--backend", `sim plays the Oracle a workflow module exports as "oracle"; the module of workflow "${without.workflow.name}" exports none`);
     const profile = flags.model ?? "clean";
     if (!Object.hasOwn(FAULT_PROFILES, profile)) throw new InvalidArgumentError("--model", `the simulated model's profiles are ${Object.keys(FAULT_PROFILES).join(", ")}; got "${profile}"`);
-    const oracles = new Map(modules.map((m) => [m.workflow, m.oracle!]));
+    const oracles = new Map(modules.map((m) => [m.workflow, simulatedOracle(m)]));
     const clientFor = (workflow: Workflow) => {
       const oracle = oracles.get(workflow);
       if (!oracle) throw new InvalidArgumentError("workflow", `"${workflow.name}" is not one of the loaded workflow modules`);

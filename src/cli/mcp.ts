@@ -40,7 +40,8 @@ Transport (default: stdio, for clients that start the command; logs go to stderr
 
 Backend:
   --backend <name>          sim | ollama | llamaserver | llamafile | openai | anthropic [FORGE_BACKEND]
-                            (sim plays the Oracle each module exports as "oracle")
+                            (sim plays the Oracle each module exports as "oracle",
+                            else a schema-driven one from the workflow's tools)
   --model <name>            backend model; for sim: clean (default) | small-model | chaotic [FORGE_MODEL]
   --base-url <url>          backend URL (default per backend)                       [FORGE_BASE_URL]
   --mode <mode>             llamaserver/llamafile: native | prompt | auto           [FORGE_MODE]

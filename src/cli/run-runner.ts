@@ -1,7 +1,8 @@
 /**
  * The runner `forge-ts run` and `forge-ts runs resume|retry` drive: the backend from the flags
- * (or their FORGE_* variables) — `sim` plays the Oracle the workflow module exports — and the
- * run store from `--store`, each read by the one function every command shares.
+ * (or their FORGE_* variables) — `sim` plays the Oracle the workflow module exports, else a
+ * schema-driven one — and the run store from `--store`, each read by the one function every
+ * command shares.
  */
 import { ContextManager } from "../context/context-manager.js";
 import type { RunStore } from "../persistence/run-store.js";

@@ -27,7 +27,9 @@ import { runTable, showMain } from "./runs-show.js";
 
 const BACKEND_FLAGS = `Backend:
   --backend <name>       sim | ollama | llamaserver | llamafile | openai | anthropic [FORGE_BACKEND]
-                         (sim plays the Oracle the workflow module exports as "oracle")
+                         (sim plays the Oracle the workflow module exports as "oracle",
+                         else a schema-driven one: required steps in order, then the
+                         terminal tool, arguments from each tool's schema)
   --model <name>         backend model (Ollama tag, served name, Claude model id); for sim:
                          clean (default) | small-model | chaotic                 [FORGE_MODEL]
   --base-url <url>       backend URL (default per backend)                       [FORGE_BASE_URL]

@@ -44,7 +44,8 @@ Takes jobs from BullMQ queues on Redis until Ctrl-C / SIGTERM:
   --visualizer-url <url> default http://127.0.0.1:4848                               [FORGE_VISUALIZER_URL]
 Runs' backend (with --workflow):
   --backend <name>       sim | ollama | llamaserver | llamafile | openai | anthropic [FORGE_BACKEND]
-                         (sim needs the module to export an Oracle named "oracle")
+                         (sim plays the module's exported "oracle", else a schema-driven
+                         one; one --workflow only)
   --model <name>         for sim: clean (default) | small-model | chaotic           [FORGE_MODEL]
   --base-url, --mode, --think, --api-key, --timeout   as for forge-ts run
   --budget <tokens>      context budget, default 8192
@@ -188,11 +189,11 @@ function metricsPortOf(raw: string | undefined): number | undefined {
   return port;
 }
 
-/** A client per run: the simulated model plays the module's oracle; a real backend must answer first. */
+/** A client per run: the simulated model plays the module's oracle (or a schema-driven one); a real backend must answer first. */
 async function clientFor(values: Values, modules: LoadedWorkflow[]): Promise<(() => LLMClient) | string> {
   const backend = values.backend as string | undefined;
   // One runner factory serves every workflow of this worker, so sim can play one module only.
-  if (backend === "sim" && modules.length !== 1) throw new InvalidArgumentError("--backend", 'sim plays one workflow module that exports an Oracle named "oracle"');
+  if (backend === "sim" && modules.length !== 1) throw new InvalidArgumentError("--backend", 'sim plays one workflow module (its exported oracle, else a schema-driven one); give one --workflow');
   const flag = (name: string) => values[name] as string | undefined;
   const flags = { model: flag("model"), baseUrl: flag("base-url"), mode: flag("mode"), think: flag("think"), apiKey: flag("api-key"), timeout: flag("timeout") };
   const { clientFor, problem } = await runClients(backend, flags, modules);

@@ -18,12 +18,13 @@ export async function loadWorkflow(modulePath: string, mcp?: WorkflowModuleConte
 }
 
 /**
- * A module's Workflow, and the Oracle it exports as `oracle` if any (for the simulated model).
- * `mcp`: the connected MCP servers' tools, for a module that exports `createWorkflow`.
+ * A module's Workflow, the Oracle it exports as `oracle` if any (for the simulated model; without
+ * one, sim plays a schema-driven oracle), and the module's path as given. `mcp`: the connected MCP
+ * servers' tools, for a module that exports `createWorkflow`.
  */
-export async function loadWorkflowModule(modulePath: string, mcp?: WorkflowModuleContext): Promise<{ workflow: Workflow; oracle?: Oracle }> {
+export async function loadWorkflowModule(modulePath: string, mcp?: WorkflowModuleContext): Promise<{ workflow: Workflow; oracle?: Oracle; module: string }> {
   const { workflow, mod } = await findWorkflow(modulePath, mcp);
-  return typeof mod.oracle === "function" ? { workflow, oracle: mod.oracle as Oracle } : { workflow };
+  return typeof mod.oracle === "function" ? { workflow, oracle: mod.oracle as Oracle, module: modulePath } : { workflow, module: modulePath };
 }
 
 const isWorkflow = (v: unknown): v is Workflow => v instanceof Workflow || (typeof v === "object" && v !== null && typeof (v as Workflow).getToolSpecs === "function");

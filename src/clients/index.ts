@@ -15,5 +15,6 @@ export {
   type FaultKind,
   type FaultProfile,
 } from "./simulated.js";
+export { schemaOracle } from "./schema-oracle.js";
 export { ScriptedClient, type ScriptedClientOptions, type ScriptedRequest, type ScriptedResponse } from "./scripted.js";
 export { decodeToolArguments } from "./tool-args.js";

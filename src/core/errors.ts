@@ -11,7 +11,7 @@
  * a file in that folder.
  */
 export { type ErrorJSON, ForgeError, InvalidArgumentError } from "./errors/forge-error.js";
-export { WorkflowDefinitionError, ToolDefinitionError, ToolCallError, ToolExecutionError, ToolResolutionError, ToolTimeoutError, ToolResultError } from "./errors/tool-errors.js";
+export { WorkflowDefinitionError, ToolDefinitionError, ToolCallError, ToolExecutionError, ToolResolutionError, ToolTimeoutError, ToolResultError, SchemaOracleError } from "./errors/tool-errors.js";
 export { MaxIterationsError, type BudgetReason, BudgetExhaustedError, StepEnforcementError, PrerequisiteError, WorkflowCancelledError, ContextBudgetExceeded, type CallbackName, CallbackError, ChildWorkflowError } from "./errors/run-errors.js";
 export { BudgetResolutionError, HardwareDetectionError, ContextDiscoveryError, BackendError, ThinkingNotSupportedError, StreamError, UnsupportedModelError, ClientContractError, GuardrailsExhaustedError, ServerError, type ProxyConfigIssue, ProxyConfigError, BackendBusyError } from "./errors/backend-errors.js";
 export { SnapshotError, StoreError, RunNotReplayableError, RunLockedError, RunLockLostError, SessionTurnFailedError } from "./errors/store-errors.js";

@@ -15,8 +15,13 @@ export interface CompletedStep {
 
 const ARG_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
 
-/** The value a prerequisite arg pattern requires: "$x" resolves to this call's `x`. */
-function expectedValue(pattern: unknown, callArgs: unknown): unknown {
+/**
+ * The value a prerequisite arg pattern requires: "$x" resolves to this call's `x`.
+ *
+ * @example
+ * expectedArgValue("$path", { path: "a.txt" }); // "a.txt"
+ */
+export function expectedArgValue(pattern: unknown, callArgs: unknown): unknown {
   const ref = typeof pattern === "string" ? ARG_REF.exec(pattern) : null;
   if (!ref) return pattern;
   return isPlainObject(callArgs) ? callArgs[ref[1] as string] : undefined;
@@ -36,7 +41,7 @@ export function isPrerequisiteMet(prereq: Prerequisite, callArgs: unknown, compl
   return completed.some(
     (step) =>
       step.tool === prereq.tool &&
-      pattern.every(([key, want]) => jsonEqual(isPlainObject(step.args) ? step.args[key] : undefined, expectedValue(want, callArgs))),
+      pattern.every(([key, want]) => jsonEqual(isPlainObject(step.args) ? step.args[key] : undefined, expectedArgValue(want, callArgs))),
   );
 }
 
@@ -50,7 +55,7 @@ export function describePrerequisite(prereq: Prerequisite, callArgs: unknown): s
   if (typeof prereq === "string") return prereq;
   const entries = Object.entries(prereq.args ?? {});
   if (entries.length === 0) return prereq.tool;
-  const args = entries.map(([k, v]) => `${k}=${canonicalJson(expectedValue(v, callArgs))}`).join(", ");
+  const args = entries.map(([k, v]) => `${k}=${canonicalJson(expectedArgValue(v, callArgs))}`).join(", ");
   return `${prereq.tool}(${args})`;
 }
 

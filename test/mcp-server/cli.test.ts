@@ -47,7 +47,7 @@ describe("forge-ts mcp (CLI)", () => {
     [["--backend", "sim"], "--workflow"],
     [[...quote], "--backend"],
     [[...quote, "--backend", "sim", "--model", "genius"], "clean, small-model, chaotic"],
-    [["--workflow", "test/fixtures/approval-workflow.ts", "--backend", "sim"], 'exports as "oracle"'],
+    [["--workflow", "test/fixtures/schema-gap-workflow.ts", "--backend", "sim"], 'Tool "pick": the schema-driven oracle cannot generate arguments (not at choice)'],
     [[...quote, ...quote, "--backend", "sim"], 'would both be the MCP tool "supplier_quote"'],
     [[...quote, "--backend", "sim", "--port", "70000"], "--port"],
     [[...quote, "--backend", "sim", "--budget", "lots"], "--budget"],

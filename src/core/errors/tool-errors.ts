@@ -129,3 +129,23 @@ export class ToolResultError extends ForgeError {
     return { toolName: this.toolName, reason: this.reason, terminal: this.terminal };
   }
 }
+
+/**
+ * The schema-driven oracle (`schemaOracle`) cannot play a workflow: a tool's parameter schema
+ * uses a keyword it cannot satisfy (`keyword`, at `path` in the arguments), or the tool's own
+ * validation refuses what it generated. Export a hand-written Oracle for such a workflow.
+ */
+export class SchemaOracleError extends ForgeError {
+  override readonly code = "FORGE_SCHEMA_ORACLE";
+  constructor(
+    readonly toolName: string,
+    readonly keyword: string,
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`Tool "${toolName}": the schema-driven oracle cannot generate arguments (${keyword} at ${path}): ${reason}`);
+  }
+  override get data() {
+    return { toolName: this.toolName, keyword: this.keyword, path: this.path, reason: this.reason };
+  }
+}
