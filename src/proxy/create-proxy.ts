@@ -54,6 +54,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   const fleet = options.config !== undefined ? fleetFromConfig(options.config, options.model) : fleetOfOne(client!, typeof cfg.model === "string" ? cfg.model : "");
   const defaultModel = fleet.defaultModel;
   const stats = new ProxyStats();
+  const statsNow = () => stats.snapshot({ waiting: fleet.pool.waiting });
   const metrics = options.metrics ?? createForgeMetrics({ processMetrics: false });
   const windows = new BackendWindows({ contextLength: cfg.contextLength, health: fleet.health });
   const runRequest = createRequestRunner(fleet.pool, { forwardModel: cfg.forwardModel, windows });
@@ -89,7 +90,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     return c.json({ ...report, ...single }, report.status === "ok" ? 200 : 503);
   });
   if (options.apiKey !== undefined) app.use("*", callerAuth(options.apiKey));
-  app.get("/forge/stats", (c) => c.json(stats.snapshot()));
+  app.get("/forge/stats", (c) => c.json(statsNow()));
   // Behind the API key like every route but /health: a scraper sends it as a bearer token
   // (Prometheus: `authorization: { credentials: … }` in the scrape config).
   app.get("/metrics", () => metricsResponse(metrics));
@@ -199,7 +200,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   let server: Promise<{ server: import("node:http").Server }> | undefined;
   return {
     fetch: (request) => Promise.resolve(app.fetch(request)),
-    stats: () => stats.snapshot(),
+    stats: statsNow,
     metrics,
     health,
     async listen({ port = 8081, host = "127.0.0.1" } = {}) {

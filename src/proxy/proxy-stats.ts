@@ -11,6 +11,8 @@ export interface ProxyStatsSnapshot {
   uptimeSeconds: number;
   requests: number;
   inFlight: number;
+  /** Of those, the ones waiting for a backend slot (the fleet's wait queue). */
+  waiting: number;
   guarded: number;
   passThrough: number;
   rescues: number;
@@ -63,12 +65,14 @@ export class ProxyStats {
     this.#next = (this.#next + 1) % WINDOW;
   }
 
-  snapshot(): ProxyStatsSnapshot {
+  /** `waiting` is the pool's to know: the caller passes its queue length. */
+  snapshot(live: { waiting: number }): ProxyStatsSnapshot {
     const round = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);
     return {
       uptimeSeconds: Math.round((Date.now() - this.#started) / 1000),
       requests: this.requests,
       inFlight: this.inFlight,
+      waiting: live.waiting,
       guarded: this.guarded,
       passThrough: this.passThrough,
       rescues: this.rescues,

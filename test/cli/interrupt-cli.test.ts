@@ -8,7 +8,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { sendJson, useFakeServers } from "../clients/support/fake-server.js";
 import { ollamaChat } from "../clients/support/wire.js";
 
@@ -78,8 +78,9 @@ describe("Ctrl-C in a run", () => {
     const store = path.join(mkdtempSync(path.join(tmpdir(), "forge-sigint-")), "store");
     const backend = ["--backend", "ollama", "--model", "m", "--base-url", model.url, "--store", store];
     const { code, stdout, stderr } = await interrupted(["run", "test/cli/fixtures/note-workflow.ts", "take a note", ...backend], async (out) => {
-      while (out.startsWith("run ") && !asked) await new Promise((r) => setTimeout(r, 20));
-      return out.startsWith("run ");
+      if (!out.startsWith("run ")) return false;
+      await vi.waitUntil(() => asked, { timeout: 60_000, interval: 10 }); // the run is mid-call
+      return true;
     });
     expect(code).toBe(130);
     const runId = /^run (\S+)/.exec(stdout)![1]!;

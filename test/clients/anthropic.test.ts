@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { AnthropicClient } from "../../src/clients/anthropic.js";
 import { BackendError, InvalidArgumentError, StreamError } from "../../src/core/errors.js";
 import type { StreamChunk } from "../../src/core/llm.js";
@@ -76,16 +76,19 @@ function textStreamEvents(text: string[]): string[] {
   ];
 }
 
-function stream(events: string[], opts: { cut?: number; reset?: boolean } = {}): Handler {
+/** `resetAfter`: the connection is reset once it settles (the client has read the events), so the reset is mid-body. */
+function stream(events: string[], opts: { cut?: number; resetAfter?: Promise<void> } = {}): Handler {
   return (_req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const upTo = opts.cut ?? events.length;
     for (const e of events.slice(0, upTo)) res.write(e);
-    // Let the written events reach the client before the reset, so it happens mid-body.
-    if (opts.reset) setTimeout(() => res.socket?.destroy(), 50);
+    if (opts.resetAfter) void opts.resetAfter.then(() => res.socket?.destroy());
     else res.end();
   };
 }
+
+/** Wait until `check` holds: generous, since the deadline only matters when something is broken. */
+const until = (check: () => boolean) => vi.waitUntil(check, { timeout: 10_000, interval: 5 });
 
 async function collect(iter: AsyncIterable<StreamChunk>): Promise<StreamChunk[]> {
   const out: StreamChunk[] = [];
@@ -164,18 +167,19 @@ describe("AnthropicClient.send", () => {
     expect((error as BackendError).statusCode).toBe(408);
   });
 
-  it("abort cancels the HTTP request promptly", async () => {
+  it("abort cancels the HTTP request", async () => {
     let closed = false;
-    handlers.push((req) => req.socket.on("close", () => (closed = true)));
+    let arrived!: () => void;
+    const atServer = new Promise<void>((resolve) => (arrived = resolve));
+    handlers.push((req) => (req.socket.on("close", () => (closed = true)), arrived()));
     const controller = new AbortController();
-    const t0 = Date.now();
-    const pending = client().send(history, undefined, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
+    // Nothing answers and the deadline is far away: an AbortError and a closed socket are the abort's doing.
+    const pending = client({ timeoutMs: 600_000 }).send(history, undefined, { signal: controller.signal });
+    await atServer;
+    controller.abort();
     const error = await pending.catch((e: unknown) => e);
     expect((error as Error).name).toBe("AbortError");
-    expect(Date.now() - t0).toBeLessThan(2_000);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(closed).toBe(true);
+    await until(() => closed);
   });
 
   it("validates options", () => {
@@ -241,11 +245,15 @@ describe("AnthropicClient.sendStream", () => {
   });
 
   it("a connection reset mid-stream and malformed JSON are stream faults (retried)", async () => {
-    handlers.push(stream(textStreamEvents(["x"]), { cut: 3, reset: true }), (_req, res) => {
+    let read!: () => void;
+    const firstDelta = new Promise<void>((resolve) => (read = resolve));
+    handlers.push(stream(textStreamEvents(["x"]), { cut: 3, resetAfter: firstDelta }), (_req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.end("event: message_start\ndata: {not json\n\n");
     });
-    const error = await collect(client().sendStream(history)).catch((e: unknown) => e);
+    const error = await (async () => {
+      for await (const chunk of client().sendStream(history)) if (chunk.type === "text_delta") read();
+    })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StreamError);
     expect(fake.requests).toHaveLength(2);
   });
@@ -282,7 +290,6 @@ describe("AnthropicClient.sendStream", () => {
     expect((error as Error).name).toBe("AbortError");
     expect(chunks.some((c) => c.type === "retry")).toBe(false);
     expect(fake.requests).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(closed).toBe(true);
+    await until(() => closed);
   });
 });

@@ -120,17 +120,16 @@ export function clientContract(target: ContractTarget): void {
       expect(s.requests).toHaveLength(2);
     });
 
-    it("abort mid-stream rejects promptly with AbortError", async () => {
+    // The stall lasts until the client's own deadline (minutes): an AbortError, not a timeout, is the abort's doing.
+    it("abort mid-stream rejects with AbortError", async () => {
       const s = await serve((_req, res) => target.stallMidStream(res));
       const controller = new AbortController();
       const iterator = target.makeClient(s.url, {}).sendStream(MESSAGES, TOOLS, { signal: controller.signal })[Symbol.asyncIterator]();
       const first = await iterator.next();
       expect(first.value).toMatchObject({ type: "text_delta" });
-      const started = Date.now();
       const pending = iterator.next();
       controller.abort();
       await expect(pending).rejects.toMatchObject({ name: "AbortError" });
-      expect(Date.now() - started).toBeLessThan(1000);
     });
 
     it("abort while waiting for headers rejects send with AbortError", async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LlamafileClient, type LlamafileClientOptions } from "../../src/clients/llamafile.js";
 import type { WireMessage } from "../../src/core/wire-messages.js";
 import { buildToolPrompt } from "../../src/parsing/index.js";
@@ -258,8 +258,7 @@ describe("LlamafileClient stream faults", () => {
       expect(chunk).toMatchObject({ type: "text_delta" });
       break;
     }
-    for (let i = 0; i < 50 && !closed; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(closed).toBe(true);
+    await vi.waitUntil(() => closed, { timeout: 10_000, interval: 5 });
     expect(s.requests).toHaveLength(1);
   });
 });

@@ -109,13 +109,12 @@ describe("SimulatedClient — abort", () => {
     await expect(collect(client.sendStream(wire, specs, { signal: ac.signal }))).rejects.toMatchObject({ name: "AbortError" });
   });
 
-  it("aborts a slow request promptly", async () => {
-    const client = new SimulatedClient({ oracle: demo.oracle, workflow: demo.workflow, latencyMs: 30_000 });
+  it("aborts a slow request", async () => {
+    // Latency far beyond the test's timeout: a rejection at all means the abort cut the wait short.
+    const client = new SimulatedClient({ oracle: demo.oracle, workflow: demo.workflow, latencyMs: 600_000 });
     const ac = new AbortController();
-    const started = Date.now();
     setTimeout(() => ac.abort(new Error("user cancelled")), 20);
     await expect(client.send(wire, specs, { signal: ac.signal })).rejects.toThrow("user cancelled");
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it("stops a stream mid-way", async () => {

@@ -4,7 +4,7 @@
  * description at its next inference), removed ones failing as tool errors, new ones reported.
  */
 import type { RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { ContextManager } from "../../src/context/context-manager.js";
 import { defineTool, McpServerError, McpToolError, toolCallsResponse, Workflow } from "../../src/index.js";
@@ -54,9 +54,12 @@ describe("mcpTools over Streamable HTTP", () => {
 
   it("an aborted call sends MCP's cancellation: the server's handler sees its signal abort", async () => {
     let serverSaw: string | undefined;
+    let running!: () => void;
+    const handlerRunning = new Promise<void>((resolve) => (running = resolve));
     server = await startHttpMcpServer((s) => {
       s.registerTool("slow", { description: "Takes forever", inputSchema: {} }, (_args, extra) =>
         new Promise((resolve) => {
+          running();
           extra.signal.addEventListener("abort", () => {
             serverSaw = String(extra.signal.reason);
             resolve({ content: [{ type: "text", text: "cut short" }] });
@@ -67,10 +70,10 @@ describe("mcpTools over Streamable HTTP", () => {
     set = await mcpTools({ url: server.url });
     const controller = new AbortController();
     const call = Promise.resolve(set.tools.slow!.execute({}, callContext("r", controller.signal)));
-    setTimeout(() => controller.abort(new Error("deadline")), 100);
+    await handlerRunning; // the call reached the server: there is something to cancel
+    controller.abort(new Error("deadline"));
     await expect(call).rejects.toThrow("deadline");
-    for (let i = 0; serverSaw === undefined && i < 100; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(serverSaw).toMatch(/deadline/);
+    expect(await vi.waitUntil(() => serverSaw, { timeout: 10_000, interval: 5 })).toMatch(/deadline/);
   });
 
   it("tools/list_changed: updates in place, withdraws removed tools, reports new ones", async () => {

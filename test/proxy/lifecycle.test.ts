@@ -4,7 +4,7 @@
  * respond tool.
  */
 import type { ServerResponse } from "node:http";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { OllamaClient } from "../../src/clients/ollama.js";
 import { createProxy } from "../../src/proxy/create-proxy.js";
 import { sendJson, useFakeServers } from "../clients/support/fake-server.js";
@@ -18,41 +18,57 @@ const oaTools = [{ type: "function", function: { name: "get_weather", parameters
 const post = (url: string, body: Record<string, unknown>, signal?: AbortSignal) =>
   fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
 
+/** Poll `check` until it holds: generous, since the deadline only matters when something is broken. */
+const until = <T>(check: () => T) => vi.waitUntil(check, { timeout: 10_000, interval: 2 });
+
 /** A backend that holds every chat request open and reports when the proxy drops it. */
 async function holdingBackend() {
-  const arrived: number[] = [];
-  const dropped: number[] = [];
+  let arrived = 0;
+  let dropped = 0;
   let release: ((res: ServerResponse) => void) | undefined;
   const backend = await serve((req, res) => {
     if (WINDOW_PATHS.has(req.path)) return sendJson(res, 200, windowAnswer(req.path, 32_768));
-    arrived.push(performance.now());
-    res.on("close", () => dropped.push(performance.now()));
+    arrived++;
+    res.on("close", () => dropped++);
     release?.(res);
   });
-  const waitForArrival = async (count: number) => {
-    while (arrived.length < count) await new Promise((r) => setTimeout(r, 2));
+  return {
+    backend,
+    waitForArrival: (count: number) => until(() => arrived >= count),
+    waitForDrop: (count: number) => until(() => dropped >= count),
+    onRequest: (fn: (res: ServerResponse) => void) => (release = fn),
   };
-  const waitForDrop = async (count: number) => {
-    while (dropped.length < count) await new Promise((r) => setTimeout(r, 1));
-  };
-  return { backend, arrived, dropped, waitForArrival, waitForDrop, onRequest: (fn: (res: ServerResponse) => void) => (release = fn) };
 }
 
 describe("keep-alives while a guarded answer is validated", () => {
   it("OpenAI streams get `: ping` comments, Anthropic streams `event: ping`, before the answer", async () => {
-    const backend = await serve((_req, res) => {
-      setTimeout(() => sendJson(res, 200, ollamaChat({ content: hermes("get_weather", { city: "Oslo" }) }, "qwen3:8b")), 200);
+    // The backend answers once the caller has read three pings: the order is caused, not timed.
+    const answers: (() => void)[] = [];
+    const backend = await serve((req, res) => {
+      if (WINDOW_PATHS.has(req.path)) return sendJson(res, 200, windowAnswer(req.path, 32_768));
+      answers.push(() => sendJson(res, 200, ollamaChat({ content: hermes("get_weather", { city: "Oslo" }) }, "qwen3:8b")));
     });
     const proxy = createProxy({ client: new OllamaClient({ model: "qwen3:8b", baseUrl: backend.url, think: false }), keepAliveMs: 30 });
     const { url } = await proxy.listen({ port: 0 });
+    /** The whole stream, the backend's answer released after `pings` keep-alives reached the caller. */
+    const streamAfterPings = async (path: string, body: Record<string, unknown>, ping: RegExp) => {
+      const reader = (await post(`${url}${path}`, body)).body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      while ((text.match(ping) ?? []).length < 3) text += (await reader.read()).value ?? "";
+      (await until(() => answers.shift()))();
+      for (let r = await reader.read(); !r.done; r = await reader.read()) text += r.value;
+      return text;
+    };
     try {
-      const openai = await (await post(`${url}/v1/chat/completions`, { model: "qwen3:8b", messages: ask, tools: oaTools, stream: true })).text();
+      const openai = await streamAfterPings("/v1/chat/completions", { model: "qwen3:8b", messages: ask, tools: oaTools, stream: true }, /^: ping$/gm);
       const pings = openai.split("\n").filter((l) => l === ": ping").length;
       expect(pings).toBeGreaterThanOrEqual(3);
       expect(openai.indexOf(": ping")).toBeLessThan(openai.indexOf('"tool_calls"'));
-      const anthropic = await (
-        await post(`${url}/v1/messages`, { model: "qwen3:8b", max_tokens: 64, messages: ask, tools: [{ name: "get_weather", input_schema: WEATHER_SCHEMA }], stream: true })
-      ).text();
+      const anthropic = await streamAfterPings(
+        "/v1/messages",
+        { model: "qwen3:8b", max_tokens: 64, messages: ask, tools: [{ name: "get_weather", input_schema: WEATHER_SCHEMA }], stream: true },
+        /event: ping\ndata: \{"type":"ping"\}/g,
+      );
       expect(anthropic.match(/event: ping\ndata: \{"type":"ping"\}/g)!.length).toBeGreaterThanOrEqual(3);
       expect(anthropic.indexOf("event: ping")).toBeLessThan(anthropic.indexOf('"tool_use"'));
     } finally {
@@ -62,25 +78,22 @@ describe("keep-alives while a guarded answer is validated", () => {
 });
 
 describe("caller disconnect", () => {
-  it.each([false, true])("aborts the backend request within 100 ms (stream %s)", async (stream) => {
+  // The client's own deadline is 300 s and nothing answers: a drop within the wait's deadline
+  // can only be the caller's leaving, passed on — however slow the machine.
+  it.each([false, true])("aborts the backend request when the caller leaves (stream %s)", async (stream) => {
     const hold = await holdingBackend();
     const proxy = createProxy({ client: new OllamaClient({ model: "qwen3:8b", baseUrl: hold.backend.url, think: false }), keepAliveMs: 20 });
     const { url } = await proxy.listen({ port: 0 });
     try {
-      const latencies: number[] = [];
       for (let i = 0; i < 5; i++) {
         const caller = new AbortController();
         const pending = post(`${url}/v1/chat/completions`, { model: "qwen3:8b", messages: ask, tools: oaTools, stream }, caller.signal).then(async (res) => res.text());
         await hold.waitForArrival(i + 1);
-        const left = performance.now();
         caller.abort();
         await expect(pending).rejects.toThrow();
         await hold.waitForDrop(i + 1);
-        latencies.push(hold.dropped[i]! - left);
       }
-      latencies.sort((a, b) => a - b);
-      expect(latencies[2]).toBeLessThan(100); // median of 5
-      await expect.poll(() => proxy.stats()).toMatchObject({ inFlight: 0, cancelled: 5 });
+      await expect.poll(() => proxy.stats(), { timeout: 10_000 }).toMatchObject({ inFlight: 0, cancelled: 5 });
     } finally {
       await proxy.close();
     }

@@ -8,7 +8,7 @@
 import { propagation, SpanKind, trace } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { GenAI } from "../../src/telemetry/tracer.js";
 import { hermes, proxyRig, WEATHER_SCHEMA } from "./support/harness.js";
 
@@ -41,7 +41,7 @@ async function chat(url: string, headers: Record<string, string>, body: Record<s
 
 /** The server span ends when the response is out; wait for it rather than for a fixed time. */
 async function spansOnceEnded(count: number): Promise<ReadableSpan[]> {
-  for (let i = 0; i < 200 && exporter.getFinishedSpans().length < count; i++) await new Promise((r) => setTimeout(r, 10));
+  await vi.waitUntil(() => exporter.getFinishedSpans().length >= count, { timeout: 10_000, interval: 5 });
   return exporter.getFinishedSpans();
 }
 

@@ -184,8 +184,13 @@ describe("visualizer server", () => {
     const store = new MemoryRunStore();
     await demoRun("old-1", { store });
     const { url } = await serve({ store, workflows: [demo.workflow] });
-    const listed = readSse(`${url}/api/feed`, {}, (m) => m.some((x) => x.event === "runs" && x.data.includes("new-1")));
-    await new Promise((r) => setTimeout(r, 50));
+    let connected!: () => void;
+    const firstList = new Promise<void>((resolve) => (connected = resolve));
+    const listed = readSse(`${url}/api/feed`, {}, (m) => {
+      if (m.some((x) => x.event === "runs")) connected();
+      return m.some((x) => x.event === "runs" && x.data.includes("new-1"));
+    });
+    await firstList; // the list on connect came before the new run
     await demoRun("new-1", { inspect: visualizerInspector(url) });
     const lists = (await listed).filter((m) => m.event === "runs").map((m) => (JSON.parse(m.data) as RunSummary[]).map((r) => r.runId));
     expect(lists[0]).toEqual(["old-1"]);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { OllamaClient } from "../../../src/clients/ollama.js";
 import { createProxy } from "../../../src/proxy/create-proxy.js";
-import { ask, chat, contentOf, fakeBackend, fleetConfig, fleetProxy, sleep } from "./support/fleet-rig.js";
+import { ask, chat, contentOf, fakeBackend, fleetConfig, fleetProxy, until } from "./support/fleet-rig.js";
 
 interface Health {
   status: string;
@@ -19,6 +19,9 @@ const health = async (url: string) => {
   const res = await fetch(`${url}/health`);
   return { status: res.status, body: (await res.json()) as Health };
 };
+
+/** /health once it says `status`: a cached answer stands until it is `intervalMs` old, then the next call probes. */
+const healthOnce = (url: string, status: string) => until(async () => ((h) => (h.body.status === status ? h : undefined))(await health(url)));
 
 describe("the single-backend proxy", () => {
   it("answers 503 while its backend is down and 200 once it is back", async () => {
@@ -45,21 +48,17 @@ describe("the single-backend proxy", () => {
 describe("a fleet", () => {
   it("names the backend that is down (503 degraded), says down when all are, and recovers", async () => {
     const [a, b] = [await fakeBackend("a"), await fakeBackend("b")];
-    const { url } = await fleetProxy(fleetConfig([a, b], { maxConcurrent: 3, health: { intervalMs: 40, timeoutMs: 500 } }));
+    const { url } = await fleetProxy(fleetConfig([a, b], { maxConcurrent: 3, health: { intervalMs: 40, timeoutMs: 5_000 } }));
     expect(await health(url)).toMatchObject({ status: 200, body: { status: "ok", backends: [{ name: "a", up: true, model: "a-model", maxConcurrent: 3 }, { name: "b", up: true }] } });
     await b.kill();
-    await sleep(45);
-    const degraded = await health(url);
+    const degraded = await healthOnce(url, "degraded");
     expect(degraded.status).toBe(503);
-    expect(degraded.body.status).toBe("degraded");
     expect(degraded.body.backends.map((x) => [x.name, x.up])).toEqual([["a", true], ["b", false]]);
     expect(degraded.body.backends[1]!.lastError).toMatch(/ECONNREFUSED|No usable HTTP answer/);
     await a.kill();
-    await sleep(45);
-    expect(await health(url)).toMatchObject({ status: 503, body: { status: "down" } });
+    expect((await healthOnce(url, "down")).status).toBe(503);
     await Promise.all([a.revive(), b.revive()]);
-    await sleep(45);
-    expect(await health(url)).toMatchObject({ status: 200, body: { status: "ok" } });
+    expect((await healthOnce(url, "ok")).status).toBe(200);
   });
 
   it("probes each backend at most once per interval, however often /health is asked", async () => {
@@ -76,7 +75,7 @@ describe("a fleet", () => {
     a.gate = new Promise((r) => (release = r));
     const { url } = await fleetProxy(fleetConfig([a], { maxConcurrent: 2 }));
     const pending = [chat(url, { messages: ask("1") }), chat(url, { messages: ask("2") })];
-    while (a.active < 2) await sleep(2);
+    await until(() => a.active === 2);
     expect((await health(url)).body.backends[0]).toMatchObject({ inFlight: 2, maxConcurrent: 2 });
     release();
     await Promise.all(pending);
@@ -84,16 +83,15 @@ describe("a fleet", () => {
 
   it("a backend marked down by a failed request is probed again once its state is stale, then used again", async () => {
     const [a, b] = [await fakeBackend("a"), await fakeBackend("b")];
-    const { url } = await fleetProxy(fleetConfig([a, b], { health: { intervalMs: 60, timeoutMs: 500 } }));
+    const { url } = await fleetProxy(fleetConfig([a, b], { health: { intervalMs: 60, timeoutMs: 5_000 } }));
     await b.kill();
     for (let i = 0; i < 4; i++) expect(await contentOf(await chat(url, { messages: ask(`${i}`) }))).toBe("hello from a");
     await b.revive();
     // No /health call: skipping b after the interval starts a probe, which finds it back.
-    const deadline = performance.now() + 3_000;
-    while (b.chats.length === 0 && performance.now() < deadline) {
+    await until(async () => {
       await chat(url, { messages: ask("again") });
-      await sleep(10);
-    }
+      return b.chats.length > 0;
+    });
     expect(b.chats.length).toBeGreaterThan(0);
     expect(b.probes).toBeGreaterThanOrEqual(1);
   });

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { afterEach } from "vitest";
+import { afterEach, vi } from "vitest";
 import { createProxy, type ProxyOptions, type ProxyServer } from "../../../../src/proxy/create-proxy.js";
 import type { ProxyConfig } from "../../../../src/proxy/fleet/proxy-config.js";
 import { sendJson, type RecordedRequest } from "../../../clients/support/fake-server.js";
@@ -45,11 +45,23 @@ afterEach(async () => {
 /** The user message's text: tests tag each request with a marker the backend can read back. */
 export const marker = (req: RecordedRequest): string => String(req.body?.messages?.at?.(-1)?.content ?? "");
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Answer as the model would: `text` whole, or streamed in pieces `pieceMs` apart. */
-export async function reply(req: RecordedRequest, res: ServerResponse, backend: FakeBackend, content: ModelReply, o: { delayMs?: number; pieceMs?: number } = {}): Promise<void> {
-  await backend.gate;
+/**
+ * Answer as the model would: `text` whole, or streamed in pieces `pieceMs` apart. The answer
+ * waits for `gate` (default the backend's, see `hold`) before it starts, or, for a stream given
+ * `gateAfterPieces`, after that many lines went out: a stream held mid-answer.
+ */
+export async function reply(
+  req: RecordedRequest,
+  res: ServerResponse,
+  backend: FakeBackend,
+  content: ModelReply,
+  o: { delayMs?: number; pieceMs?: number; gate?: Promise<void>; gateAfterPieces?: number } = {},
+): Promise<void> {
+  const gate = o.gate ?? backend.gate;
+  const midStream = req.body.stream === true && o.gateAfterPieces !== undefined;
+  if (!midStream) await gate;
   if (o.delayMs) await sleep(o.delayMs);
   if (res.destroyed) return;
   const model = String(req.body.model);
@@ -62,6 +74,7 @@ export async function reply(req: RecordedRequest, res: ServerResponse, backend: 
     if (text) backend.streamed.add(marker(req));
     if (i === lines.length - 1) return void res.end(`${JSON.stringify(line)}\n`);
     res.write(`${JSON.stringify(line)}\n`);
+    if (midStream && i + 1 === o.gateAfterPieces) await gate;
     if (o.pieceMs) await sleep(o.pieceMs);
   }
 }
@@ -176,13 +189,12 @@ export const chat = (url: string, body: Record<string, unknown>) =>
 
 export const ask = (text: string) => [{ role: "user", content: text }];
 
-/** Wait until `predicate` holds (checked every 2 ms), or fail after `ms`. */
-export async function until(predicate: () => boolean, ms = 3_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!predicate()) {
-    if (performance.now() > deadline) throw new Error("condition not met in time");
-    await sleep(2);
-  }
+/**
+ * Wait until `predicate` holds (checked every 2 ms) and return what it returned, or fail after
+ * `ms`: generous, since the deadline only matters when something is broken.
+ */
+export async function until<T>(predicate: () => T | Promise<T>, ms = 15_000): Promise<NonNullable<T>> {
+  return vi.waitUntil(predicate, { timeout: ms, interval: 2 }) as Promise<NonNullable<T>>;
 }
 
 export const contentOf = async (res: Response) => ((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
