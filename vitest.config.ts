@@ -44,6 +44,8 @@ export default defineConfig({
     maxWorkers: Number(process.env.FORGE_TEST_WORKERS ?? 3),
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // expect.poll waits on a condition; its 1 s default is a wall-clock bet a loaded machine loses.
+    expect: { poll: { timeout: 15_000 } },
     reporters: ["default"],
     projects: [
       { extends: true, test: { name: "contract", include: ["test/**/*.test.ts"], exclude: [...IGNORED, ...FAULTS, ...AGENTS], globalSetup: [PAGE_SETUP] } },
