@@ -10,6 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
+import { cliArgs } from "../support/cli.js";
 
 const fixtures = "test/mcp-server/fixtures";
 const quote = { task: "Prepare a quote for 250 units of part PN-4471 from Acme Fasteners.", promptVars: { company: "Northwind Industrial Supply" } };
@@ -24,7 +25,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "forge-mcp-stdio-"));
   transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", "src/cli/main.ts", "mcp", "--backend", "sim", "--store", dir, ...["quote", "approval", "slow"].flatMap((m) => ["--workflow", `${fixtures}/${m}-workflow.ts`]), "--workflow", "test/fixtures/queue-workflow.ts"],
+    args: cliArgs("src/cli/main.ts", "mcp", "--backend", "sim", "--store", dir, ...["quote", "approval", "slow"].flatMap((m) => ["--workflow", `${fixtures}/${m}-workflow.ts`]), "--workflow", "test/fixtures/queue-workflow.ts"),
     env,
     stderr: "pipe",
   });
