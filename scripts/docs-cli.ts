@@ -16,8 +16,16 @@ export const CLI_REFERENCE = path.join(ROOT, "docs", "cli.md");
 /** FORGE_* variables would change defaults a help might print; colour would add escapes. */
 const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_"))), NO_COLOR: "1" };
 
-async function help(script: string, args: readonly string[]): Promise<string> {
-  const { stdout } = await exec(process.execPath, ["--import", "tsx", script, ...args, "--help"], { cwd: ROOT, env });
+/** The scripts whose --help the reference prints. */
+export type HelpScript = "src/cli/main.ts" | "eval/bench/run.ts";
+
+/** The argv after `node` that runs `script` with `args`: the sources under tsx unless told otherwise. */
+export type ScriptArgv = (script: HelpScript, args: readonly string[]) => string[];
+
+const viaTsx: ScriptArgv = (script, args) => ["--import", "tsx", script, ...args];
+
+async function help(argv: ScriptArgv, script: HelpScript, args: readonly string[]): Promise<string> {
+  const { stdout } = await exec(process.execPath, argv(script, [...args, "--help"]), { cwd: ROOT, env });
   return stdout.replace(/\s+$/, "");
 }
 
@@ -27,12 +35,15 @@ export function commandsOf(topHelp: string): string[] {
   return [...section.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]!);
 }
 
-/** docs/cli.md as the current commands print it. */
-export async function renderCliReference(): Promise<string> {
-  const top = await help("src/cli/main.ts", []);
+/**
+ * docs/cli.md as the current commands print it. `argv` says how to start a script: the test
+ * passes the prebuilt JavaScript (test/support/cli.ts) to spare tsx's start-up per command.
+ */
+export async function renderCliReference(argv: ScriptArgv = viaTsx): Promise<string> {
+  const top = await help(argv, "src/cli/main.ts", []);
   const commands = commandsOf(top);
-  const sections = await Promise.all(commands.map(async (c) => [c, await help("src/cli/main.ts", [c])] as const));
-  const bench = await help("eval/bench/run.ts", []);
+  const sections = await Promise.all(commands.map(async (c) => [c, await help(argv, "src/cli/main.ts", [c])] as const));
+  const bench = await help(argv, "eval/bench/run.ts", []);
   const fence = (text: string): string => ["```text", text, "```"].join("\n");
   return [
     "# CLI reference",

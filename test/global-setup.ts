@@ -1,10 +1,21 @@
 /**
- * Builds the visualizer page (visualizer/page/src/*.ts → visualizer/page/js/) once before the
- * tests, so the server and the Chromium tests load the page as `npm run build` ships it, and
- * nobody has to remember a build step (a transpile: about a third of a second).
+ * Before the tests (and again before each rerun in watch mode, so a spawned CLI never runs an
+ * older source than the tests import): builds the visualizer page (visualizer/page/src/*.ts →
+ * visualizer/page/js/), so the server and the Chromium tests load the page as `npm run build`
+ * ships it, and nobody has to remember a build step (a transpile: about a third of a second);
+ * then transpiles the sources spawned CLIs run to test-output/cli-js/ (support/cli-build.ts,
+ * about a second), page included.
  */
+import type { TestProject } from "vitest/node";
 import { buildPage } from "../visualizer/page/build.js";
+import { buildCliSources } from "./support/cli-build.js";
 
-export default function setup(): void {
+async function build(): Promise<void> {
   buildPage();
+  await buildCliSources();
+}
+
+export default async function setup(project: TestProject): Promise<void> {
+  await build();
+  project.onTestsRerun(build);
 }

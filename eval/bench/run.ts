@@ -25,7 +25,8 @@ if (badFlags.length > 0) {
   process.exit(2);
 }
 const wanted = args.filter((a) => !a.startsWith("-"));
-const files = (await readdir(dir)).filter((f) => f.endsWith(".bench.ts")).sort();
+// .bench.js too: the tests spawn this runner transpiled (test/support/cli.ts), suites beside it.
+const files = (await readdir(dir)).filter((f) => /\.bench\.[jt]s$/.test(f)).sort();
 const suites: BenchSuite[] = [];
 for (const file of files) suites.push(((await import(pathToFileURL(path.join(dir, file)).href)) as { suite: BenchSuite }).suite);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

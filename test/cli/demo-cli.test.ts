@@ -4,15 +4,21 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { cliArgs } from "../support/cli.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
-const demo = (args: string[]) =>
-  run(process.execPath, ["--import", "tsx", "src/cli/demo.ts", ...args], { env: { ...env, NO_COLOR: "1" } });
+/**
+ * The demo as a child process: built (support/cli.ts), or with `viaTsx` as `npm start` runs it
+ * (`tsx src/cli/demo.ts`, on the sources). The first test below is the suite's only spawn through
+ * tsx, so that path stays covered without paying its start-up on every other spawn.
+ */
+const demo = (args: string[], viaTsx = false) =>
+  run(process.execPath, viaTsx ? ["--import", "tsx", "src/cli/demo.ts", ...args] : cliArgs("src/cli/demo.ts", ...args), { env: { ...env, NO_COLOR: "1" } });
 
 describe("npm start (src/cli/demo.ts)", () => {
   it("runs the supplier quote on the simulated model, printing transitions, rescue, nudge and result", async () => {
-    const { stdout } = await demo([]);
+    const { stdout } = await demo([], true);
     expect(stdout).toContain("→ compacting");
     expect(stdout).toContain("→ executingTools.running");
     // Eventless steps print too: the first turn walks the whole chain.
@@ -84,7 +90,7 @@ describe("npm start (src/cli/demo.ts)", () => {
 });
 
 describe("forge-ts command (src/cli/main.ts)", () => {
-  const cli = (args: string[]) => run(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env: { ...env, NO_COLOR: "1" } });
+  const cli = (args: string[]) => run(process.execPath, cliArgs("src/cli/main.ts", ...args), { env: { ...env, NO_COLOR: "1" } });
   it("prints its version and runs the demo subcommand", async () => {
     expect((await cli(["--version"])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     expect((await cli(["demo", "--quiet"])).stdout).toMatch(/"unit_price": ?0\.34/);

@@ -14,6 +14,7 @@ import { workerMain } from "../../src/cli/worker.js";
 import { batchMain } from "../../eval/cli/batch.js";
 import { reportMain } from "../../eval/cli/report.js";
 import { evalMain } from "../../eval/cli/run.js";
+import { cliArgs } from "../support/cli.js";
 
 const exec = promisify(execFile);
 const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_"))), NO_COLOR: "1" };
@@ -67,12 +68,12 @@ function documentedFlags(help: string, command: string): string[] {
 
 describe("--help of every command", () => {
   it.each(["", ...Object.keys(COMMANDS)])("forge-ts %s --help exits 0 with a usage line", async (command) => {
-    const { stdout } = await exec(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...(command ? [command] : []), "--help"], { env });
+    const { stdout } = await exec(process.execPath, cliArgs("src/cli/main.ts", ...(command ? [command] : []), "--help"), { env });
     expect(stdout).toMatch(/^usage: /im);
   }, 60_000);
 
   it("npm run bench -- --help exits 0 with a usage line", async () => {
-    const { stdout } = await exec(process.execPath, ["--import", "tsx", "eval/bench/run.ts", "--help"], { env });
+    const { stdout } = await exec(process.execPath, cliArgs("eval/bench/run.ts", "--help"), { env });
     expect(stdout).toMatch(/^usage: npm run bench/im);
   }, 60_000);
 

@@ -11,9 +11,9 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sendJson, useFakeServers } from "../clients/support/fake-server.js";
 import { ollamaChat } from "../clients/support/wire.js";
+import { builtModule, cliArgs } from "../support/cli.js";
 
 const exec = promisify(execFile);
-const CLI = ["--import", "tsx", "src/cli/main.ts"];
 const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_"))), NO_COLOR: "1" };
 const serve = useFakeServers();
 const children: ReturnType<typeof spawn>[] = [];
@@ -23,7 +23,7 @@ afterEach(() => {
 
 /** Start `forge-ts <args>`; `interruptWhen` decides from its stdout when to send SIGINT. */
 async function interrupted(args: string[], interruptWhen: (stdout: string) => boolean | Promise<boolean>) {
-  const child = spawn(process.execPath, [...CLI, ...args], { env });
+  const child = spawn(process.execPath, cliArgs("src/cli/main.ts", ...args), { env });
   children.push(child);
   let stdout = "";
   let stderr = "";
@@ -44,7 +44,7 @@ async function continueWith(stderr: string) {
   const line = stderr.split("\n").find((l) => l.trim().startsWith("forge-ts runs "));
   expect(line).toBeDefined();
   const words = line!.trim().split(/\s+/).slice(1); // shellWord left these paths unquoted
-  return { words, ...(await exec(process.execPath, [...CLI, ...words], { env })) };
+  return { words, ...(await exec(process.execPath, cliArgs("src/cli/main.ts", ...words), { env })) };
 }
 
 describe("Ctrl-C in a run", () => {
@@ -57,7 +57,7 @@ describe("Ctrl-C in a run", () => {
     expect(stderr).toMatch(/run demo-\S+ interrupted and checkpointed; continue it with:/);
     const next = await continueWith(stderr);
     expect(next.words.slice(0, 2)).toEqual(["runs", "retry"]);
-    expect(next.words).toEqual(expect.arrayContaining(["--store", store, "--backend", "sim", "--workflow", "src/cli/demo-module.ts"]));
+    expect(next.words).toEqual(expect.arrayContaining(["--store", store, "--backend", "sim", "--workflow", builtModule("src/cli/demo-module.ts")]));
     // The demo's quote needs an approval: continued outside the demo, the run now waits for it.
     expect(next.stdout).toMatch(/is waiting for a person \(1 pending\)/);
   }, 120_000);
@@ -87,7 +87,7 @@ describe("Ctrl-C in a run", () => {
     expect(stderr).toContain(`run ${runId} interrupted and checkpointed; continue it with:`);
     hold = false;
     const next = await continueWith(stderr);
-    expect(next.words).toEqual(["runs", "retry", runId, "--workflow", "test/cli/fixtures/note-workflow.ts", "--backend", "ollama", "--model", "m", "--base-url", model.url, "--store", store]);
+    expect(next.words).toEqual(["runs", "retry", runId, "--workflow", builtModule("test/cli/fixtures/note-workflow.ts"), "--backend", "ollama", "--model", "m", "--base-url", model.url, "--store", store]);
     expect(JSON.parse(next.stdout)).toEqual({ summary: "done" });
   }, 120_000);
 });

@@ -9,10 +9,11 @@ import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { sendJson, useFakeServers } from "../clients/support/fake-server.js";
 import { ollamaChat } from "../clients/support/wire.js";
+import { cliArgs } from "../support/cli.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
-const cli = ["--import", "tsx", "src/cli/main.ts", "proxy"];
+const cli = (...args: string[]) => cliArgs("src/cli/main.ts", "proxy", ...args);
 const serve = useFakeServers();
 const children: ReturnType<typeof spawn>[] = [];
 afterEach(() => {
@@ -26,7 +27,7 @@ describe("forge-ts proxy (CLI)", () => {
       if (req.path === "/api/tags") return sendJson(res, 200, { models: [{ name: "qwen3:8b", modified_at: "2026-01-01T00:00:00Z" }] });
       sendJson(res, 200, ollamaChat({ content: '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>' }, "qwen3:8b"));
     });
-    const child = spawn(process.execPath, [...cli, "--backend", "ollama", "--model", "qwen3:8b", "--base-url", backend.url, "--port", "0", "--context-length", "6000"], {
+    const child = spawn(process.execPath, cli("--backend", "ollama", "--model", "qwen3:8b", "--base-url", backend.url, "--port", "0", "--context-length", "6000"), {
       env: { ...env, NO_COLOR: "1" },
     });
     children.push(child);
@@ -72,13 +73,13 @@ describe("forge-ts proxy (CLI)", () => {
     [["--backend", "ollama", "--model", "m", "--context-length", "lots"], "--context-length"],
     [["--backend", "openai", "--model", "m", "--forward-auth", "--api-key", "k"], "cannot be combined with --api-key"],
   ])("exits 2 on bad flags %j", async (args, message) => {
-    const error = (await run(process.execPath, [...cli, ...args], { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
+    const error = (await run(process.execPath, cli(...args), { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
     expect(error.code).toBe(2);
     expect(error.stderr).toContain(message);
   }, 60_000);
 
   it("prints its help with the real command name", async () => {
-    const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
+    const { stdout } = await run(process.execPath, cli("--help"), { env });
     expect(stdout).toContain("Usage: forge-ts proxy --backend");
     for (const text of ["GET /metrics", "--trace-content", "--context-length <tokens>", "FORGE_CONTEXT_LENGTH"]) expect(stdout).toContain(text);
   }, 60_000);

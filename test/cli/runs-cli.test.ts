@@ -10,10 +10,11 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ollamaChat } from "../clients/support/wire.js";
 import { sendJson, startFakeServer, type FakeServer } from "../clients/support/fake-server.js";
+import { cliArgs } from "../support/cli.js";
 
 const exec = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
-const cli = (args: string[]) => exec(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env: { ...env, NO_COLOR: "1" } });
+const cli = (args: string[]) => exec(process.execPath, cliArgs("src/cli/main.ts", ...args), { env: { ...env, NO_COLOR: "1" } });
 const failure = (args: string[]) => cli(args).then(
   () => {
     throw new Error(`forge-ts ${args.join(" ")} succeeded`);

@@ -8,7 +8,8 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeServer } from "../clients/support/fake-server.js";
-import { CLI_ARGS, cliSession, MODULE, startRefundModel, type Msg } from "./support/refund-cli.js";
+import { cliArgs } from "../support/cli.js";
+import { cliSession, MODULE, startRefundModel, type Msg } from "./support/refund-cli.js";
 
 let ollama: FakeServer;
 beforeAll(async () => {
@@ -19,7 +20,7 @@ afterAll(() => ollama.close());
 /** `forge-ts run` in its own process, killed with SIGKILL once it reports the wait (if it has not exited by then). */
 function runUntilWaiting(args: string[], childEnv: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI_ARGS, "run", ...args], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, cliArgs("src/cli/main.ts", "run", ...args), { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (c: Buffer) => {

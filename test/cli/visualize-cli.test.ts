@@ -11,10 +11,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunSummary } from "../../visualizer/protocol.js";
+import { cliArgs } from "../support/cli.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
-const cli = ["--import", "tsx", "src/cli/main.ts", "visualize"];
+const cli = (...args: string[]) => cliArgs("src/cli/main.ts", "visualize", ...args);
 const children: ReturnType<typeof spawn>[] = [];
 const dirs: string[] = [];
 afterEach(() => {
@@ -28,7 +29,7 @@ const tempDir = () => {
 };
 
 function start(args: string[]) {
-  const child = spawn(process.execPath, [...cli, ...args], { env: { ...env, NO_COLOR: "1" } });
+  const child = spawn(process.execPath, cli(...args), { env: { ...env, NO_COLOR: "1" } });
   children.push(child);
   let stdout = "";
   let stderr = "";
@@ -56,7 +57,7 @@ describe("forge-ts visualize (CLI)", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("forge-ts visualizer");
 
-    const demo = await run(process.execPath, ["--import", "tsx", "src/cli/demo.ts", "--visualize", "--visualizer-url", url, "--latency", "0", "--store", store], {
+    const demo = await run(process.execPath, cliArgs("src/cli/demo.ts", "--visualize", "--visualizer-url", url, "--latency", "0", "--store", store), {
       env: { ...env, NO_COLOR: "1" },
     });
     expect(demo.stdout).toContain(`watch  ${url}`);
@@ -78,7 +79,7 @@ describe("forge-ts visualize (CLI)", () => {
     [["--max-events", "5"], "--max-events"],
     [["--workflow", "no/such/module.ts"], "cannot import no/such/module.ts"],
   ])("exits 2 on bad flags %j", async (args, message) => {
-    const failed = await run(process.execPath, [...cli, ...args], { env }).then(
+    const failed = await run(process.execPath, cli(...args), { env }).then(
       () => expect.fail("should have exited 2"),
       (e: { code: number; stderr: string }) => e,
     );
@@ -91,7 +92,7 @@ describe("forge-ts visualize (CLI)", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const port = (blocker.address() as net.AddressInfo).port;
     try {
-      const failed = await run(process.execPath, [...cli, "--port", String(port), "--no-store"], { env }).then(
+      const failed = await run(process.execPath, cli("--port", String(port), "--no-store"), { env }).then(
         () => expect.fail("should have exited 1"),
         (e: { code: number; stderr: string }) => e,
       );
@@ -103,7 +104,7 @@ describe("forge-ts visualize (CLI)", () => {
   });
 
   it("prints its help", async () => {
-    const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
+    const { stdout } = await run(process.execPath, cli("--help"), { env });
     for (const flag of ["--port", "--host", "--store", "--no-store", "--workflow", "--max-events", "--stately"]) expect(stdout).toContain(flag);
   });
 });
@@ -114,7 +115,7 @@ describe("npm start -- --visualize", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const port = (blocker.address() as net.AddressInfo).port;
     await new Promise<void>((resolve) => blocker.close(() => resolve())); // nothing listens there now
-    const failed = await run(process.execPath, ["--import", "tsx", "src/cli/demo.ts", "--visualize", "--visualizer-url", `http://127.0.0.1:${port}`], {
+    const failed = await run(process.execPath, cliArgs("src/cli/demo.ts", "--visualize", "--visualizer-url", `http://127.0.0.1:${port}`), {
       env: { ...env, NO_COLOR: "1" },
     }).then(
       () => expect.fail("should have exited 1"),
@@ -127,7 +128,7 @@ describe("npm start -- --visualize", () => {
   });
 
   it("refuses --latency for a real backend", async () => {
-    const failed = await run(process.execPath, ["--import", "tsx", "src/cli/demo.ts", "--backend", "ollama", "--model", "m", "--latency", "5"], { env }).then(
+    const failed = await run(process.execPath, cliArgs("src/cli/demo.ts", "--backend", "ollama", "--model", "m", "--latency", "5"), { env }).then(
       () => expect.fail("should have exited 2"),
       (e: { code: number; stderr: string }) => e,
     );

@@ -5,10 +5,11 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { cliArgs } from "../support/cli.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
-const cli = ["--import", "tsx", "src/cli/main.ts", "worker"];
+const cli = (...args: string[]) => cliArgs("src/cli/main.ts", "worker", ...args);
 
 describe("forge-ts worker (CLI)", () => {
   it.each([
@@ -25,7 +26,7 @@ describe("forge-ts worker (CLI)", () => {
     [["--redis", "redis://127.0.0.1:1", "--eval", "sim", "--metrics-port", "nine"], "--metrics-port"],
     [["--redis", "redis://127.0.0.1:1", "--eval", "sim", "--metrics-token", "t"], "need --metrics-port"],
   ])("exits 2 on bad flags %j", async (args, message) => {
-    const failed = await run(process.execPath, [...cli, ...args], { env }).then(
+    const failed = await run(process.execPath, cli(...args), { env }).then(
       () => expect.fail("should have exited 2"),
       (e: { code: number; stderr: string }) => e,
     );
@@ -34,7 +35,7 @@ describe("forge-ts worker (CLI)", () => {
   });
 
   it("exits 1 at once when Redis does not answer", async () => {
-    const failed = await run(process.execPath, [...cli, "--redis", "redis://127.0.0.1:1", "--eval", "sim"], { env }).then(
+    const failed = await run(process.execPath, cli("--redis", "redis://127.0.0.1:1", "--eval", "sim"), { env }).then(
       () => expect.fail("should have exited 1"),
       (e: { code: number; stderr: string }) => e,
     );
@@ -43,7 +44,7 @@ describe("forge-ts worker (CLI)", () => {
   });
 
   it("prints its help", async () => {
-    const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
+    const { stdout } = await run(process.execPath, cli("--help"), { env });
     for (const flag of ["--redis", "--store", "--workflow", "--eval", "--concurrency", "--lock-ms", "--drain-ms", "--backend", "--metrics-port", "--metrics-host", "--metrics-token"]) expect(stdout).toContain(flag);
   });
 });

@@ -17,6 +17,7 @@ import { batchMain } from "../../eval/cli/batch.js";
 import { commandLine, missingPiece, serverPlan, serverSteps } from "../../eval/managed-server.js";
 import { readRecords, type RunRecord } from "../../eval/run-record.js";
 import { freePort, isAlive, loopback } from "../server/helpers.js";
+import { cliArgs } from "../support/cli.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const FAKE = fileURLToPath(new URL("../fixtures/fake-llama-server.mjs", import.meta.url));
@@ -274,7 +275,7 @@ describe("npm run eval:batch with a managed row (child process)", () => {
   const env = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_") && !k.startsWith("FAKE_")));
   function cli(args: string[], extraEnv: Record<string, string>, onStderr?: (text: string, child: ReturnType<typeof spawn>) => void) {
     return new Promise<{ code: number | null; stderr: string }>((done, fail) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "eval/cli/batch.ts", ...args], { cwd: ROOT, env: { ...env(), ...extraEnv, NO_COLOR: "1" }, stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(process.execPath, cliArgs("eval/cli/batch.ts", ...args), { cwd: ROOT, env: { ...env(), ...extraEnv, NO_COLOR: "1" }, stdio: ["ignore", "ignore", "pipe"] });
       let stderr = "";
       child.stderr!.on("data", (d: Buffer) => {
         stderr += d.toString();

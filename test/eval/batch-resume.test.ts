@@ -8,6 +8,7 @@ import { batchMain } from "../../eval/cli/batch.js";
 import { EVAL_GENERATION } from "../../eval/generation.js";
 import { readRecords } from "../../eval/run-record.js";
 import { record } from "./fixtures.js";
+import { cliArgs } from "../support/cli.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -19,7 +20,7 @@ function runBatchCli(args: string[], killAfterLines?: { path: string; lines: num
   return new Promise((done, fail) => {
     // One process (node + the tsx loader), not the tsx CLI wrapper: killing the wrapper would
     // leave its node child running and writing.
-    const child = spawn(process.execPath, ["--import", "tsx", "eval/cli/batch.ts", ...args], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, cliArgs("eval/cli/batch.ts", ...args), { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     let timer: NodeJS.Timeout | undefined;

@@ -15,12 +15,13 @@ import { configName } from "../../eval/harness.js";
 import { EVAL_GENERATION } from "../../eval/generation.js";
 import { createProgress } from "../../eval/progress.js";
 import { parseRecords, type RunRecord } from "../../eval/run-record.js";
+import { cliArgs, type CliEntry } from "../support/cli.js";
 
 const exec = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
-async function cli(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(script: CliEntry, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ["--import", "tsx", script, ...args], { env: { ...env, NO_COLOR: "1" } });
+    const { stdout, stderr } = await exec(process.execPath, cliArgs(script, ...args), { env: { ...env, NO_COLOR: "1" } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };

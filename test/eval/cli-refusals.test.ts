@@ -12,6 +12,7 @@ import { batchMain } from "../../eval/cli/batch.js";
 import { reportMain } from "../../eval/cli/report.js";
 import { evalMain } from "../../eval/cli/run.js";
 import { assertTags, selectScenarios } from "../../eval/scenarios/index.js";
+import { cliArgs } from "../support/cli.js";
 
 const exec = promisify(execFile);
 
@@ -48,7 +49,7 @@ describe("eval flags", () => {
   });
 
   it("npm run eval:batch -- --out /nonexistent/x: one line, exit 2, no stack", async () => {
-    const error = (await exec(process.execPath, ["--import", "tsx", "eval/cli/batch.ts", "--config", "sim", "--runs", "1", "--out", "/nonexistent/x"]).catch((e: unknown) => e)) as { code: number; stderr: string };
+    const error = (await exec(process.execPath, cliArgs("eval/cli/batch.ts", "--config", "sim", "--runs", "1", "--out", "/nonexistent/x")).catch((e: unknown) => e)) as { code: number; stderr: string };
     expect(error.code).toBe(2);
     expect(error.stderr.trim().split("\n")).toEqual(["InvalidArgumentError (FORGE_INVALID_ARGUMENT): Invalid --out: cannot write /nonexistent/x: the directory /nonexistent does not exist"]);
   }, 60_000);

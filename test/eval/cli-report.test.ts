@@ -12,12 +12,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { reportMain } from "../../eval/cli/report.js";
 import type { RunRecord } from "../../eval/run-record.js";
 import { record } from "./fixtures.js";
+import { cliArgs } from "../support/cli.js";
 
 const exec = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ["--import", "tsx", "eval/cli/report.ts", ...args], { env: { ...env, NO_COLOR: "1" } });
+    const { stdout, stderr } = await exec(process.execPath, cliArgs("eval/cli/report.ts", ...args), { env: { ...env, NO_COLOR: "1" } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };

@@ -10,14 +10,15 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { mcpMain } from "../../src/cli/mcp.js";
 import { isUsageError } from "../../src/cli-kit/run-cli.js";
+import { cliArgs } from "../support/cli.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
-const cli = ["--import", "tsx", "src/cli/main.ts", "mcp"];
+const cli = (...args: string[]) => cliArgs("src/cli/main.ts", "mcp", ...args);
 const quote = ["--workflow", "test/mcp-server/fixtures/quote-workflow.ts"];
 
 async function exits2(args: string[]): Promise<string> {
-  const failed = await run(process.execPath, [...cli, ...args], { env }).then(
+  const failed = await run(process.execPath, cli(...args), { env }).then(
     () => expect.fail("should have exited 2"),
     (e: { code: number; stdout: string; stderr: string }) => e,
   );
@@ -39,7 +40,7 @@ describe("forge-ts mcp (CLI)", () => {
   });
 
   it("prints its help", async () => {
-    const { stdout } = await run(process.execPath, [...cli, "--help"], { env });
+    const { stdout } = await run(process.execPath, cli("--help"), { env });
     for (const flag of ["--workflow", "--store", "--http", "--port", "--host", "--api-key", "--backend", "--model", "--backend-api-key", "--max-iterations"]) expect(stdout).toContain(flag);
   });
 

@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
+import { cliArgs } from "../support/cli.js";
 
 const fixtures = "test/mcp-server/fixtures";
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
@@ -34,7 +35,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "forge-mcp-http-"));
   server = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "mcp", "--http", "--port", "0", "--api-key", KEY, "--backend", "sim", "--store", dir, "--workflow", `${fixtures}/quote-workflow.ts`, "--workflow", `${fixtures}/slow-workflow.ts`],
+    cliArgs("src/cli/main.ts", "mcp", "--http", "--port", "0", "--api-key", KEY, "--backend", "sim", "--store", dir, "--workflow", `${fixtures}/quote-workflow.ts`, "--workflow", `${fixtures}/slow-workflow.ts`),
     { env, stdio: ["ignore", "pipe", "pipe"] },
   );
   url = await new Promise<URL>((resolve, reject) => {

@@ -10,6 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
+import { builtModule, cliArgs } from "../support/cli.js";
 
 const fixtures = "test/mcp-server/fixtures";
 const quote = { task: "Prepare a quote for 250 units of part PN-4471 from Acme Fasteners.", promptVars: { company: "Northwind Industrial Supply" } };
@@ -24,7 +25,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "forge-mcp-stdio-"));
   transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", "src/cli/main.ts", "mcp", "--backend", "sim", "--store", dir, ...["quote", "approval", "slow"].flatMap((m) => ["--workflow", `${fixtures}/${m}-workflow.ts`]), "--workflow", "test/fixtures/queue-workflow.ts"],
+    args: cliArgs("src/cli/main.ts", "mcp", "--backend", "sim", "--store", dir, ...["quote", "approval", "slow"].flatMap((m) => ["--workflow", `${fixtures}/${m}-workflow.ts`]), "--workflow", "test/fixtures/queue-workflow.ts"),
     env,
     stderr: "pipe",
   });
@@ -100,7 +101,7 @@ describe("forge-ts mcp over stdio (simulated model)", () => {
     expect(text).toContain(`run ${runId} is waiting for a person (1 pending)`);
     expect(text).toContain(`forge-ts runs approve ${runId}`);
     expect(text).toContain(`--store ${dir}`);
-    expect(text).toContain(`--workflow ${path.resolve(fixtures, "approval-workflow.ts")}`);
+    expect(text).toContain(`--workflow ${builtModule(path.resolve(fixtures, "approval-workflow.ts"))}`);
     expect(await new FileRunStore({ dir }).latest(runId)).toMatchObject({ status: "waiting" });
   });
 

@@ -14,10 +14,11 @@ import { z } from "zod";
 import { sendJson, startFakeServer, type FakeServer, type RecordedRequest } from "../clients/support/fake-server.js";
 import { openaiCompletion } from "../clients/support/wire.js";
 import { FILESYSTEM_BIN, startHttpMcpServer, type HttpMcp } from "./support/mcp-servers.js";
+import { cliArgs } from "../support/cli.js";
 
 const exec = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
-const cli = (args: string[]) => exec(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env: { ...env, NO_COLOR: "1" } });
+const cli = (args: string[]) => exec(process.execPath, cliArgs("src/cli/main.ts", ...args), { env: { ...env, NO_COLOR: "1" } });
 const failure = (args: string[]) =>
   cli(args).then(
     () => {

@@ -14,6 +14,7 @@ import OpenAI from "openai";
 import { afterEach, expect, it } from "vitest";
 import { sendJson, startFakeServer, type FakeServer, type RecordedRequest } from "../clients/support/fake-server.js";
 import { openaiCompletion, type ModelReply } from "../clients/support/wire.js";
+import { cliArgs } from "../support/cli.js";
 
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
 const open: { close(): unknown }[] = [];
@@ -36,7 +37,7 @@ function eager(req: RecordedRequest): ModelReply {
 }
 
 async function startProxy(backend: FakeServer, policyPath: string): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "proxy", "--backend", "openai", "--base-url", `${backend.url}/v1`, "--model", "m", "--policy", policyPath, "--port", "0"], {
+  const child = spawn(process.execPath, cliArgs("src/cli/main.ts", "proxy", "--backend", "openai", "--base-url", `${backend.url}/v1`, "--model", "m", "--policy", policyPath, "--port", "0"), {
     env: { ...env, OPENAI_API_KEY: "unused" },
   });
   children.push(child);
@@ -112,7 +113,7 @@ it.each([
 ])("a policy file with mistakes exits 2 before listening: %s", async (text, message) => {
   const policyPath = join(await mkdtemp(join(tmpdir(), "forge-policy-")), "policy.json");
   await writeFile(policyPath, text);
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "proxy", "--backend", "ollama", "--model", "m", "--policy", policyPath, "--port", "0"], { env });
+  const child = spawn(process.execPath, cliArgs("src/cli/main.ts", "proxy", "--backend", "ollama", "--model", "m", "--policy", policyPath, "--port", "0"), { env });
   children.push(child);
   let err = "";
   child.stderr.on("data", (d: Buffer) => (err += d.toString()));

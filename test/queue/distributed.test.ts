@@ -22,6 +22,7 @@ import { createRunQueue } from "../../src/queue/run-queue.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { launchChromium, screenshot } from "../support/browser.js";
 import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
+import { cliArgs } from "../support/cli.js";
 
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
 let redis: TestRedis;
@@ -32,7 +33,7 @@ const workers: ChildProcess[] = [];
 function startWorker(): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "worker", "--redis", redis.url, "--eval", "sim", "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--store", `file:${path.join(dir, "runs.db")}`, "--lock-ms", "2000"],
+    cliArgs("src/cli/main.ts", "worker", "--redis", redis.url, "--eval", "sim", "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--store", `file:${path.join(dir, "runs.db")}`, "--lock-ms", "2000"),
     { env: { ...env, NO_COLOR: "1", FORGE_TOOL_LOG: toolLog, FORGE_TOOL_MS: "300" } },
   );
   workers.push(child);
@@ -119,7 +120,7 @@ describe("distributed eval and session workers", () => {
       expect(log.filter((e) => e.tool === "remember" && e.event === "start")).toHaveLength(1);
       expect(ends.find((e) => e.tool === "reply")!.pid).not.toBe(victim);
       // `forge-ts runs list --redis` shows the run's job beside its state in the store.
-      const listed = await execFileP(process.execPath, ["--import", "tsx", "src/cli/main.ts", "runs", "list", "--store", `file:${path.join(dir, "runs.db")}`, "--redis", redis.url, "--status", "done"]);
+      const listed = await execFileP(process.execPath, cliArgs("src/cli/main.ts", "runs", "list", "--store", `file:${path.join(dir, "runs.db")}`, "--redis", redis.url, "--status", "done"));
       expect(listed.stdout).toMatch(/killed-1 +notes +- +done +done +\d+ +\S+ +completed \(done, iteration \d+\)/);
     } finally {
       await queue.close();

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRunQueue, type RunQueue } from "../../src/queue/run-queue.js";
 import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
 import { until } from "../support/queue-harness.js";
+import { cliArgs } from "../support/cli.js";
 
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
 let redis: TestRedis;
@@ -33,7 +34,7 @@ async function stopMidRun(drainMs: number, toolMs: number, runId: string): Promi
   const toolLog = path.join(dir, `${runId}.jsonl`);
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "worker", "--redis", redis.url, "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--store", path.join(dir, runId), "--drain-ms", String(drainMs)],
+    cliArgs("src/cli/main.ts", "worker", "--redis", redis.url, "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--store", path.join(dir, runId), "--drain-ms", String(drainMs)),
     { env: { ...env, NO_COLOR: "1", FORGE_TOOL_LOG: toolLog, FORGE_TOOL_MS: String(toolMs) } },
   );
   let stderr = "";

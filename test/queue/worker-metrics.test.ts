@@ -16,6 +16,7 @@ import { createForgeMetrics } from "../../src/telemetry/metrics.js";
 import { serveMetrics } from "../../src/telemetry/serve-metrics.js";
 import { scrape } from "../support/prometheus.js";
 import { notesNamed, sleep, startTestWorker } from "../support/queue-harness.js";
+import { cliArgs } from "../support/cli.js";
 
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
 let redis: TestRedis;
@@ -38,7 +39,7 @@ afterAll(async () => {
 
 /** A worker process; resolves with its metrics URL once it has printed it and is taking jobs. */
 function startWorkerProcess(args: string[]): Promise<{ child: ChildProcess; metricsUrl: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "worker", "--redis", redis.url, ...args], { env: { ...env, NO_COLOR: "1" } });
+  const child = spawn(process.execPath, cliArgs("src/cli/main.ts", "worker", "--redis", redis.url, ...args), { env: { ...env, NO_COLOR: "1" } });
   stops.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   });

@@ -15,6 +15,7 @@ import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import type { GraphLayout } from "../../visualizer/protocol.js";
 import { createVisualizer, type Visualizer } from "../../visualizer/server.js";
 import { launchChromium, screenshot, watchedPage, type WatchedPage } from "../support/browser.js";
+import { cliArgs } from "../support/cli.js";
 
 let browser: Browser;
 let viz: Visualizer;
@@ -44,7 +45,7 @@ afterAll(async () => {
 function demo(visualizerUrl: string, latencyMs: number): Promise<{ code: number | null; stdout: string; stderr: string; runId: string }> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "src/cli/demo.ts", "--visualize", "--visualizer-url", visualizerUrl, "--latency", String(latencyMs), "--store", storeDir],
+    cliArgs("src/cli/demo.ts", "--visualize", "--visualizer-url", visualizerUrl, "--latency", String(latencyMs), "--store", storeDir),
     { env: { ...process.env, NO_COLOR: "1" } },
   );
   let stdout = "";

@@ -15,6 +15,7 @@ import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "../../src/cli/de
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import { createVisualizer, type Visualizer } from "../../visualizer/server.js";
 import { launchChromium, screenshot, watchedPage } from "../support/browser.js";
+import { cliArgs } from "../support/cli.js";
 
 let browser: Browser;
 let viz: Visualizer;
@@ -24,7 +25,7 @@ const runIds: string[] = [];
 
 /** One demo run into the store (no visualizer: it is found in the store); resolves with its id. */
 function demoRun(): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/demo.ts", "--store", storeDir], { env: { ...process.env, NO_COLOR: "1" } });
+  const child = spawn(process.execPath, cliArgs("src/cli/demo.ts", "--store", storeDir), { env: { ...process.env, NO_COLOR: "1" } });
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr.on("data", (d: Buffer) => (out += d.toString()));

@@ -11,10 +11,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { ollamaChat, type ModelReply } from "../../clients/support/wire.js";
 import { sendJson, startFakeServer, type FakeServer } from "../../clients/support/fake-server.js";
+import { builtModule, cliArgs } from "../../support/cli.js";
 
 const exec = promisify(execFile);
-export const MODULE = "test/fixtures/approval-workflow.ts";
-export const CLI_ARGS = ["--import", "tsx", "src/cli/main.ts"];
+/** The fixture workflow as the spawned CLI loads it (its built twin): the path it prints back. */
+export const MODULE = builtModule("test/fixtures/approval-workflow.ts");
 
 export type Msg = { role: string; content: string };
 
@@ -40,7 +41,7 @@ export function cliSession(model: FakeServer) {
   const toolLog = path.join(dir, "tool.log");
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
   const childEnv: NodeJS.ProcessEnv = { ...env, NO_COLOR: "1", FORGE_TEST_TOOL_LOG: toolLog };
-  const cli = (args: string[]) => exec(process.execPath, [...CLI_ARGS, ...args], { env: childEnv });
+  const cli = (args: string[]) => exec(process.execPath, cliArgs("src/cli/main.ts", ...args), { env: childEnv });
   const failure = (args: string[]) =>
     cli(args).then(
       () => {

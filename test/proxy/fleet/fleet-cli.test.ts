@@ -10,10 +10,11 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { ask, chat, contentOf, fakeBackend, fleetConfig } from "./support/fleet-rig.js";
+import { cliArgs } from "../../support/cli.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
-const cli = ["--import", "tsx", "src/cli/main.ts", "proxy"];
+const cli = (...args: string[]) => cliArgs("src/cli/main.ts", "proxy", ...args);
 const children: ReturnType<typeof spawn>[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
@@ -31,7 +32,7 @@ describe("forge-ts proxy --config", () => {
     await gpu1.kill();
     const config = fleetConfig([gpu0, gpu1], { maxConcurrent: 2 });
     const path = await configFile(JSON.stringify(config, null, 2));
-    const child = spawn(process.execPath, [...cli, "--config", path, "--port", "0"], { env: { ...env, NO_COLOR: "1", FORGE_BACKEND: "ollama" } });
+    const child = spawn(process.execPath, cli("--config", path, "--port", "0"), { env: { ...env, NO_COLOR: "1", FORGE_BACKEND: "ollama" } });
     children.push(child);
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -57,7 +58,7 @@ describe("forge-ts proxy --config", () => {
 
   it("exits 2 on a config with mistakes, naming file, line and column", async () => {
     const path = await configFile('{\n  "backends": { "a": { "backend": "ollama", "model": "x" } },\n  "models": { "m": { "backends": ["b"] } }\n}\n');
-    const error = (await run(process.execPath, [...cli, "--config", path], { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
+    const error = (await run(process.execPath, cli("--config", path), { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
     expect(error.code).toBe(2);
     expect(error.stderr).toContain(`${path}:3:35: models.m.backends[0]: no backend named "b"`);
   }, 60_000);
@@ -67,7 +68,7 @@ describe("forge-ts proxy --config", () => {
     [["--model", "m", "--pin-model"], "--model, --pin-model"],
   ])("exits 2 when --config is combined with %j", async (flags, named) => {
     const path = await configFile("{}");
-    const error = (await run(process.execPath, [...cli, "--config", path, ...flags], { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
+    const error = (await run(process.execPath, cli("--config", path, ...flags), { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
     expect(error.code).toBe(2);
     expect(error.stderr).toContain(`--config: cannot be combined with ${named}`);
   }, 60_000);
