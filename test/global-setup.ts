@@ -15,7 +15,12 @@ async function build(): Promise<void> {
   await buildCliSources();
 }
 
+// The contract and faults tiers both list this setup; one vitest run of both (CI's Node 24 pass)
+// builds once, so one tier's setup never rewrites the build under the other's running tests.
+const ONCE = Symbol.for("forge-ts.test-build");
+type Built = { [ONCE]?: Promise<void> };
+
 export default async function setup(project: TestProject): Promise<void> {
-  await build();
+  await ((globalThis as Built)[ONCE] ??= build());
   project.onTestsRerun(build);
 }
