@@ -5,18 +5,15 @@
  * event (ioredis would print "Unhandled error event" with a stack trace), and the worker
  * reports the outage once.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
 import { assertRedisReachable } from "../../src/queue/redis.js";
 import { createRunQueue } from "../../src/queue/run-queue.js";
-import { redisServerPath, startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
-import { sleep, startTestWorker } from "../support/queue-harness.js";
+import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
+import { startTestWorker } from "../support/queue-harness.js";
+import { until } from "../support/until.js";
 
 let locked: TestRedis; // one that wants a password
 let silent: net.Server; // accepts connections and never answers
@@ -47,7 +44,7 @@ async function rejection(promise: Promise<unknown>): Promise<{ ms: number; messa
   return { ms: Date.now() - started, message: error.message };
 }
 
-describe("Redis that cannot be used", { timeout: 30_000 }, () => {
+describe("Redis that cannot be used", { timeout: 60_000 }, () => {
   it("enqueueRun fails fast: a Redis that does not answer, and one that refuses the credentials, told apart", async () => {
     const cases = [
       [`redis://127.0.0.1:1`, /Redis at redis:\/\/127\.0\.0\.1:1 does not answer \(.*ECONNREFUSED/],
@@ -60,7 +57,9 @@ describe("Redis that cannot be used", { timeout: 30_000 }, () => {
       try {
         const failed = await rejection(queue.enqueueRun({ workflow: "notes", text: "x" }));
         expect(failed.message).toMatch(message);
-        expect(failed.ms).toBeLessThan(1_000);
+        // Within a bound set by the connect timeout (500 ms), not by ioredis, which would
+        // reconnect forever: generous, so that a loaded machine cannot fail it.
+        expect(failed.ms).toBeLessThan(10_000);
         // And again, for a caller who retries.
         expect((await rejection(queue.enqueueRun({ workflow: "notes", text: "x" }))).message).toMatch(message);
       } finally {
@@ -80,18 +79,19 @@ describe("Redis that cannot be used", { timeout: 30_000 }, () => {
   });
 
   it("a Redis stopped and started again: no unhandled error event, one outage report, work goes on", async () => {
-    const server = await stoppableRedis();
+    const server = await startRedis();
     const printed = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const store = new MemoryRunStore();
     const worker = startTestWorker(server.url, store);
     const queue = createRunQueue({ redis: server.url, connectTimeoutMs: 300 });
     try {
-      expect(await (await queue.enqueueRun({ workflow: "notes", text: "Remember a." })).result(5_000)).toBe("I remember 1 fact(s).");
+      expect(await (await queue.enqueueRun({ workflow: "notes", text: "Remember a." })).result(15_000)).toBe("I remember 1 fact(s).");
       await server.down();
-      await sleep(500); // the clients try to reconnect meanwhile, and fail
+      // The clients try to reconnect meanwhile, and fail: the worker reports the outage.
+      await until(() => printed.mock.calls.some((args) => args.map(String).join(" ").includes("(reconnecting)")));
       expect((await rejection(queue.enqueueRun({ workflow: "notes", text: "Remember b." }))).message).toMatch(/does not answer/);
       await server.up();
-      expect(await (await queue.enqueueRun({ workflow: "notes", text: "Remember c." })).result(10_000)).toBe("I remember 1 fact(s).");
+      expect(await (await queue.enqueueRun({ workflow: "notes", text: "Remember c." })).result(20_000)).toBe("I remember 1 fact(s).");
       const lines = printed.mock.calls.map((args) => args.map(String).join(" "));
       expect(lines.filter((l) => l.includes("Unhandled error event"))).toEqual([]);
       expect(lines.filter((l) => l.includes("(reconnecting)"))).toHaveLength(1);
@@ -103,41 +103,3 @@ describe("Redis that cannot be used", { timeout: 30_000 }, () => {
     }
   });
 });
-
-/** A redis-server that can be stopped for a while and started again on the same port. */
-async function stoppableRedis(): Promise<{ url: string; down(): Promise<void>; up(): Promise<void>; stop(): Promise<void> }> {
-  const dir = mkdtempSync(path.join(tmpdir(), "forge-redis-outage-"));
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  let child: ChildProcess | undefined;
-  const up = () =>
-    new Promise<void>((resolve, reject) => {
-      const c = spawn(redisServerPath(), ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
-      child = c;
-      let out = "";
-      c.stdout!.on("data", (d: Buffer) => {
-        out += d.toString();
-        if (out.includes("Ready to accept connections")) resolve();
-      });
-      c.once("exit", (code) => reject(new Error(`redis-server exited ${code}: ${out}`)));
-    });
-  const down = async () => {
-    const c = child;
-    if (!c || c.exitCode !== null) return;
-    const exited = new Promise((resolve) => c.once("exit", resolve));
-    c.kill("SIGKILL");
-    await exited;
-  };
-  await up();
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    down,
-    up,
-    stop: async () => {
-      await down();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
