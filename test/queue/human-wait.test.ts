@@ -59,8 +59,9 @@ it("a waiting run frees its worker and holds its turn; decided and requeued, it 
   expect(await queue.resumeRun(workflow, "hitl-1")).toBe("requeued");
   expect(await first.result(20_000)).toBeDefined();
   expect(await store.latest("hitl-1")).toMatchObject({ status: "done", state: "done" });
-  // Turn 2 waits for its own approval now.
-  await until(async () => (await store.latest("hitl-2"))?.status === "waiting");
+  // Turn 2 waits for its own approval now, and its job has ended parked: a resumeRun while the job
+  // still runs is handed to its worker, and result() asked meanwhile can see the parked ending.
+  await until(async () => (await store.latest("hitl-2"))?.status === "waiting" && (await queue.job(workflow, "hitl-2"))?.state === "completed");
   await recordDecision(store, "hitl-2", { decision: { type: "approve" } }, Date.now());
   expect(await queue.resumeRun(workflow, "hitl-2")).toBe("requeued");
   expect(await second.result(20_000)).toBeDefined();

@@ -40,7 +40,9 @@ async function stopMidRun(drainMs: number, toolMs: number, runId: string): Promi
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   await queue.enqueueRun({ workflow: "notes", runId, text: "Remember the milk." });
-  await until(() => existsSync(toolLog) && readFileSync(toolLog, "utf8").includes('"start"'), 30_000);
+  // This run's tool (the worker may also take an earlier test's job, left behind by a worker that gave up).
+  const started = () => readFileSync(toolLog, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { event: string; key: string });
+  await until(() => existsSync(toolLog) && started().some((e) => e.event === "start" && e.key.startsWith(`${runId}:`)), 30_000);
   child.kill("SIGTERM");
   return { code: await exited, stderr };
 }
