@@ -2,7 +2,7 @@
  * `forge-ts worker --drain-ms`: on SIGTERM a worker process waits that long for the jobs in
  * flight, then gives up (exit 1); a job that finishes in time is finished (exit 0).
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,6 +15,7 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.st
 let redis: TestRedis;
 let queue: RunQueue;
 let dir: string;
+const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -23,6 +24,8 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
+  // A test that failed before its worker exited leaves it running: never outlive the file.
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await queue?.close();
   await redis?.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -36,6 +39,7 @@ async function stopMidRun(drainMs: number, toolMs: number, runId: string): Promi
     ["--import", "tsx", "src/cli/main.ts", "worker", "--redis", redis.url, "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--store", path.join(dir, runId), "--drain-ms", String(drainMs)],
     { env: { ...env, NO_COLOR: "1", FORGE_TOOL_LOG: toolLog, FORGE_TOOL_MS: String(toolMs) } },
   );
+  children.push(child);
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
