@@ -21,15 +21,25 @@ export interface TestRedis {
   port: number;
   /** Stop (SIGKILL: nothing flushed beyond what appendfsync always wrote) and start again on the same port. */
   restart(): Promise<void>;
+  /** Stop it (SIGKILL) for a while: `up()` starts it again on the same port, with the same data. */
+  down(): Promise<void>;
+  up(): Promise<void>;
   stop(): Promise<void>;
 }
 
+/** Ports tried before giving up: another process may take the free port before redis binds it. */
+const PORT_TRIES = 5;
+
+/**
+ * Starts a redis-server of its own (own port, own directory): two test files running at once
+ * never share one. The free port is picked, then bound by redis-server; if something else took
+ * it in between, another port is tried.
+ */
 export async function startRedis(): Promise<TestRedis> {
   const binary = redisServerPath();
   const dir = mkdtempSync(path.join(tmpdir(), "forge-redis-"));
-  const port = await freePort();
   let child: ChildProcess | undefined;
-  const launch = () =>
+  const launch = (port: number) =>
     new Promise<void>((resolve, reject) => {
       const c = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dir], {
         stdio: ["ignore", "pipe", "pipe"],
@@ -41,23 +51,38 @@ export async function startRedis(): Promise<TestRedis> {
         if (out.includes("Ready to accept connections")) resolve();
       };
       c.stdout!.on("data", onData);
-      c.once("exit", (code) => reject(new Error(`redis-server exited ${code}: ${out}`)));
+      c.once("exit", (code) => reject(Object.assign(new Error(`redis-server exited ${code}: ${out}`), { inUse: /Address already in use/i.test(out) })));
     });
   const kill = async () => {
     const c = child;
-    if (!c || c.exitCode !== null) return;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
     const exited = new Promise((resolve) => c.once("exit", resolve));
     c.kill("SIGKILL");
     await exited;
   };
-  await launch();
+  let port = 0;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await launch(port);
+      break;
+    } catch (error) {
+      if (!(error as { inUse?: boolean }).inUse || attempt === PORT_TRIES) {
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
+  const up = () => launch(port);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
     restart: async () => {
       await kill();
-      await launch();
+      await up();
     },
+    down: kill,
+    up,
     stop: async () => {
       await kill();
       rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { promisify } from "node:util";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,25 +16,27 @@ import { runQueuedBatch, type QueueCounts } from "../../eval/queue.js";
 import { readRecords, type RunRecord } from "../../eval/run-record.js";
 import { selectScenarios } from "../../eval/scenarios/index.js";
 import { queueCounter } from "../../src/queue/counts.js";
-
-const execFileP = promisify(execFile);
 import { createRunQueue } from "../../src/queue/run-queue.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { launchChromium, screenshot } from "../support/browser.js";
 import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
 import { cliArgs } from "../support/cli.js";
+import { until } from "../support/until.js";
+
+const execFileP = promisify(execFile);
 
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
 let redis: TestRedis;
 let dir: string;
 let toolLog: string;
+let replyGate: string; // the notes workflow's reply waits for this file (test/fixtures/queue-workflow.ts)
 const workers: ChildProcess[] = [];
 
 function startWorker(): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
     cliArgs("src/cli/main.ts", "worker", "--redis", redis.url, "--eval", "sim", "--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--store", `file:${path.join(dir, "runs.db")}`, "--lock-ms", "2000"),
-    { env: { ...env, NO_COLOR: "1", FORGE_TOOL_LOG: toolLog, FORGE_TOOL_MS: "300" } },
+    { env: { ...env, NO_COLOR: "1", FORGE_TOOL_LOG: toolLog, FORGE_TOOL_MS: "300", FORGE_REPLY_GATE: replyGate } },
   );
   workers.push(child);
   let out = "";
@@ -52,6 +54,7 @@ beforeAll(async () => {
   redis = await startRedis();
   dir = mkdtempSync(path.join(tmpdir(), "forge-queue-"));
   toolLog = path.join(dir, "tools.jsonl");
+  replyGate = path.join(dir, "reply-gate");
   await Promise.all([startWorker(), startWorker(), startWorker()]);
 }, 60_000);
 
@@ -106,12 +109,10 @@ describe("distributed eval and session workers", () => {
           .filter(Boolean)
           .map((l) => JSON.parse(l) as { event: string; tool: string; key: string; pid: number })
           .filter((e) => e.key.startsWith("killed-1:"));
-      let victim: number | undefined;
-      while (victim === undefined) {
-        victim = lines().find((e) => e.event === "end" && e.tool === "remember")?.pid;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const victim = await until(() => lines().find((e) => e.event === "end" && e.tool === "remember")?.pid, 30_000);
+      // Killed between the tools: its reply cannot finish before the gate opens.
       process.kill(victim, "SIGKILL");
+      writeFileSync(replyGate, "");
       expect(await run.result(30_000)).toBe("I remember 1 fact(s).");
       const log = lines();
       const ends = log.filter((e) => e.event === "end");
@@ -151,12 +152,12 @@ describe("distributed eval and session workers", () => {
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       await page.goto(url);
       const done = page.locator("[data-testid=queues] tr[data-queue=forge-eval-sim] [data-count=completed]");
-      await expect.poll(async () => Number(await done.textContent().catch(() => "0")), { timeout: 10_000 }).toBeGreaterThanOrEqual(1000);
+      await expect.poll(async () => Number(await done.textContent().catch(() => "0")), { timeout: 30_000 }).toBeGreaterThanOrEqual(1000);
       const before = Number(await done.textContent());
       // A batch enqueued now moves the counts while the page watches.
       const config = smallBatch(2, 7);
       await runQueuedBatch({ config, runs: 5, out: path.join(dir, "watched.jsonl"), redis: redis.url, log: () => undefined });
-      await expect.poll(async () => Number(await done.textContent()), { timeout: 10_000 }).toBe(before + 2 * 5 * config.rows.length);
+      await expect.poll(async () => Number(await done.textContent()), { timeout: 30_000 }).toBe(before + 2 * 5 * config.rows.length);
       expect(await page.textContent("tr[data-queue=forge-runs-notes] [data-count=completed]")).toBe("1");
       await screenshot(page, "queues");
     } finally {

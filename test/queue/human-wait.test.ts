@@ -10,7 +10,8 @@ import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
 import { createRunQueue, type RunQueue } from "../../src/queue/run-queue.js";
 import { recordDecision } from "../../src/runner/decisions.js";
 import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
-import { notesNamed, startTestWorker, until } from "../support/queue-harness.js";
+import { notesNamed, startTestWorker } from "../support/queue-harness.js";
+import { until } from "../support/until.js";
 
 const base = notesNamed("guarded-notes");
 // Every note needs a person's approval before it is kept.
@@ -39,10 +40,10 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-it("a waiting run frees its worker and holds its turn; decided and requeued, it finishes, then the next turn runs", { timeout: 30_000 }, async () => {
+it("a waiting run frees its worker and holds its turn; decided and requeued, it finishes, then the next turn runs", { timeout: 60_000 }, async () => {
   const first = await queue.enqueueRun({ workflow, sessionId: "hitl", runId: "hitl-1", text: "Remember that the meeting is at 10." });
   const second = await queue.enqueueRun({ workflow, sessionId: "hitl", runId: "hitl-2", text: "Remember that lunch is at 12." });
-  const waiting = await first.result(10_000).catch((e: unknown) => e);
+  const waiting = await first.result(20_000).catch((e: unknown) => e);
   expect(waiting, String(waiting)).toBeInstanceOf(RunWaitingError);
   expect((waiting as RunWaitingError).requests).toMatchObject([{ tool: "remember", kind: "approval" }]);
   expect(await store.latest("hitl-1")).toMatchObject({ status: "waiting", state: "awaitingHuman" });
@@ -51,17 +52,18 @@ it("a waiting run frees its worker and holds its turn; decided and requeued, it 
   await until(async () => {
     const c = await queue.counts("guarded-notes");
     return c.active === 0 && c.delayed === 1;
-  }, 10_000);
+  });
   expect(await store.latest("hitl-2")).toBeUndefined();
 
   await recordDecision(store, "hitl-1", { decision: { type: "approve" } }, Date.now());
   expect(await queue.resumeRun(workflow, "hitl-1")).toBe("requeued");
-  expect(await first.result(10_000)).toBeDefined();
+  expect(await first.result(20_000)).toBeDefined();
   expect(await store.latest("hitl-1")).toMatchObject({ status: "done", state: "done" });
-  // Turn 2 waits for its own approval now.
-  await until(async () => (await store.latest("hitl-2"))?.status === "waiting", 10_000);
+  // Turn 2 waits for its own approval now, and its job has ended parked: a resumeRun while the job
+  // still runs is handed to its worker, and result() asked meanwhile can see the parked ending.
+  await until(async () => (await store.latest("hitl-2"))?.status === "waiting" && (await queue.job(workflow, "hitl-2"))?.state === "completed");
   await recordDecision(store, "hitl-2", { decision: { type: "approve" } }, Date.now());
   expect(await queue.resumeRun(workflow, "hitl-2")).toBe("requeued");
-  expect(await second.result(10_000)).toBeDefined();
+  expect(await second.result(20_000)).toBeDefined();
   expect(await queue.resumeRun(workflow, "hitl-2")).toBe("not-waiting");
 });

@@ -10,12 +10,15 @@ import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
 import { createRunQueue, type RunQueue } from "../../src/queue/run-queue.js";
 import { queueCounter } from "../../src/queue/counts.js";
 import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
-import { jobTimes, notesNamed, sleep, startTestWorker, until } from "../support/queue-harness.js";
+import { jobTimes, notesNamed, releaseHold, startTestWorker } from "../support/queue-harness.js";
+import { until } from "../support/until.js";
 
 let redis: TestRedis;
 let queue: RunQueue;
-// Short leases: the lock test waits for one to end.
+// Short leases: the lock test's job, delayed until the lease ends, is tried again within a second of its release.
 const store = new MemoryRunStore({ leaseMs: 1_000 });
+// How long a "SLOW" model call takes: far longer than any wait here, so a run that ends before it was stopped, not finished.
+const SLOW_MS = 600_000;
 const workers: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
@@ -32,7 +35,7 @@ afterAll(async () => {
 
 describe("run control", { timeout: 30_000 }, () => {
   it("cancelRun of a running run: it ends cancelled in the store, result() says so, the session's next turn fails fast", async () => {
-    const run = await queue.enqueueRun({ workflow: "notes", sessionId: "cancel-active", runId: "cancel-active-1", text: "SLOW 10000 Remember a." });
+    const run = await queue.enqueueRun({ workflow: "notes", sessionId: "cancel-active", runId: "cancel-active-1", text: `SLOW ${SLOW_MS} Remember a.` });
     const next = await queue.enqueueRun({ workflow: "notes", sessionId: "cancel-active", runId: "cancel-active-2", text: "Remember b." });
     // Running: its progress shows the model call in flight.
     const progress = await until(async () => (await queue.job("notes", run.runId))?.progress);
@@ -47,25 +50,30 @@ describe("run control", { timeout: 30_000 }, () => {
     }
     const cancelledAt = Date.now();
     expect(await queue.cancelRun(run.runId)).toBe("signalled");
-    await expect(run.result(5_000)).rejects.toThrow(/cancelled/i);
-    expect((await jobTimes(redis.url, "notes", run.runId)).finishedAt - cancelledAt).toBeLessThan(1_000);
+    await expect(run.result(15_000)).rejects.toThrow(/cancelled/i);
+    // Ended after the cancel, and long before the model call would have: the cancel stopped it.
+    const { startedAt, finishedAt } = await jobTimes(redis.url, "notes", run.runId);
+    expect(finishedAt).toBeGreaterThanOrEqual(cancelledAt);
+    expect(finishedAt - startedAt).toBeLessThan(SLOW_MS);
     expect(await store.latest(run.runId)).toMatchObject({ state: "cancelled" });
-    const error = await next.result(5_000).catch((e: unknown) => e);
+    const error = await next.result(15_000).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SessionTurnFailedError);
     expect(error).toMatchObject({ failedRunId: "cancel-active-1", failedTurn: 1, outcome: "cancelled" });
     expect(await queue.cancelRun(run.runId)).toBe("finished");
   });
 
   it("cancelRun of a run not started: the job is removed, never runs, and the next turn goes on", async () => {
-    // Turn 1 runs a while; turn 2 waits for it, parked; turn 3 goes on after the cancelled turn 2.
-    const first = await queue.enqueueRun({ workflow: "notes", sessionId: "cancel-waiting", text: "SLOW 300 Remember a." });
+    // Turn 1 runs until the test lets it end; turn 2 waits for it, parked; turn 3 goes on after the cancelled turn 2.
+    const first = await queue.enqueueRun({ workflow: "notes", sessionId: "cancel-waiting", text: "HOLD cancel-waiting Remember a." });
     const second = await queue.enqueueRun({ workflow: "notes", sessionId: "cancel-waiting", runId: "cancel-waiting-2", text: "Remember b." });
     const third = await queue.enqueueRun({ workflow: "notes", sessionId: "cancel-waiting", text: "Remember c.", afterFailure: "continue" });
+    await until(async () => (await queue.job("notes", second.runId))?.state === "delayed");
     expect(await queue.cancelRun(second.runId)).toBe("removed");
+    releaseHold("cancel-waiting");
     expect(await queue.job("notes", second.runId)).toBeUndefined();
-    await expect(second.result(5_000)).rejects.toThrow(/cancelled/i);
-    expect(await first.result(5_000)).toBe("I remember 1 fact(s).");
-    expect(await third.result(5_000)).toBe("I remember 2 fact(s).");
+    await expect(second.result(15_000)).rejects.toThrow(/cancelled/i);
+    expect(await first.result(15_000)).toBe("I remember 1 fact(s).");
+    expect(await third.result(15_000)).toBe("I remember 2 fact(s).");
     expect(await store.latest(second.runId)).toBeUndefined();
     // A workflow no worker runs: removed from the queue as well.
     const idle = await queue.enqueueRun({ workflow: "idle", text: "x" });
@@ -75,11 +83,12 @@ describe("run control", { timeout: 30_000 }, () => {
   });
 
   it("timeoutMs cancels a run that takes too long", async () => {
-    const run = await queue.enqueueRun({ workflow: "notes", text: "SLOW 10000 Remember a.", timeoutMs: 200 });
-    await expect(run.result(5_000)).rejects.toThrow(/timed out after 200 ms/);
+    const run = await queue.enqueueRun({ workflow: "notes", text: `SLOW ${SLOW_MS} Remember a.`, timeoutMs: 200 });
+    await expect(run.result(15_000)).rejects.toThrow(/timed out after 200 ms/);
+    // Not before its time, and long before the model call would have ended: the timeout stopped it.
     const { startedAt, finishedAt } = await jobTimes(redis.url, "notes", run.runId);
     expect(finishedAt - startedAt).toBeGreaterThanOrEqual(200);
-    expect(finishedAt - startedAt).toBeLessThan(1_000);
+    expect(finishedAt - startedAt).toBeLessThan(SLOW_MS);
     expect(await store.latest(run.runId)).toMatchObject({ state: "cancelled" });
     expect(await queue.job("notes", run.runId)).toMatchObject({ state: "failed", attemptsMade: 1 });
   });
@@ -91,7 +100,7 @@ describe("run control", { timeout: 30_000 }, () => {
     expect(await queue.counts("prio")).toMatchObject({ waiting: 3 });
     const worker = startTestWorker(redis.url, store, [prio]);
     try {
-      await Promise.all(runs.map((r) => r.result(5_000)));
+      await Promise.all(runs.map((r) => r.result(15_000)));
       const started = await Promise.all(runs.map(async (r) => ({ runId: r.runId, at: (await store.latest(r.runId))!.createdAt })));
       expect(started.sort((a, b) => a.at - b.at).map((r) => r.runId)).toEqual(["prio-high", "prio-mid", "prio-low"]);
     } finally {
@@ -99,14 +108,14 @@ describe("run control", { timeout: 30_000 }, () => {
     }
     const delayed = await queue.enqueueRun({ workflow: "notes", text: "Remember a.", delay: 400 });
     expect(await queue.job("notes", delayed.runId)).toMatchObject({ state: "delayed" });
-    await delayed.result(5_000);
+    await delayed.result(15_000);
     const { enqueuedAt, startedAt } = await jobTimes(redis.url, "notes", delayed.runId);
     expect(startedAt - enqueuedAt).toBeGreaterThanOrEqual(400);
   });
 
   it("publishes progress: the final state and the iterations", async () => {
     const run = await queue.enqueueRun({ workflow: "notes", text: "Remember a." });
-    await run.result(5_000);
+    await run.result(15_000);
     expect(await queue.job("notes", run.runId)).toEqual({ state: "completed", progress: { state: "done", iteration: 2 }, attemptsMade: 1, failedReason: undefined });
     expect(await queue.job("notes", "no-such-run")).toBeUndefined();
   });
@@ -114,10 +123,10 @@ describe("run control", { timeout: 30_000 }, () => {
   it("a run whose lease another runner holds is tried again when the lease ends, without spending an attempt", async () => {
     const lease = await store.lock("locked-1");
     const run = await queue.enqueueRun({ workflow: "notes", runId: "locked-1", text: "Remember a." });
+    // Delayed (not failed, not run) while the lease is held: then the holder lets go.
     await until(async () => (await queue.job("notes", "locked-1"))?.state === "delayed");
-    await sleep(200);
     await lease.release();
-    expect(await run.result(5_000)).toBe("I remember 1 fact(s).");
+    expect(await run.result(15_000)).toBe("I remember 1 fact(s).");
     // One attempt (the default), counted once: the waits for the lease spent none.
     expect(await queue.job("notes", "locked-1")).toMatchObject({ state: "completed", attemptsMade: 1 });
   });

@@ -15,7 +15,8 @@ import { createRunQueue, runQueueName, type RunQueue } from "../../src/queue/run
 import { createForgeMetrics } from "../../src/telemetry/metrics.js";
 import { serveMetrics } from "../../src/telemetry/serve-metrics.js";
 import { scrape } from "../support/prometheus.js";
-import { notesNamed, sleep, startTestWorker } from "../support/queue-harness.js";
+import { notesNamed, startTestWorker } from "../support/queue-harness.js";
+import { until } from "../support/until.js";
 import { cliArgs } from "../support/cli.js";
 
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
@@ -63,8 +64,10 @@ describe("worker metrics", { timeout: 60_000 }, () => {
     const runs = await Promise.all([1, 2, 3].map((i) => queue.enqueueRun({ workflow: "notes", runId: `cli-run-${i}`, text: `Remember item ${i}.` })));
     await Promise.all(runs.map((r) => r.result(30_000)));
     // The job's completion reaches the counter right after result() can see it: look until it does.
-    let s = await scrape(metricsUrl);
-    for (let i = 0; i < 100 && s.value("forge_jobs_total") < 3; i++) s = (await sleep(20), await scrape(metricsUrl));
+    const s = await until(async () => {
+      const scraped = await scrape(metricsUrl);
+      return scraped.value("forge_jobs_total") >= 3 ? scraped : undefined;
+    });
     expect(s.value("forge_runs_total", { surface: "runner", workflow: "notes", outcome: "done" })).toBe(3);
     expect(s.value("forge_runs_total")).toBe(3);
     expect(s.value("forge_jobs_total", { queue: runQueueName("notes"), outcome: "completed" })).toBe(3);
@@ -81,7 +84,8 @@ describe("worker metrics", { timeout: 60_000 }, () => {
     // A runner that took the run's lease and then stopped renewing it (paused, or killed).
     const paused = new MemoryRunStore({ data, leaseMs: 200, autoRenew: false });
     await paused.lock("lib-stalled");
-    await sleep(300);
+    // Its lease runs out (by the store's record of it), so the worker's store may take it over.
+    await until(() => data.leases.get("lib-stalled")!.expiresAt < Date.now());
     const metrics = createForgeMetrics({ processMetrics: false });
     const endpoint = await serveMetrics(metrics, { port: 0, bearerToken: "scrape-me" });
     stops.push(() => endpoint.close());
@@ -95,8 +99,10 @@ describe("worker metrics", { timeout: 60_000 }, () => {
 
     expect((await fetch(`${endpoint.url}/metrics`)).status).toBe(401);
     const auth = { authorization: "Bearer scrape-me" };
-    let s = await scrape(`${endpoint.url}/metrics`, auth);
-    for (let i = 0; i < 100 && s.value("forge_jobs_total") < 2; i++) s = (await sleep(20), await scrape(`${endpoint.url}/metrics`, auth));
+    const s = await until(async () => {
+      const scraped = await scrape(`${endpoint.url}/metrics`, auth);
+      return scraped.value("forge_jobs_total") >= 2 ? scraped : undefined;
+    });
     expect(s.value("forge_runs_total", { workflow: "notes-lib", outcome: "done" })).toBe(1);
     expect(s.value("forge_runs_total", { workflow: "notes-lib", outcome: "failed" })).toBe(1);
     expect(s.value("forge_jobs_total", { queue: runQueueName("notes-lib"), outcome: "completed" })).toBe(1);

@@ -2,11 +2,12 @@
  * In-process run workers for the queue tests: the notes workflow of test/fixtures/queue-workflow.ts
  * (under any name) played by the simulated model, which a turn's text can steer: "FAIL" makes
  * the model call fail (the run ends failed), "SLOW <ms>" makes it answer late (abortably, so a
- * cancel or timeout stops it).
+ * cancel or timeout stops it), "HOLD <name>" makes it answer only once the test calls
+ * `releaseHold(name)` (abortably too): a turn that runs until the test has seen what it wants.
  */
 import { Queue } from "bullmq";
 import { SimulatedClient } from "../../src/clients/simulated.js";
-import { abortableDelay } from "../../src/clients/simulated-stream.js";
+import { abortableDelay, abortError, throwIfAborted } from "../../src/clients/simulated-stream.js";
 import { ContextManager } from "../../src/context/context-manager.js";
 import type { LLMClient, LLMResponse, SendOptions } from "../../src/core/llm.js";
 import type { WireMessage } from "../../src/core/wire-messages.js";
@@ -23,6 +24,36 @@ export function notesNamed(name: string): Workflow {
   return new Workflow({ name, tools: notes.tools, requiredSteps: ["remember"], terminalTool: "reply", systemPromptTemplate: "You keep notes for the user. Always act through tools." });
 }
 
+const holds = new Map<string, { released: Promise<void>; release(): void }>();
+
+function holdOf(name: string): { released: Promise<void>; release(): void } {
+  let hold = holds.get(name);
+  if (!hold) {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    hold = { released, release };
+    holds.set(name, hold);
+  }
+  return hold;
+}
+
+/** Lets the model calls of turns saying "HOLD <name>" answer (now, or at once if they come later). */
+export function releaseHold(name: string): void {
+  holdOf(name).release();
+}
+
+function held(name: string, signal: AbortSignal | undefined): Promise<void> {
+  throwIfAborted(signal);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal!));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    void holdOf(name).released.then(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
+}
+
 /** The simulated model, steered by the text of the turn's user message. */
 export class SteeredClient implements LLMClient {
   readonly apiFormat = "openai" as const;
@@ -33,6 +64,8 @@ export class SteeredClient implements LLMClient {
     const text = typeof user?.content === "string" ? user.content : "";
     const slow = /SLOW (\d+)/.exec(text);
     if (slow) await abortableDelay(Number(slow[1]), options?.signal);
+    const hold = /HOLD (\S+)/.exec(text);
+    if (hold) await held(hold[1]!, options?.signal);
     if (text.includes("FAIL")) throw new Error("the model is down (test)");
     return this.#model.send(messages, tools, options);
   }
@@ -50,19 +83,6 @@ export function startTestWorker(redis: string, store: RunStore, workflows: Workf
     runner: () => ({ client: new SteeredClient(), contextManager: new ContextManager({ budgetTokens: 8192 }) }),
     ...extra,
   });
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Poll `check` until it returns something truthy (or throw after `timeoutMs`). */
-export async function until<T>(check: () => Promise<T> | T, timeoutMs = 5_000, everyMs = 20): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(everyMs);
-  }
 }
 
 /**
