@@ -8,7 +8,6 @@ import { ForgeError, InvalidArgumentError, type PendingHumanRequest } from "../c
 import { isPlainObject } from "../core/json-value.js";
 import type { HumanDecision } from "../loop/human.js";
 import type { RunStore } from "../persistence/run-store.js";
-import { createRunQueue } from "../queue/run-queue.js";
 import { recordDecision } from "../runner/decisions.js";
 import { errorLine } from "../cli-kit/run-cli.js";
 import { resumeCommand, shellWord, storeFlag, type HintFlags } from "../cli-kit/resume-command.js";
@@ -111,6 +110,8 @@ export async function decideMain(command: DecideCommand, store: RunStore, runId:
 /** A queued run decided: its parked job goes back in the queue (queue.resumeRun). */
 async function requeue(redis: string, store: RunStore, runId: string): Promise<"requeued" | "not-waiting"> {
   const workflow = (await store.latest(runId))!.workflow;
+  // Loaded only with --redis: BullMQ and ioredis are most of a command's start-up otherwise.
+  const { createRunQueue } = await import("../queue/run-queue.js");
   const queue = createRunQueue({ redis });
   try {
     return await queue.resumeRun(workflow, runId);

@@ -5,7 +5,7 @@
  * (`maxRetries: 0`): retries belong to the loop.
  */
 import { propagation } from "@opentelemetry/api";
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import { BackendError, InvalidArgumentError, StreamError } from "../core/errors.js";
 import type { CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, ToolCall, Usage } from "../core/llm.js";
 import type { WireMessage } from "../core/wire-messages.js";
@@ -19,6 +19,16 @@ import {
 import { anthropicParams } from "./request-overrides.js";
 import { trackedStream } from "./stream-retry.js";
 import { decodeToolArguments } from "./tool-args.js";
+
+type AnthropicSdk = typeof Anthropic;
+// The SDK is about 250 modules: loaded on a client's first request, so every CLI command and
+// library user that never talks to Claude starts without it (it was most of `forge-ts run`'s start-up).
+let sdkLoading: Promise<AnthropicSdk> | undefined;
+/** Set once loaded: an SDK error can only exist after that, so mapSdkError reads it synchronously. */
+let loadedSdk: AnthropicSdk | undefined;
+function loadSdk(): Promise<AnthropicSdk> {
+  return (sdkLoading ??= import("@anthropic-ai/sdk").then((m) => (loadedSdk = m.default)));
+}
 
 export interface AnthropicClientOptions {
   model: string;
@@ -53,7 +63,8 @@ export class AnthropicClient implements LLMClient {
   lastUsage: Usage | undefined;
   /** RETRY re-requests made by sendStream (eval metric). */
   streamRetries = 0;
-  private readonly sdk: Anthropic;
+  private readonly sdkOptions: ConstructorParameters<AnthropicSdk>[0];
+  private sdkClient: Promise<Anthropic> | undefined;
   private readonly temperature: number | undefined;
   private readonly maxTokens: number;
   private readonly toolChoice: AnthropicToolChoice | undefined;
@@ -91,7 +102,11 @@ export class AnthropicClient implements LLMClient {
     this.maxTokens = maxTokens;
     this.toolChoice = toolChoice;
     this.thinking = thinking;
-    this.sdk = new Anthropic({ apiKey, baseURL, maxRetries: 0, timeout: timeoutMs, logLevel: "off" });
+    this.sdkOptions = { apiKey, baseURL, maxRetries: 0, timeout: timeoutMs, logLevel: "off" };
+  }
+
+  private sdk(): Promise<Anthropic> {
+    return (this.sdkClient ??= loadSdk().then((Sdk) => new Sdk(this.sdkOptions)));
   }
 
   /** Claude models have a 200K window. */
@@ -103,7 +118,7 @@ export class AnthropicClient implements LLMClient {
     options.signal?.throwIfAborted();
     let message: Anthropic.Message;
     try {
-      message = await this.sdk.messages.create(this.params(messages, tools, options.request), requestOptions(options));
+      message = await (await this.sdk()).messages.create(this.params(messages, tools, options.request), requestOptions(options));
     } catch (error) {
       throw mapSdkError(error, options.signal);
     }
@@ -120,7 +135,7 @@ export class AnthropicClient implements LLMClient {
   async listModels(options: { signal?: AbortSignal } = {}): Promise<ModelInfo[]> {
     const models: ModelInfo[] = [];
     try {
-      for await (const m of this.sdk.models.list({}, { signal: options.signal })) {
+      for await (const m of (await this.sdk()).models.list({}, { signal: options.signal })) {
         const created = Math.floor(Date.parse(m.created_at) / 1000);
         models.push(Number.isFinite(created) ? { id: m.id, ownedBy: "anthropic", created } : { id: m.id, ownedBy: "anthropic" });
       }
@@ -142,7 +157,7 @@ export class AnthropicClient implements LLMClient {
     const { max_tokens: _max, temperature: _t, ...params } = this.params(messages, tools, options.model === undefined ? undefined : { model: options.model });
     const request = options.apiKey === undefined ? { signal: options.signal } : { signal: options.signal, request: { apiKey: options.apiKey } };
     try {
-      const { input_tokens } = await this.sdk.messages.countTokens(params, requestOptions(request));
+      const { input_tokens } = await (await this.sdk()).messages.countTokens(params, requestOptions(request));
       return input_tokens;
     } catch (error) {
       throw mapSdkError(error, options.signal);
@@ -167,7 +182,7 @@ export class AnthropicClient implements LLMClient {
     signal?.throwIfAborted();
     let stream: AsyncIterable<Anthropic.RawMessageStreamEvent>;
     try {
-      stream = await this.sdk.messages.create({ ...this.params(messages, tools, options.request), stream: true }, requestOptions(options));
+      stream = await (await this.sdk()).messages.create({ ...this.params(messages, tools, options.request), stream: true }, requestOptions(options));
     } catch (error) {
       throw mapSdkError(error, signal);
     }
@@ -292,6 +307,8 @@ function usageOf(usage: { input_tokens: number; output_tokens: number; cache_cre
 function mapSdkError(error: unknown, signal: AbortSignal | undefined, midStream = false): unknown {
   if (signal?.aborted) return signal.reason;
   if (error instanceof StreamError || error instanceof BackendError) return error;
+  const Anthropic = loadedSdk;
+  if (Anthropic === undefined) return error;
   if (error instanceof Anthropic.APIUserAbortError) return new DOMException("The operation was aborted", "AbortError");
   if (error instanceof Anthropic.APIConnectionTimeoutError) {
     return new BackendError(408, "", `Anthropic request timed out: ${error.message}`, { cause: error });
