@@ -48,7 +48,9 @@ export default defineConfig({
     expect: { poll: { timeout: 15_000 } },
     reporters: ["default"],
     projects: [
-      { extends: true, test: { name: "contract", include: ["test/**/*.test.ts"], exclude: [...IGNORED, ...FAULTS, ...AGENTS], globalSetup: [PAGE_SETUP] } },
+      // Files share their worker's modules (isolate: false): re-importing the sources for each of
+      // ~250 files was half the tier's CPU. A file restores what it changes (test/setup.ts backs it up).
+      { extends: true, test: { name: "contract", include: ["test/**/*.test.ts"], exclude: [...IGNORED, ...FAULTS, ...AGENTS], globalSetup: [PAGE_SETUP], isolate: false } },
       { extends: true, test: { name: "faults", include: FAULTS, exclude: IGNORED, globalSetup: [PAGE_SETUP] } },
       // Installs the pinned coding agents when they are missing (never skipped).
       { extends: true, test: { name: "agents", include: AGENTS, exclude: IGNORED, globalSetup: ["test/agents/support/global-setup.ts"] } },
