@@ -16,7 +16,7 @@ if (node22Excluded.length > 0) {
 }
 
 /**
- * The tiers (README "Tests"). `contract` is `npm test`: every behaviour the README promises, in
+ * The tiers (README "Tests"). `contract` (and `contract-isolated`) is `npm test`: every behaviour the README promises, in
  * a few minutes. `faults` is `npm run test:faults`: the long harnesses that break things on
  * purpose — kill -9 and SIGSTOP loops, the chaos run, Redis restarted under a batch — and the
  * real-Chromium tests. `agents` is `npm run test:agents`: the pinned coding-agent CLIs through
@@ -31,6 +31,9 @@ const FAULTS = [
   "test/visualizer/*browser.test.ts",
 ];
 const AGENTS = ["test/agents/**/*.test.ts"];
+// Files that replace modules with vi.mock: a module another file already loaded in a shared
+// worker would not be replaced, so these run isolated (the `contract-isolated` half of the tier).
+const MOCKING = ["test/cli/store-flag.test.ts"];
 const IGNORED = ["**/node_modules/**", ...node22Excluded];
 // Builds the visualizer page (visualizer/page/src → js/) that the server serves.
 const PAGE_SETUP = "test/global-setup.ts";
@@ -50,7 +53,8 @@ export default defineConfig({
     projects: [
       // Files share their worker's modules (isolate: false): re-importing the sources for each of
       // ~250 files was half the tier's CPU. A file restores what it changes (test/setup.ts backs it up).
-      { extends: true, test: { name: "contract", include: ["test/**/*.test.ts"], exclude: [...IGNORED, ...FAULTS, ...AGENTS], globalSetup: [PAGE_SETUP], isolate: false } },
+      { extends: true, test: { name: "contract", include: ["test/**/*.test.ts"], exclude: [...IGNORED, ...FAULTS, ...AGENTS, ...MOCKING], globalSetup: [PAGE_SETUP], isolate: false } },
+      { extends: true, test: { name: "contract-isolated", include: MOCKING, exclude: IGNORED, globalSetup: [PAGE_SETUP] } },
       { extends: true, test: { name: "faults", include: FAULTS, exclude: IGNORED, globalSetup: [PAGE_SETUP] } },
       // Installs the pinned coding agents when they are missing (never skipped).
       { extends: true, test: { name: "agents", include: AGENTS, exclude: IGNORED, globalSetup: ["test/agents/support/global-setup.ts"] } },
