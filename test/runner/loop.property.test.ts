@@ -88,7 +88,7 @@ describe("workflow machine properties", () => {
       }),
       { numRuns: 5000 },
     );
-  }, 240_000);
+  }, 600_000);
 
   it("snapshot → JSON → restore at any point reaches the uninterrupted outcome, running no finished tool twice", async () => {
     await fc.assert(
@@ -135,7 +135,7 @@ describe("workflow machine properties", () => {
       ),
       { numRuns: 2500 },
     );
-  }, 240_000);
+  }, 600_000);
 
   it("drove at least 10,000 generated runs through the real machine", () => {
     expect(generatedRuns).toBeGreaterThanOrEqual(10_000);

@@ -49,7 +49,7 @@ describe("replayRun", () => {
       }),
       { numRuns: 2000, seed: 20261123 },
     );
-  }, 240_000);
+  }, 600_000);
 
   it("replayed at least a thousand generated runs", () => {
     expect(replays).toBeGreaterThanOrEqual(1000);
