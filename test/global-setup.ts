@@ -3,7 +3,7 @@
  * older source than the tests import): builds the visualizer page (visualizer/page/src/*.ts →
  * visualizer/page/js/), so the server and the Chromium tests load the page as `npm run build`
  * ships it, and nobody has to remember a build step (a transpile: about a third of a second);
- * then transpiles the sources spawned CLIs run to test-output/cli-js/ (support/cli-build.ts,
+ * then transpiles the sources spawned CLIs run to test-output/cli-js/node<major>/ (support/cli-build.ts,
  * about a second), page included.
  */
 import type { TestProject } from "vitest/node";

@@ -6,17 +6,19 @@
  * declarations of test/docs/doc-fragments.d.ts; a skip is explicit and counted (CONTRIBUTING.md).
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blocksOf, docFiles, forgeImportsOf, isTsBlock, readDoc, type DocBlock, type DocImport } from "./support/doc-blocks.js";
 
 const exec = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
-// Inside the repository so that zod, openai, @modelcontextprotocol/sdk... resolve from node_modules.
-const OUT = path.join(ROOT, "test-output", "doc-blocks");
+// Inside the repository so that zod, openai, @modelcontextprotocol/sdk... resolve from node_modules;
+// a folder of this run's own (made in beforeAll), so two suites in one checkout never share it.
+const OUT_BASE = path.join(ROOT, "test-output", "doc-blocks");
+let OUT = OUT_BASE;
 const TSC = path.join(ROOT, "node_modules", ".bin", "tsc");
 
 /** `forge-ts`, `forge-ts/sql`, ... → the source file behind each entry's published types. */
@@ -109,7 +111,8 @@ describe("the docs' code", () => {
   let diagnostics: string[] = [];
 
   beforeAll(async () => {
-    rmSync(OUT, { recursive: true, force: true });
+    mkdirSync(OUT_BASE, { recursive: true });
+    OUT = mkdtempSync(path.join(OUT_BASE, "run-"));
     const modules: Program = { name: "modules", files: new Map() };
     const fragments: Program = { name: "fragments", files: new Map() };
     for (const block of blocks) {
@@ -133,6 +136,8 @@ describe("the docs' code", () => {
         skipped.map((b) => `\n  skipped ${b.file}:${b.line}: ${b.reason}`).join(""),
     );
   }, 180_000);
+  // The diagnostics name the Markdown lines, not these files.
+  afterAll(() => rmSync(OUT, { recursive: true, force: true }));
 
   it("finds the ts blocks and the imports it checks", () => {
     expect(blocks.length).toBeGreaterThan(15);

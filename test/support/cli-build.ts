@@ -15,8 +15,12 @@ import { copyPage } from "../../visualizer/page/build.js";
 /** The repository root: the tests' working directory. */
 export const REPO_ROOT = path.resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
-/** Where the transpiled twins live: `<REPO_ROOT>/<CLI_BUILD_DIR>/src/cli/main.js` for src/cli/main.ts. */
-export const CLI_BUILD_DIR = "test-output/cli-js";
+/**
+ * Where the transpiled twins live: `<REPO_ROOT>/<CLI_BUILD_DIR>/src/cli/main.js` for src/cli/main.ts.
+ * One folder per Node major (the build targets it), so two Node lines' suites can run side by
+ * side in one checkout (CI does) without one's globalSetup rebuilding under the other's spawns.
+ */
+export const CLI_BUILD_DIR = `test-output/cli-js/node${process.versions.node.split(".")[0]}`;
 
 /**
  * The folders transpiled. Under test/, every module but the tests themselves: the fixture

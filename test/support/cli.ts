@@ -19,7 +19,7 @@ export type CliEntry = "src/cli/main.ts" | "src/cli/demo.ts" | "eval/cli/run.ts"
  * its twin does not, rather than spawning on a path that cannot load.
  *
  * @example
- * builtModule("test/fixtures/approval-workflow.ts"); // "test-output/cli-js/test/fixtures/approval-workflow.js"
+ * builtModule("test/fixtures/approval-workflow.ts"); // "test-output/cli-js/node20/test/fixtures/approval-workflow.js" on Node 20
  */
 export function builtModule(arg: string): string {
   const rel = path.relative(REPO_ROOT, path.resolve(REPO_ROOT, arg)).split(path.sep).join("/");
