@@ -1,5 +1,6 @@
 import { readdirSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 // AI SDK 7 (`ai-v7`, `@ai-sdk/*-v3/v4`) needs Node >= 22: its tests are named
 // `*.node22.test.ts` and are left out on older Node, with one line saying which and why
@@ -38,6 +39,21 @@ const IGNORED = ["**/node_modules/**", ...node22Excluded];
 // Builds the visualizer page (visualizer/page/src → js/) that the server serves.
 const PAGE_SETUP = "test/global-setup.ts";
 
+/**
+ * Long files start first, so the end of a run is short files packed on every core rather than
+ * one long file with the other cores idle: the faults and agents tiers (minutes each, much of it
+ * waiting on processes), then the CPU-bound property and path-coverage files, then the rest in
+ * vitest's own order (its duration cache, else larger files first). Vitest's order alone puts
+ * projects by name and, on a clean clone, a 6-line agent file after every big one.
+ */
+class LongFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => (f.project.name === "faults" || f.project.name === "agents" ? 0 : /\.(property|paths)\.test\.ts$/.test(f.moduleId) ? 1 : 2);
+    const sorted = await super.sort(files);
+    return sorted.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map(({ f }) => f);
+  }
+}
+
 export default defineConfig({
   test: {
     setupFiles: ["test/setup.ts"],
@@ -45,11 +61,14 @@ export default defineConfig({
     pool: "forks",
     // Files run on both cores: no test may need an idle machine (it waits on events, not time).
     maxWorkers: Number(process.env.FORGE_TEST_WORKERS ?? 3),
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Deadlines catch hangs; they are not speed tests. 60 s holds on a 2-core machine running a
+    // second suite beside this one (CI's two Node lines, the ten-run load check).
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // expect.poll waits on a condition; its 1 s default is a wall-clock bet a loaded machine loses.
     expect: { poll: { timeout: 15_000 } },
     reporters: ["default"],
+    sequence: { sequencer: LongFilesFirst },
     projects: [
       // Files share their worker's modules (isolate: false): re-importing the sources for each of
       // ~250 files was half the tier's CPU. A file restores what it changes (test/setup.ts backs it up).

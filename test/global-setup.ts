@@ -3,24 +3,25 @@
  * older source than the tests import): builds the visualizer page (visualizer/page/src/*.ts →
  * visualizer/page/js/), so the server and the Chromium tests load the page as `npm run build`
  * ships it, and nobody has to remember a build step (a transpile: about a third of a second);
- * then transpiles the sources spawned CLIs run to test-output/cli-js/node<major>/ (support/cli-build.ts,
- * about a second), page included.
+ * then transpiles the sources spawned CLIs run to test-output/cli-js/<node major and hash>/
+ * (support/cli-build.ts, about a second; none when that build exists), page included, and
+ * tells the tests which folder (`inject("forgeCliBuild")`).
  */
 import type { TestProject } from "vitest/node";
 import { buildPage } from "../visualizer/page/build.js";
 import { buildCliSources } from "./support/cli-build.js";
 
-async function build(): Promise<void> {
+async function build(): Promise<string> {
   buildPage();
-  await buildCliSources();
+  return buildCliSources();
 }
 
 // The contract and faults tiers both list this setup; one vitest run of both (CI's Node 24 pass)
 // builds once, so one tier's setup never rewrites the build under the other's running tests.
 const ONCE = Symbol.for("forge-ts.test-build");
-type Built = { [ONCE]?: Promise<void> };
+type Built = { [ONCE]?: Promise<string> };
 
 export default async function setup(project: TestProject): Promise<void> {
-  await ((globalThis as Built)[ONCE] ??= build());
-  project.onTestsRerun(build);
+  project.provide("forgeCliBuild", await ((globalThis as Built)[ONCE] ??= build()));
+  project.onTestsRerun(async () => project.provide("forgeCliBuild", await build()));
 }

@@ -151,7 +151,8 @@ const { schema: anySchema } = fc.letrec<{ schema: JSONSchema }>((tie) => ({
   ),
 }));
 
-describe("sampled values validate (property)", () => {
+// CPU-bound (about 7 s on an idle core): the deadline is for a hang, not a speed test.
+describe("sampled values validate (property)", { timeout: 600_000 }, () => {
   it("for generated JSON Schemas of the supported keywords, ajv accepts the sample", () => {
     fc.assert(
       fc.property(anySchema, (schema) => {

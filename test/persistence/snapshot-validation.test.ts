@@ -130,7 +130,7 @@ describe("wrong types are SnapshotErrors with the field named, not TypeErrors", 
     }
     expect(cases).toBeGreaterThanOrEqual(120);
     expect(untyped).toEqual([]);
-  }, 20_000);
+  }, 600_000); // CPU-bound: a deadline for a hang, not a speed test
 });
 
 /** Every path into a JSON value (the root excluded). */
@@ -170,7 +170,7 @@ describe("property: any mutation of any snapshot resumes or is refused, promptly
     // both sides of the property were exercised
     expect(outcomes.get("FORGE_SNAPSHOT")).toBeGreaterThan(100);
     expect(outcomes.get("resolved")).toBeGreaterThan(100);
-  }, 30_000);
+  }, 600_000); // CPU-bound (about 5 s on an idle core; it hit 30 s beside a second suite): a deadline for a hang, not a speed test
 });
 
 describe("the snapshot must belong to this workflow's shape", () => {

@@ -32,7 +32,7 @@ beforeAll(async () => {
   redis = await startRedis();
   queue = createRunQueue({ redis: redis.url });
   worker = startTestWorker(redis.url, store, [workflow], { concurrency: 1 });
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await worker?.close();

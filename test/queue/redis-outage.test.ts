@@ -29,7 +29,7 @@ beforeAll(async () => {
   silent = net.createServer(() => undefined);
   await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
   silentPort = (silent.address() as net.AddressInfo).port;
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await locked?.stop();

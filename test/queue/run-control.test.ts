@@ -25,7 +25,7 @@ beforeAll(async () => {
   redis = await startRedis();
   queue = createRunQueue({ redis: redis.url });
   workers.push(startTestWorker(redis.url, store, [notesNamed("notes")], { concurrency: 2, progressIntervalMs: 100 }));
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
@@ -33,7 +33,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-describe("run control", { timeout: 30_000 }, () => {
+describe("run control", { timeout: 60_000 }, () => {
   it("cancelRun of a running run: it ends cancelled in the store, result() says so, the session's next turn fails fast", async () => {
     const run = await queue.enqueueRun({ workflow: "notes", sessionId: "cancel-active", runId: "cancel-active-1", text: `SLOW ${SLOW_MS} Remember a.` });
     const next = await queue.enqueueRun({ workflow: "notes", sessionId: "cancel-active", runId: "cancel-active-2", text: "Remember b." });

@@ -39,7 +39,7 @@ beforeAll(async () => {
       }),
     );
   }
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
@@ -47,7 +47,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-describe("run queue", { timeout: 30_000 }, () => {
+describe("run queue", { timeout: 60_000 }, () => {
   it("runs an enqueued run on a worker and hands back its result", async () => {
     const run = await queue.enqueueRun({ workflow, text: "Remember the milk.", runId: "single-1" });
     expect(run).toMatchObject({ jobId: "single-1", runId: "single-1" });

@@ -38,7 +38,7 @@ beforeAll(async () => {
   queue = createRunQueue({ redis: redis.url });
   other = createRunQueue({ redis: redis.url });
   for (let i = 0; i < 2; i++) workers.push(startTestWorker(redis.url, store, [notesNamed("notes")], { concurrency: 2, sessionBackstopMs: BACKSTOP_MS }));
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));

@@ -22,7 +22,7 @@ beforeAll(async () => {
   redis = await startRedis();
   queue = createRunQueue({ redis: redis.url });
   dir = mkdtempSync(path.join(tmpdir(), "forge-drain-"));
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   // A test that failed before its worker exited leaves it running: never outlive the file.

@@ -29,7 +29,7 @@ beforeAll(async () => {
   redis = await startRedis();
   queue = createRunQueue({ redis: redis.url });
   dir = mkdtempSync(path.join(tmpdir(), "forge-worker-metrics-"));
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   for (const stop of stops.reverse()) await stop();

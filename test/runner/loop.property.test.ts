@@ -31,11 +31,39 @@ async function settle(p: Promise<unknown>, runner: WorkflowRunner): Promise<Outc
   }
 }
 
+/**
+ * What an observed context breaks of the loop's invariants (`previous`: the context observed
+ * before it), as readable lines: one expect per run instead of several per observed state.
+ */
+function invariantBreaks(ctx: WorkflowContext, previous: WorkflowContext | undefined, budget: { maxRetriesPerStep: number; maxToolErrors: number; maxPrematureAttempts: number; maxPrereqViolations: number }): string[] {
+  const breaks: string[] = [];
+  const over = (name: string, value: number, max: number) => value > max && breaks.push(`${name} ${value} > budget ${max}`);
+  // counters never exceed their budgets
+  over("retries", ctx.counters.retries, budget.maxRetriesPerStep);
+  over("toolErrors", ctx.counters.toolErrors, budget.maxToolErrors);
+  over("premature", ctx.counters.premature, budget.maxPrematureAttempts);
+  over("prereq", ctx.counters.prereq, budget.maxPrereqViolations);
+  // the running totals always equal what they summarize
+  const tokens = estimateTokensChars4(ctx.messages);
+  if (ctx.historyTokens !== tokens) breaks.push(`historyTokens ${ctx.historyTokens} != ${tokens} estimated from the messages`);
+  const tools = [...new Set(ctx.steps.completed.map((step) => step.tool))];
+  if (JSON.stringify(ctx.steps.completedTools) !== JSON.stringify(tools)) breaks.push(`completedTools ${JSON.stringify(ctx.steps.completedTools)} != ${JSON.stringify(tools)}`);
+  // completed steps only grow
+  if (previous) {
+    const before = previous.steps.completed;
+    if (JSON.stringify(ctx.steps.completed.slice(0, before.length)) !== JSON.stringify(before)) breaks.push(`completed steps shrank or changed: ${JSON.stringify(before)} then ${JSON.stringify(ctx.steps.completed)}`);
+  }
+  return breaks;
+}
+
 describe("workflow machine properties", () => {
   it("invariants hold for generated model behaviour (budgets, steps, prerequisites, finality)", async () => {
+    const { workflow, log } = loopWorkflow();
     await fc.assert(
       fc.asyncProperty(fc.array(fc.constantFrom<Behaviour>(...BEHAVIOURS, "cancel"), { maxLength: 14 }), budgetArb, async (script, budget) => {
-        const { workflow, log } = loopWorkflow();
+        // One workflow for every run, as an application keeps it (its machine is built once):
+        // a run must not carry anything over to the next.
+        log.length = 0;
         const { client, controller } = scriptedModel(script);
         const seen: WorkflowContext[] = [];
         const runner = new WorkflowRunner({ client, ...runnerOptions(budget), onStateChange: (_s, ctx) => seen.push(ctx) });
@@ -48,16 +76,8 @@ describe("workflow machine properties", () => {
         expect(["done", "failed", "cancelled"]).toContain(outcome.state);
         expect(runner.snapshot().status).toBe("done");
         expect(client.requests.length).toBeLessThanOrEqual(budget.maxIterations);
-        // counters never exceed their budgets, in any observed state
-        for (const ctx of seen) {
-          expect(ctx.counters.retries).toBeLessThanOrEqual(budget.maxRetriesPerStep);
-          expect(ctx.counters.toolErrors).toBeLessThanOrEqual(budget.maxToolErrors);
-          expect(ctx.counters.premature).toBeLessThanOrEqual(budget.maxPrematureAttempts);
-          expect(ctx.counters.prereq).toBeLessThanOrEqual(budget.maxPrereqViolations);
-          // the running totals always equal what they summarize
-          expect(ctx.historyTokens).toBe(estimateTokensChars4(ctx.messages));
-          expect(ctx.steps.completedTools).toEqual([...new Set(ctx.steps.completed.map((step) => step.tool))]);
-        }
+        // budgets, running totals and completed steps hold in every observed state
+        expect(seen.flatMap((ctx, i) => invariantBreaks(ctx, seen[i - 1], budget).map((b) => `state ${i}: ${b}`))).toEqual([]);
         // the thrown error names the budget that ran out
         const exhausted: Record<string, boolean> = {
           FORGE_TOOL_CALL: final.counters.retries === budget.maxRetriesPerStep,
@@ -67,11 +87,6 @@ describe("workflow machine properties", () => {
           FORGE_MAX_ITERATIONS: final.iteration === budget.maxIterations,
         };
         if (outcome.code && outcome.code in exhausted) expect(exhausted[outcome.code]).toBe(true);
-        // completed steps only grow
-        for (let i = 1; i < seen.length; i++) {
-          const before = seen[i - 1]!.steps.completed;
-          expect(seen[i]!.steps.completed.slice(0, before.length)).toEqual(before);
-        }
         // no tool ran before its prerequisites; done ⇒ every required step succeeded before the terminal
         const ok = (e: ToolLogEntry) => e.args.mode === "ok" || e.tool === "finish";
         const firstA = log.findIndex((e) => e.tool === "fetch_a" && ok(e));
@@ -91,6 +106,9 @@ describe("workflow machine properties", () => {
   }, 600_000);
 
   it("snapshot → JSON → restore at any point reaches the uninterrupted outcome, running no finished tool twice", async () => {
+    // Two workflows kept across runs, as an application keeps them; their logs start empty each run.
+    const straight = loopWorkflow();
+    const resumed = loopWorkflow();
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.constantFrom<Behaviour>(...BEHAVIOURS), { maxLength: 10 }),
@@ -100,11 +118,11 @@ describe("workflow machine properties", () => {
           const policy = (messages: WireMessage[]) => act(script[turnOf(messages)] ?? "correct", messages);
           const promptVars = { company: "Acme" };
 
-          const straight = loopWorkflow();
+          straight.log.length = 0;
+          resumed.log.length = 0;
           const r1 = new WorkflowRunner({ client: new PolicyClient(policy), ...runnerOptions(budget) });
           const expected = await settle(r1.run(straight.workflow, "go", { promptVars, runId: "r" }), r1);
 
-          const resumed = loopWorkflow();
           let snapshot: unknown;
           let changes = 0;
           const r2: WorkflowRunner = new WorkflowRunner({

@@ -17,9 +17,10 @@ let replays = 0;
 
 describe("replayRun", () => {
   it("re-drives every generated run to the same states, messages, steps and result", async () => {
+    // One workflow for every run, as an application keeps it (its machine is built once).
+    const { workflow } = loopWorkflow();
     await fc.assert(
       fc.asyncProperty(fc.array(fc.constantFrom<Behaviour>(...BEHAVIOURS, "cancel"), { maxLength: 14 }), budgetArb, async (script, budget) => {
-        const { workflow } = loopWorkflow();
         const store = new MemoryRunStore();
         const { client, controller } = scriptedModel(script);
         const states: string[] = [];

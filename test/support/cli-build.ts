@@ -6,7 +6,8 @@
  * code resolves against its own file, bare imports (the repo's node_modules, one level up) and
  * a module's identity (`isMainModule`, a workflow's path) behave as in a checkout.
  */
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, randomUUID } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -16,11 +17,19 @@ import { copyPage } from "../../visualizer/page/build.js";
 export const REPO_ROOT = path.resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
 /**
- * Where the transpiled twins live: `<REPO_ROOT>/<CLI_BUILD_DIR>/src/cli/main.js` for src/cli/main.ts.
- * One folder per Node major (the build targets it), so two Node lines' suites can run side by
- * side in one checkout (CI does) without one's globalSetup rebuilding under the other's spawns.
+ * Where the builds live: `<REPO_ROOT>/<CLI_BUILD_ROOT>/<key>/src/cli/main.js` for src/cli/main.ts,
+ * the key naming the Node major (the build targets it) and a hash of every input. A build is
+ * never rewritten in place: two suites in one checkout (CI's Node lines, a watch beside a run)
+ * each spawn the build their own sources made, and an unchanged tree is not built again.
  */
-export const CLI_BUILD_DIR = `test-output/cli-js/node${process.versions.node.split(".")[0]}`;
+export const CLI_BUILD_ROOT = "test-output/cli-js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The repo-relative folder of this run's CLI build (the globalSetup provides it). */
+    forgeCliBuild: string;
+  }
+}
 
 /**
  * The folders transpiled. Under test/, every module but the tests themselves: the fixture
@@ -60,28 +69,68 @@ function builtPackageJson(out: string): void {
   writeFileSync(path.join(out, "package.json"), `${JSON.stringify({ name: pkg.name, version: pkg.version, type: pkg.type, exports }, null, 2)}\n`);
 }
 
+/** Builds older than this, other than the one in use, are removed. */
+const STALE_MS = 60 * 60 * 1000;
+
+/** Node major and a hash of every file a build is made from (the page's build included). */
+function buildKey(): string {
+  const hash = createHash("sha256");
+  const page = path.join("visualizer", "page");
+  const pageFiles = ["index.html", "app.css", ...readdirSync(path.join(REPO_ROOT, page, "js")).map((f) => `js/${f}`)].map((f) => `${page}/${f}`);
+  const configs = readdirSync(path.join(REPO_ROOT, "eval", "configs"), { recursive: true, encoding: "utf8" }).map((f) => `eval/configs/${f}`);
+  for (const rel of [...sources(), ...pageFiles, ...configs, "package.json", "tsconfig.json"].sort()) {
+    const file = path.join(REPO_ROOT, rel);
+    if (!statSync(file).isFile()) continue;
+    hash.update(rel).update("\0").update(readFileSync(file)).update("\0");
+  }
+  return `node${process.versions.node.split(".")[0]}-${hash.digest("hex").slice(0, 16)}`;
+}
+
 /**
- * Builds CLI_BUILD_DIR from scratch (a module deleted from the sources must not linger there).
- * Call after `buildPage()`: the built visualizer serves the page from `./page/` beside it.
+ * The build of the tree as it is now: made in a scratch folder and renamed into place whole,
+ * or the one already there. Returns its repo-relative folder. Call after `buildPage()`: the
+ * built visualizer serves the page from `./page/` beside it.
  */
-export async function buildCliSources(): Promise<void> {
-  const out = path.join(REPO_ROOT, CLI_BUILD_DIR);
-  rmSync(out, { recursive: true, force: true });
+export async function buildCliSources(): Promise<string> {
+  const root = path.join(REPO_ROOT, CLI_BUILD_ROOT);
+  mkdirSync(root, { recursive: true });
+  const key = buildKey();
+  const dir = path.join(root, key);
+  const now = new Date();
+  for (const name of readdirSync(root)) {
+    if (name === key) continue;
+    const other = path.join(root, name);
+    if (now.getTime() - statSync(other).mtimeMs > STALE_MS) rmSync(other, { recursive: true, force: true });
+  }
+  if (existsSync(dir)) {
+    utimesSync(dir, now, now); // in use: not stale
+    return `${CLI_BUILD_ROOT}/${key}`;
+  }
+  const out = path.join(root, `.tmp-${key}-${randomUUID()}`);
   mkdirSync(out, { recursive: true });
-  await build({
-    absWorkingDir: REPO_ROOT,
-    entryPoints: sources(),
-    outdir: out,
-    outbase: ".",
-    bundle: false,
-    format: "esm",
-    platform: "node",
-    target: `node${process.versions.node.split(".")[0]}`,
-    tsconfig: "tsconfig.json",
-    logLevel: "error",
-  });
-  builtPackageJson(out);
-  copyPage(path.join(out, "visualizer", "page"));
-  // eval/batch.ts reads its named configs from `./configs` beside itself.
-  cpSync(path.join(REPO_ROOT, "eval", "configs"), path.join(out, "eval", "configs"), { recursive: true });
+  try {
+    await build({
+      absWorkingDir: REPO_ROOT,
+      entryPoints: sources(),
+      outdir: out,
+      outbase: ".",
+      bundle: false,
+      format: "esm",
+      platform: "node",
+      target: `node${process.versions.node.split(".")[0]}`,
+      tsconfig: "tsconfig.json",
+      logLevel: "error",
+    });
+    builtPackageJson(out);
+    copyPage(path.join(out, "visualizer", "page"));
+    // eval/batch.ts reads its named configs from `./configs` beside itself.
+    cpSync(path.join(REPO_ROOT, "eval", "configs"), path.join(out, "eval", "configs"), { recursive: true });
+    renameSync(out, dir);
+  } catch (error) {
+    // Another run renamed the same build into place first: theirs is this one.
+    if (!existsSync(dir)) throw error;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+  return `${CLI_BUILD_ROOT}/${key}`;
 }

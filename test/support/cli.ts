@@ -7,7 +7,8 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { CLI_BUILD_DIR, isTranspiled, REPO_ROOT } from "./cli-build.js";
+import { inject } from "vitest";
+import { isTranspiled, REPO_ROOT } from "./cli-build.js";
 
 /** The entry points tests spawn. */
 export type CliEntry = "src/cli/main.ts" | "src/cli/demo.ts" | "eval/cli/run.ts" | "eval/cli/batch.ts" | "eval/cli/report.ts" | "eval/bench/run.ts";
@@ -19,13 +20,13 @@ export type CliEntry = "src/cli/main.ts" | "src/cli/demo.ts" | "eval/cli/run.ts"
  * its twin does not, rather than spawning on a path that cannot load.
  *
  * @example
- * builtModule("test/fixtures/approval-workflow.ts"); // "test-output/cli-js/node20/test/fixtures/approval-workflow.js" on Node 20
+ * builtModule("test/fixtures/approval-workflow.ts"); // "test-output/cli-js/node20-<hash>/test/fixtures/approval-workflow.js" on Node 20
  */
 export function builtModule(arg: string): string {
   const rel = path.relative(REPO_ROOT, path.resolve(REPO_ROOT, arg)).split(path.sep).join("/");
   // A path to no module at all is what a test of the CLI's refusal passes: left as it is.
   if (!isTranspiled(rel) || !existsSync(path.join(REPO_ROOT, rel))) return arg;
-  const twin = `${CLI_BUILD_DIR}/${rel.replace(/\.ts$/, ".js")}`;
+  const twin = `${inject("forgeCliBuild")}/${rel.replace(/\.ts$/, ".js")}`;
   if (!existsSync(path.join(REPO_ROOT, twin))) throw new Error(`no built twin of ${arg} at ${twin}: did the globalSetup (test/global-setup.ts) run?`);
   return path.isAbsolute(arg) ? path.join(REPO_ROOT, twin) : twin;
 }

@@ -40,7 +40,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-}, 30_000);
+}, 60_000);
 
 afterAll(async () => {
   if (worker && worker.exitCode === null) worker.kill("SIGKILL");
@@ -83,7 +83,7 @@ describe("queued run tracing", () => {
     const chats = await until(() => {
       const found = received.filter((s) => s.name.startsWith("chat ") && s.parentSpanId === runSpan.spanId);
       return found.length > 0 ? found : undefined;
-    }, 15_000);
+    }, 60_000);
     expect(chats.every((s) => s.traceId === traceId)).toBe(true);
     // Exported in batches: the tool spans may come in a later one.
     await until(() => received.some((s) => s.name.startsWith("execute_tool ") && s.parentSpanId === runSpan.spanId), 15_000);

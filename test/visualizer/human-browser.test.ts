@@ -68,7 +68,7 @@ describe("deciding in the visualizer, in Chromium", () => {
     expect(await req.locator("[data-testid=human-decision]").innerText()).toMatch(/^approved/);
     expect(await decisions("hb-approve")).toMatchObject([{ callId: run.callIds[0], decision: { type: "approve" } }]);
     // Still decided once the run list comes back with the decision as recorded.
-    await expect.poll(async () => (await (await fetch(`${url}/api/runs`)).json()).runs.find((r: { runId: string }) => r.runId === "hb-approve")?.requests?.[0]?.decision?.type, { timeout: 5_000 }).toBe("approve");
+    await expect.poll(async () => (await (await fetch(`${url}/api/runs`)).json()).runs.find((r: { runId: string }) => r.runId === "hb-approve")?.requests?.[0]?.decision?.type, { timeout: 15_000 }).toBe("approve");
     expect(await req.getAttribute("data-decided")).toBe("approve");
 
     await expect(run.proceed()).resolves.toEqual({ status: "done", runId: "hb-approve", result: "refunded 500 on A1" });
