@@ -109,8 +109,11 @@ describe("distributed eval and session workers", () => {
           .filter(Boolean)
           .map((l) => JSON.parse(l) as { event: string; tool: string; key: string; pid: number })
           .filter((e) => e.key.startsWith("killed-1:"));
-      const victim = await until(() => lines().find((e) => e.event === "end" && e.tool === "remember")?.pid, 30_000);
-      // Killed between the tools: its reply cannot finish before the gate opens.
+      // Killed once its reply has started (the run goes on to it only after remember's outcome
+      // is in the store), and before that reply can finish (it waits for the gate). "remember
+      // ended" alone is not enough: killed before the outcome is written, remember runs again,
+      // which a loaded machine showed.
+      const victim = await until(() => lines().find((e) => e.event === "start" && e.tool === "reply")?.pid, 30_000);
       process.kill(victim, "SIGKILL");
       writeFileSync(replyGate, "");
       expect(await run.result(30_000)).toBe("I remember 1 fact(s).");

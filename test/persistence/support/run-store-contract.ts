@@ -196,8 +196,8 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
     });
 
     it("a paused holder's lease expires and is taken over with a higher fence; the paused holder's next write fails with FORGE_LOCK_LOST and changes nothing", async () => {
-      // 1 s: the commit and the refused takeover below fit in it however slow the machine is.
-      const paused = await make({ leaseMs: 1_000, autoRenew: false });
+      // 3 s: the commit and the refused takeover below fit in it on a loaded machine too.
+      const paused = await make({ leaseMs: 3_000, autoRenew: false });
       const taker = await reopen(paused, { leaseMs: 1_000 });
       const old = await paused.lock("r1");
       await paused.commit(commitOf(old, 1, { snapshot: snapshotOf(), events: [response(1)] }));

@@ -21,7 +21,9 @@ import { WorkflowRunner } from "../../../src/runner.js";
 import { workflowTool } from "../../../src/tools/workflow-tool.js";
 import { effectWriter, leaseFree, recordingOutcomes } from "../../../eval/bench/effects.js";
 
-export const LEASE_MS = 300;
+// Short, so the resume takes over soon after the kill; long enough that a renewal (every third
+// of it) delayed by a loaded machine does not lose the live process its lease.
+export const LEASE_MS = 2_000;
 
 const [storeDir, effectsFile, mode] = process.argv.slice(2);
 if (!storeDir || !effectsFile || (mode !== "first" && mode !== "resume")) {
