@@ -150,11 +150,16 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
       assertRunId(runId);
       return gate.use(async () => {
         const record = await readRunRecord(client, runId);
-        await markCancelled(client, runId);
         const job = record?.workflow === undefined ? undefined : await queueFor(record.workflow).getJob(runId);
-        if (!record?.workflow || !job) return "not-found";
+        if (!record?.workflow || !job) {
+          await markCancelled(client, runId);
+          return "not-found";
+        }
+        // The state before the mark: a worker that sees the mark ends the job at once, and that
+        // end is this cancel's doing, not a run that had finished ("finished" only for those).
         const state = await job.getState();
         if (state === "completed" || state === "failed") return "finished";
+        await markCancelled(client, runId);
         if (!NOT_STARTED.has(state)) return "signalled";
         try {
           await job.remove();
