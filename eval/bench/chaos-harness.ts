@@ -202,7 +202,8 @@ interface FaultContext {
  * run's lease when any does. A kill starts the victim's replacement; a stop keeps at least one
  * other worker serving, and lasts from just over the store lease to past the job lock plus a
  * stalled check, so that some stopped workers lose their runs to others and some wake before
- * anyone took them. A fault with no worker to take within 10 s is skipped (and not counted).
+ * anyone took them. A fault with no worker to take within 60 s is skipped (and not counted):
+ * a replacement worker takes seconds to start on a loaded machine.
  */
 async function injectFaults(schedule: { at: number; kind: FaultKind }[], ctx: FaultContext, startedAt: number): Promise<void> {
   const stops: Promise<void>[] = [];
@@ -214,7 +215,7 @@ async function injectFaults(schedule: { at: number; kind: FaultKind }[], ctx: Fa
       ctx.counts.redisRestart++;
       continue;
     }
-    if (!(await ctx.fleet.waitServing(fault.kind === "stop" ? 2 : 1, 10_000))) {
+    if (!(await ctx.fleet.waitServing(fault.kind === "stop" ? 2 : 1, 60_000))) {
       ctx.log(`chaos: no worker to ${fault.kind} at ${Math.round(fault.at)} ms; skipped`);
       continue;
     }

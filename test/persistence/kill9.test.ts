@@ -14,6 +14,6 @@ describe("kill -9 durability", () => {
       const report = await killHarness(6, { seed: 20261123, store, maxKillMs: 60 });
       expect(report.kills).toBeGreaterThanOrEqual(6);
       expect(report).toMatchObject({ completed: 6, finishedReexecuted: 0, recordedReexecuted: 0, tornCheckpoints: 0, corruptLogs: 0, hangs: 0, wrongResults: 0 });
-    }, 120_000);
+    }, 600_000); // a deadline for a hang: the harness's kill-and-resume cycles slow down with the machine
   }
 });
