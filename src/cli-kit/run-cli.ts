@@ -37,20 +37,27 @@ export function errorLine(error: unknown): string {
 }
 
 /**
- * Run a command's main and exit with its code; a thrown usage error exits 2, anything else 1.
+ * A command's main to its exit code: what it returned (nothing is 0), or for a thrown error its
+ * one line on stderr and 2 for a usage error, 1 for anything else.
+ *
+ * @example const code = await exitCodeOf(proxyMain, ["--frobnicate"]); // 2, after one line on stderr
+ */
+export async function exitCodeOf(main: (args: readonly string[]) => Promise<number | void> | number | void, args: readonly string[]): Promise<number> {
+  try {
+    return (await main(args)) ?? 0;
+  } catch (error) {
+    console.error(errorLine(error));
+    return isUsageError(error) ? 2 : 1;
+  }
+}
+
+/**
+ * Run a command's main and exit with its code (exitCodeOf).
  *
  * @example runCli(demoMain, process.argv.slice(2));
  */
 export function runCli(main: (args: readonly string[]) => Promise<number | void> | number | void, args: readonly string[]): void {
-  Promise.resolve()
-    .then(() => main(args))
-    .then(
-      (code) => process.exit(code ?? 0),
-      (error: unknown) => {
-        console.error(errorLine(error));
-        process.exit(isUsageError(error) ? 2 : 1);
-      },
-    );
+  void exitCodeOf(main, args).then((code) => process.exit(code));
 }
 
 // Integer flags are checked in one place; re-exported for the commands that import it from here.

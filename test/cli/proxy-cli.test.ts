@@ -9,7 +9,9 @@ import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { sendJson, useFakeServers } from "../clients/support/fake-server.js";
 import { ollamaChat } from "../clients/support/wire.js";
+import { proxyMain } from "../../src/cli/proxy.js";
 import { cliArgs } from "../support/cli.js";
+import { inProcess } from "../support/in-process-cli.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
@@ -62,8 +64,14 @@ describe("forge-ts proxy (CLI)", () => {
     expect(stdout).toContain("SIGINT, shutting down");
   }, 60_000);
 
+  it("exits 2 on a bad flag with one line on stderr (the process)", async () => {
+    const error = (await run(process.execPath, cli("--model", "m"), { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
+    expect(error.code).toBe(2);
+    expect(error.stderr.trim().split("\n")).toHaveLength(1);
+    expect(error.stderr).toContain("--backend");
+  }, 60_000);
+
   it.each([
-    [["--model", "m"], "--backend"],
     [["--backend", "ollama"], "--model"],
     [["--backend", "sim", "--model", "m"], "needs a real backend"],
     [["--backend", "ollama", "--model", "m", "--port", "70000"], "--port"],
@@ -73,10 +81,10 @@ describe("forge-ts proxy (CLI)", () => {
     [["--backend", "ollama", "--model", "m", "--context-length", "lots"], "--context-length"],
     [["--backend", "openai", "--model", "m", "--forward-auth", "--api-key", "k"], "cannot be combined with --api-key"],
   ])("exits 2 on bad flags %j", async (args, message) => {
-    const error = (await run(process.execPath, cli(...args), { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
-    expect(error.code).toBe(2);
-    expect(error.stderr).toContain(message);
-  }, 60_000);
+    const { code, stderr } = await inProcess((a) => proxyMain(a), args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+  });
 
   it("prints its help with the real command name", async () => {
     const { stdout } = await run(process.execPath, cli("--help"), { env });

@@ -10,7 +10,9 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ollamaChat } from "../clients/support/wire.js";
 import { sendJson, startFakeServer, type FakeServer } from "../clients/support/fake-server.js";
+import { runMain, runsMain } from "../../src/cli/runs.js";
 import { cliArgs } from "../support/cli.js";
+import { inProcess } from "../support/in-process-cli.js";
 
 const exec = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
@@ -69,9 +71,10 @@ describe("forge-ts run / runs", () => {
     const unknownRun = await failure(["runs", "show", "nope", "--store", store]);
     expect(unknownRun.code).toBe(2);
     expect(unknownRun.stderr).toContain("no run nope");
-    expect((await failure(["runs", "frobnicate", "--store", store])).code).toBe(2);
-    expect((await failure(["run", MODULE])).stderr).toMatch(/expected <workflow-module> "<message>"/);
-    expect((await failure(["run", "missing-module.mjs", "hi", "--backend", "ollama", "--model", "m"])).stderr).toContain("cannot import");
+    // The other usage errors in-process (the spawn above covers the process path).
+    expect((await inProcess((a) => runsMain(a), ["frobnicate", "--store", store])).code).toBe(2);
+    expect(await inProcess((a) => runMain(a), [MODULE])).toMatchObject({ code: 2, stderr: expect.stringMatching(/expected <workflow-module> "<message>"/) });
+    expect(await inProcess((a) => runMain(a), ["missing-module.mjs", "hi", "--backend", "ollama", "--model", "m"])).toMatchObject({ code: 2, stderr: expect.stringContaining("cannot import") });
     const dead = await failure(["run", MODULE, "hi", "--backend", "ollama", "--model", "m", "--base-url", "http://127.0.0.1:9", "--store", store]);
     expect(dead.code).toBe(1);
     expect(dead.stderr).toMatch(/unreachable/);

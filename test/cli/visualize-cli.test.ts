@@ -11,7 +11,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunSummary } from "../../visualizer/protocol.js";
+import { visualizeMain } from "../../src/cli/visualize.js";
 import { cliArgs } from "../support/cli.js";
+import { inProcess } from "../support/in-process-cli.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
@@ -72,19 +74,25 @@ describe("forge-ts visualize (CLI)", () => {
     expect(server.output().stdout).toContain("SIGINT, shutting down");
   }, 60_000);
 
-  it.each([
-    [["--port", "70000"], "--port"],
-    [["--frobnicate"], "frobnicate"],
-    [["--no-store", "--store", "x"], "--no-store"],
-    [["--max-events", "5"], "--max-events"],
-    [["--workflow", "no/such/module.ts"], "cannot import no/such/module.ts"],
-  ])("exits 2 on bad flags %j", async (args, message) => {
-    const failed = await run(process.execPath, cli(...args), { env }).then(
+  it("exits 2 on a bad flag with one line on stderr (the process)", async () => {
+    const failed = await run(process.execPath, cli("--frobnicate"), { env }).then(
       () => expect.fail("should have exited 2"),
       (e: { code: number; stderr: string }) => e,
     );
     expect(failed.code).toBe(2);
-    expect(failed.stderr).toContain(message);
+    expect(failed.stderr.trim().split("\n")).toHaveLength(1);
+    expect(failed.stderr).toContain("frobnicate");
+  });
+
+  it.each([
+    [["--port", "70000"], "--port"],
+    [["--no-store", "--store", "x"], "--no-store"],
+    [["--max-events", "5"], "--max-events"],
+    [["--workflow", "no/such/module.ts"], "cannot import no/such/module.ts"],
+  ])("exits 2 on bad flags %j", async (args, message) => {
+    const { code, stderr } = await inProcess((a) => visualizeMain(a, process), args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
   });
 
   it("exits 1 when its port is taken", async () => {

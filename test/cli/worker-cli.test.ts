@@ -1,19 +1,30 @@
 /**
- * `forge-ts worker` flags: what it refuses (exit 2) and its help; the work itself is in
+ * `forge-ts worker` flags: what it refuses (exit 2; the rows in-process, one as a process) and its help; the work itself is in
  * test/queue/distributed.test.ts, with real worker processes.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { workerMain } from "../../src/cli/worker.js";
 import { cliArgs } from "../support/cli.js";
+import { inProcess } from "../support/in-process-cli.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
 const cli = (...args: string[]) => cliArgs("src/cli/main.ts", "worker", ...args);
 
 describe("forge-ts worker (CLI)", () => {
+  it("exits 2 on a bad flag with one line on stderr (the process)", async () => {
+    const failed = await run(process.execPath, cli(), { env }).then(
+      () => expect.fail("should have exited 2"),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failed.code).toBe(2);
+    expect(failed.stderr.trim().split("\n")).toHaveLength(1);
+    expect(failed.stderr).toContain("--redis");
+  });
+
   it.each([
-    [[], "--redis"],
     [["--redis", "http://x"], "redis://"],
     [["--redis", "redis://127.0.0.1:1"], "give --workflow"],
     [["--redis", "redis://127.0.0.1:1", "--eval", "nope"], "nope"],
@@ -26,12 +37,9 @@ describe("forge-ts worker (CLI)", () => {
     [["--redis", "redis://127.0.0.1:1", "--eval", "sim", "--metrics-port", "nine"], "--metrics-port"],
     [["--redis", "redis://127.0.0.1:1", "--eval", "sim", "--metrics-token", "t"], "need --metrics-port"],
   ])("exits 2 on bad flags %j", async (args, message) => {
-    const failed = await run(process.execPath, cli(...args), { env }).then(
-      () => expect.fail("should have exited 2"),
-      (e: { code: number; stderr: string }) => e,
-    );
-    expect(failed.code).toBe(2);
-    expect(failed.stderr).toContain(message);
+    const { code, stderr } = await inProcess((a) => workerMain(a), args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
   });
 
   it("exits 1 at once when Redis does not answer", async () => {
