@@ -8,7 +8,7 @@ import { createServer, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { sendJson } from "../../clients/support/fake-server.js";
 import { ollamaStreamLines } from "../../clients/support/wire.js";
-import { answer, ask, chat, contentOf, fakeBackend, fleetConfig, fleetProxy, type FakeBackend } from "./support/fleet-rig.js";
+import { answer, ask, chat, contentOf, fakeBackend, fleetConfig, fleetProxy, refusedBackend, type FakeBackend } from "./support/fleet-rig.js";
 
 const servers: { close(): void }[] = [];
 afterEach(() => {
@@ -42,9 +42,8 @@ const anthropicAsk = (url: string, body: Record<string, unknown>) =>
 
 describe("failover before anything reached the caller", () => {
   it("connection refused: every request succeeds on the other backend, and /health names the dead one", async () => {
-    const dead = await fakeBackend("dead");
+    const dead = await refusedBackend("dead");
     const live = await fakeBackend("live");
-    await dead.kill();
     const { url } = await fleetProxy(fleetConfig([dead, live], { health: { intervalMs: 60_000, timeoutMs: 500 } }));
     for (const stream of [false, true, false, true]) {
       const res = await chat(url, { messages: ask("hi"), stream });

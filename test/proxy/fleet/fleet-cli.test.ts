@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { ask, chat, contentOf, fakeBackend, fleetConfig } from "./support/fleet-rig.js";
+import { ask, chat, contentOf, fakeBackend, fleetConfig, refusedBackend } from "./support/fleet-rig.js";
 import { cliArgs } from "../../support/cli.js";
 
 const run = promisify(execFile);
@@ -28,8 +28,7 @@ async function configFile(text: string): Promise<string> {
 
 describe("forge-ts proxy --config", () => {
   it("reports each backend's health at start, serves through the fleet, exits 0 on SIGINT", async () => {
-    const [gpu0, gpu1] = [await fakeBackend("gpu0"), await fakeBackend("gpu1")];
-    await gpu1.kill();
+    const [gpu0, gpu1] = [await fakeBackend("gpu0"), await refusedBackend("gpu1")];
     const config = fleetConfig([gpu0, gpu1], { maxConcurrent: 2 });
     const path = await configFile(JSON.stringify(config, null, 2));
     const child = spawn(process.execPath, cli("--config", path, "--port", "0"), { env: { ...env, NO_COLOR: "1", FORGE_BACKEND: "ollama" } });

@@ -86,6 +86,27 @@ export const answer =
     reply(req, res, backend, { content: `hello from ${backend.name}` }, o);
 
 /**
+ * Where no server ever listens: port 1 is below the ephemeral range, so no test's listen on
+ * port 0 is handed it. A killed backend's own port is not that: on a busy machine another
+ * server may take it at once, and a "dead" backend then answers.
+ */
+export const REFUSED_URL = "http://127.0.0.1:1";
+
+/**
+ * A backend that refuses connections from the start (at REFUSED_URL), for tests that need one
+ * down and never revive it.
+ *
+ * @example
+ * const dead = await refusedBackend("gpu1"); // dead.url === "http://127.0.0.1:1"
+ */
+export async function refusedBackend(name: string): Promise<FakeBackend> {
+  const backend = await fakeBackend(name);
+  await backend.kill();
+  backend.url = REFUSED_URL;
+  return backend;
+}
+
+/**
  * @example
  * const gpu0 = await fakeBackend("gpu0", answer({ delayMs: 50 }));
  */
