@@ -1,10 +1,11 @@
 /**
  * Several loopback fake Ollama backends (real /api/chat JSON and NDJSON, /api/tags) that can be
- * held, killed (listener closed, every socket destroyed) and revived on the same port, and a
+ * held, killed (listener closed, every socket destroyed, the port kept by a listener that resets
+ * every connection) and revived on the same port, and a
  * proxy in front of them built from a fleet config. Everything closes after each test.
  */
 import { createServer, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
 import { afterEach, vi } from "vitest";
 import { createProxy, type ProxyOptions, type ProxyServer } from "../../../../src/proxy/create-proxy.js";
 import type { ProxyConfig } from "../../../../src/proxy/fleet/proxy-config.js";
@@ -132,11 +133,19 @@ export async function fakeBackend(name: string, behaviour: Behaviour = answer())
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await closed;
+      // Dead, the port stays ours: a listener that resets every connection. Left free, another
+      // server on a busy machine can take it at once and answer for the dead backend (and
+      // revive would find it taken).
+      holder = createTcpServer((socket) => socket.resetAndDestroy());
+      await new Promise<void>((resolve, reject) => holder!.once("error", reject).listen(port, "127.0.0.1", resolve));
     },
     async revive() {
+      await release();
+      holder = undefined;
       await listen();
     },
   };
+  let holder: TcpServer | undefined;
   const listen = async () => {
     server = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -173,7 +182,13 @@ export async function fakeBackend(name: string, behaviour: Behaviour = answer())
     backend.alive = true;
   };
   await listen();
-  open.push({ close: () => backend.kill() });
+  const release = () => new Promise<void>((resolve) => (holder ? holder.close(() => resolve()) : resolve()));
+  open.push({
+    close: async () => {
+      await backend.kill();
+      await release();
+    },
+  });
   return backend;
 }
 
