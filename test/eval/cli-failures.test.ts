@@ -5,11 +5,11 @@
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { REFUSED_URL } from "../support/refused-url.js";
 import { loadBatchConfig, runConfigFor } from "../../eval/batch.js";
 import { configName } from "../../eval/harness.js";
 import { EVAL_GENERATION } from "../../eval/generation.js";
@@ -29,19 +29,11 @@ async function cli(script: CliEntry, args: string[]): Promise<{ code: number; st
   }
 }
 
-async function deadUrl(): Promise<string> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return `http://127.0.0.1:${port}`;
-}
-
 const tmp = () => mkdtempSync(join(tmpdir(), "forge-eval-cli-"));
 
 describe("eval against a dead backend", () => {
   it("says it is unreachable once and exits 1 instead of failing every run", async () => {
-    const url = await deadUrl();
+    const url = REFUSED_URL;
     const r = await cli("eval/cli/run.ts", ["--backend", "ollama", "--model", "qwen3:8b", "--base-url", url, "--runs", "2"]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split("\n").at(-1)).toBe(`backend ollama qwen3:8b at ${url} is unreachable: No usable HTTP answer from ${url}/api/tags: connect ECONNREFUSED ${url.slice(7)}`);
@@ -49,7 +41,7 @@ describe("eval against a dead backend", () => {
   }, 60_000);
 
   it("--probe says unreachable, not 'context length not reported'", async () => {
-    const url = await deadUrl();
+    const url = REFUSED_URL;
     const r = await cli("eval/cli/run.ts", ["--backend", "llamaserver", "--model", "local", "--base-url", `${url}/v1`, "--probe"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("is unreachable");
@@ -58,7 +50,7 @@ describe("eval against a dead backend", () => {
 
   it("eval:batch stops at the first row whose backend is dead (exit 1)", async () => {
     const dir = tmp();
-    const url = await deadUrl();
+    const url = REFUSED_URL;
     writeFileSync(join(dir, "cfg.json"), JSON.stringify({ name: "dead", scenarios: ["basic_2step"], rows: [{ backend: "ollama", model: "qwen3:8b", baseUrl: url }] }));
     const r = await cli("eval/cli/batch.ts", ["--config", join(dir, "cfg.json"), "--runs", "1", "--out", join(dir, "out.jsonl")]);
     expect(r.code).toBe(1);

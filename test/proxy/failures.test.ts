@@ -2,8 +2,8 @@
  * What a caller gets when the request or the backend is bad: the API's own error shape and a
  * status that says whose fault it is, streamed or not; the backend never sees a bad request.
  */
-import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
+import { REFUSED_URL } from "../support/refused-url.js";
 import { OllamaClient } from "../../src/clients/ollama.js";
 import { createProxy } from "../../src/proxy/create-proxy.js";
 import { resetConnection, sendJson, sendNdjson, stallBeforeHeaders, useFakeServers, type FakeHandler } from "../clients/support/fake-server.js";
@@ -101,17 +101,8 @@ describe("routing", () => {
   });
 });
 
-/** A port nothing listens on. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 async function behind(handler: FakeHandler | "dead", timeoutMs = 5_000) {
-  const baseUrl = handler === "dead" ? `http://127.0.0.1:${await deadPort()}` : (await serve(handler)).url;
+  const baseUrl = handler === "dead" ? REFUSED_URL : (await serve(handler)).url;
   const proxy = createProxy({ client: new OllamaClient({ model: "qwen3:8b", baseUrl, think: false, timeoutMs }), keepAliveMs: 60_000 });
   const { url } = await proxy.listen({ port: 0 });
   return { url, proxy, close: () => proxy.close() };

@@ -12,6 +12,7 @@ import type { ProxyConfig } from "../../../../src/proxy/fleet/proxy-config.js";
 import { sendJson, type RecordedRequest } from "../../../clients/support/fake-server.js";
 import { ollamaChat, ollamaStreamLines, type ModelReply } from "../../../clients/support/wire.js";
 import { windowAnswer } from "../../support/harness.js";
+import { REFUSED_URL } from "../../../support/refused-url.js";
 
 export type Behaviour = (req: RecordedRequest, res: ServerResponse, backend: FakeBackend) => void | Promise<void>;
 
@@ -85,13 +86,6 @@ export const answer =
   (o: { delayMs?: number; pieceMs?: number } = {}): Behaviour =>
   (req, res, backend) =>
     reply(req, res, backend, { content: `hello from ${backend.name}` }, o);
-
-/**
- * Where no server ever listens: port 1 is below the ephemeral range, so no test's listen on
- * port 0 is handed it. A killed backend's own port is not that: on a busy machine another
- * server may take it at once, and a "dead" backend then answers.
- */
-export const REFUSED_URL = "http://127.0.0.1:1";
 
 /**
  * A backend that refuses connections from the start (at REFUSED_URL), for tests that need one
