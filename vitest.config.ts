@@ -61,12 +61,13 @@ export default defineConfig({
     pool: "forks",
     // Files run on both cores: no test may need an idle machine (it waits on events, not time).
     maxWorkers: Number(process.env.FORGE_TEST_WORKERS ?? 3),
-    // Deadlines catch hangs; they are not speed tests. 60 s holds on a 2-core machine running a
-    // second suite beside this one (CI's two Node lines, the ten-run load check).
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Deadlines catch hangs; they are not speed tests. 120 s holds on a 2-core machine running a
+    // second suite beside this one (the ten-run load check); tests that spawn one CLI process
+    // after another give themselves 300 s (a spawn takes seconds on such a machine).
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     // expect.poll waits on a condition; its 1 s default is a wall-clock bet a loaded machine loses.
-    expect: { poll: { timeout: 15_000 } },
+    expect: { poll: { timeout: 30_000 } },
     reporters: ["default"],
     sequence: { sequencer: LongFilesFirst },
     projects: [

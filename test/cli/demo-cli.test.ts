@@ -38,14 +38,14 @@ describe("npm start (src/cli/demo.ts)", () => {
     );
     expect(stdout.split("\n").slice(approval - 2, approval)).toEqual(["→ awaitingHuman", '  call    submit_quote({"part_number":"PN-4471","supplier":"Acme Fasteners","quantity":250,"unit_price":0.34})']);
     expect(stdout.match(/^ {2}human /gm)).toHaveLength(1);
-  }, 60_000);
+  }, 300_000);
 
   it("--interactive without a terminal on stdin approves by itself and says why", async () => {
     const { stdout } = await demo(["--interactive"]);
     expect(stdout).toContain("note    --interactive needs a terminal on stdin; approvals are automatic");
     expect(stdout).toMatch(/human +submit_quote \{.*\} → approved \(demo auto-approves/);
     expect(stdout).toMatch(/"unit_price": ?0\.34/);
-  }, 60_000);
+  }, 300_000);
 
   it("streams deltas with --stream and still prints the result", async () => {
     const { stdout } = await demo(["--stream", "--seed", "6"]);
@@ -54,13 +54,13 @@ describe("npm start (src/cli/demo.ts)", () => {
     expect(stdout).toMatch(/\n {2}stream args #0 lookup_part \{"part_number":"PN-4471"\}\n/);
     expect(stdout).toMatch(/\n {2}stream args #1 check_inventory \{"part_number":"PN-4471"\}\n/);
     expect(stdout).toMatch(/"unit_price": ?0\.34/);
-  }, 60_000);
+  }, 300_000);
 
   it("rejects an unknown backend with exit code 2 and a clear message", async () => {
     const error = await demo(["--backend", "gpt5"]).catch((e: unknown) => e as { code: number; stderr: string });
     expect(error).toMatchObject({ code: 2 });
     expect((error as { stderr: string }).stderr).toContain('unknown backend "gpt5"');
-  }, 60_000);
+  }, 300_000);
 
   it("fails with exit code 1 and the typed error when the backend is unreachable", async () => {
     const { createServer } = await import("node:net");
@@ -76,7 +76,7 @@ describe("npm start (src/cli/demo.ts)", () => {
     );
     expect(error).toMatchObject({ code: 1 });
     expect((error as { stderr: string }).stderr).toMatch(new RegExp(`backend ollama qwen3:8b at http://127.0.0.1:${port} is unreachable: .*FORGE_BACKEND`));
-  }, 60_000);
+  }, 300_000);
 
   it("exits 2 on a bad flag with one line on stderr (the process)", async () => {
     const error = (await demo(["--frobnicate"]).catch((e: unknown) => e)) as { code: number; stderr: string };
@@ -84,7 +84,7 @@ describe("npm start (src/cli/demo.ts)", () => {
     expect(error.stderr.trim().split("\n")).toHaveLength(1);
     expect(error.stderr).toContain("frobnicate");
     expect(error.stderr).not.toContain("TypeError");
-  }, 60_000);
+  }, 300_000);
 
   it.each([
     [["--timeout", "0"], "--timeout"],
@@ -103,7 +103,7 @@ describe("forge-ts command (src/cli/main.ts)", () => {
   it("prints its version and runs the demo subcommand", async () => {
     expect((await cli(["--version"])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     expect((await cli(["demo", "--quiet"])).stdout).toMatch(/"unit_price": ?0\.34/);
-  }, 60_000);
+  }, 300_000);
   it("runs the eval harness and its report, with its own name in usage lines", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "forge-eval-cli-"));
     const out = path.join(dir, "results.jsonl");
@@ -115,8 +115,8 @@ describe("forge-ts command (src/cli/main.ts)", () => {
     expect(evaluated.stdout).toMatch(/sim:small-model@reforged +100\.0% .* 1 +100$/m);
     expect((await cli(["report", out, "--list-only"])).stdout).toContain("1. sim:small-model@reforged");
     await expect(cli(["report", path.join(dir, "missing.jsonl")])).rejects.toMatchObject({ code: 2 });
-  }, 60_000);
+  }, 300_000);
   it("rejects an unknown command with exit code 2", async () => {
     await expect(cli(["fly"])).rejects.toMatchObject({ code: 2 });
-  }, 60_000);
+  }, 300_000);
 });

@@ -60,7 +60,7 @@ describe("Ctrl-C in a run", () => {
     expect(next.words).toEqual(expect.arrayContaining(["--store", store, "--backend", "sim", "--workflow", builtModule("src/cli/demo-module.ts")]));
     // The demo's quote needs an approval: continued outside the demo, the run now waits for it.
     expect(next.stdout).toMatch(/is waiting for a person \(1 pending\)/);
-  }, 120_000);
+  }, 300_000);
 
   it("run: cancels the model call in flight, prints the runs retry command, exits 130; the command finishes the run", async () => {
     let hold = true;
@@ -89,5 +89,5 @@ describe("Ctrl-C in a run", () => {
     const next = await continueWith(stderr);
     expect(next.words).toEqual(["runs", "retry", runId, "--workflow", builtModule("test/cli/fixtures/note-workflow.ts"), "--backend", "ollama", "--model", "m", "--base-url", model.url, "--store", store]);
     expect(JSON.parse(next.stdout)).toEqual({ summary: "done" });
-  }, 120_000);
+  }, 300_000);
 });

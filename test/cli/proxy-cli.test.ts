@@ -62,14 +62,14 @@ describe("forge-ts proxy (CLI)", () => {
     child.kill("SIGINT");
     expect(await exited).toBe(0);
     expect(stdout).toContain("SIGINT, shutting down");
-  }, 60_000);
+  }, 120_000);
 
   it("exits 2 on a bad flag with one line on stderr (the process)", async () => {
     const error = (await run(process.execPath, cli("--model", "m"), { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
     expect(error.code).toBe(2);
     expect(error.stderr.trim().split("\n")).toHaveLength(1);
     expect(error.stderr).toContain("--backend");
-  }, 60_000);
+  }, 120_000);
 
   it.each([
     [["--backend", "ollama"], "--model"],
@@ -90,5 +90,5 @@ describe("forge-ts proxy (CLI)", () => {
     const { stdout } = await run(process.execPath, cli("--help"), { env });
     expect(stdout).toContain("Usage: forge-ts proxy --backend");
     for (const text of ["GET /metrics", "--trace-content", "--context-length <tokens>", "FORGE_CONTEXT_LENGTH"]) expect(stdout).toContain(text);
-  }, 60_000);
+  }, 120_000);
 });

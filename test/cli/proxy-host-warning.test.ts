@@ -23,10 +23,10 @@ describe("forge-ts proxy --host", () => {
     expect(await stderrOf(["--host", "0.0.0.0"])).toEqual([
       "forge-ts proxy: warning: --host 0.0.0.0 without --api-key: anyone who can reach this port can use the backend through the proxy",
     ]);
-  }, 60_000);
+  }, 120_000);
 
   it("says nothing on loopback, or with --api-key", async () => {
     expect(await stderrOf([])).toEqual([]);
     expect(await stderrOf(["--host", "0.0.0.0", "--api-key", "k"])).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });

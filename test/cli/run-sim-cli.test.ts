@@ -61,7 +61,7 @@ describe("forge-ts run --backend sim on a module without an oracle", () => {
       { tool: "list_orders", args: { customer_id: "C-0000", limit: 1 } },
       { tool: "finish", args: { summary: "summary", status: "ok" } },
     ]);
-  }, 60_000);
+  }, 300_000);
 
   it("exits 2 with one line naming the tool and the keyword when a schema is beyond it", async () => {
     const failed = await cli(["run", "test/fixtures/schema-gap-workflow.ts", "go", "--backend", "sim", "--store", mkdtempSync(path.join(tmpdir(), "forge-sim-gap-"))]).then(
@@ -72,5 +72,5 @@ describe("forge-ts run --backend sim on a module without an oracle", () => {
     expect(failed.stderr.trim().split("\n")).toHaveLength(1);
     expect(failed.stderr).toContain('Tool "pick": the schema-driven oracle cannot generate arguments (not at choice)');
     expect(failed.stderr).toContain('export an Oracle named "oracle"');
-  }, 60_000);
+  }, 300_000);
 });

@@ -64,7 +64,7 @@ describe("forge-ts run / runs", () => {
     expect(replayed.stdout).toContain('state done, result {"summary":"noted hello"}');
     await cli(["runs", "delete", "r1", "--store", store]);
     expect((await cli(["runs", "list", "--store", store])).stdout).toContain("no runs in");
-  }, 60_000);
+  }, 300_000);
 
   it("usage errors exit 2 with one line; a dead backend exits 1 before anything runs", async () => {
     const store = mkdtempSync(path.join(tmpdir(), "forge-cli-store-"));
@@ -80,5 +80,5 @@ describe("forge-ts run / runs", () => {
     expect(dead.stderr).toMatch(/unreachable/);
     expect((await cli(["runs", "--help"])).stdout).toContain("Usage: forge-ts runs");
     expect((await cli(["run", "--help"])).stdout).toContain("Usage: forge-ts run <workflow-module>");
-  }, 60_000);
+  }, 300_000);
 });

@@ -57,5 +57,5 @@ describe("forge-ts runs fork", () => {
     expect((await failure(["runs", "fork", "p", "--patch-message", "x=hi", "--at", "1", "--store", store])).stderr).toMatch(/--patch-message.*message index/);
     expect((await failure(["runs", "fork", "p", "--store", store])).stderr).toMatch(/--at/);
     expect((await failure(["runs", "replay", "f-150", "--workflow", MODULE, "--store", store])).stderr).toMatch(/is a fork of run p at commit 2/);
-  }, 120_000);
+  }, 300_000);
 });

@@ -59,7 +59,7 @@ describe("forge-ts runs approve | reject | answer", () => {
     expect(JSON.parse(resumed.stdout)).toEqual({ summary: "refunded 500 on A1" });
     await cli(["runs", "resume", "r-ok", "--workflow", MODULE, ...backend]);
     expect(refunds().map(({ order, amount }) => ({ order, amount }))).toEqual([{ order: "A1", amount: 500 }]);
-  }, 90_000);
+  }, 300_000);
 
   it("a rejection reaches the model, which recovers; answers and bad decisions", async () => {
     const { store, cli, failure, backend, refunds } = cliSession(ollama);
@@ -85,5 +85,5 @@ describe("forge-ts runs approve | reject | answer", () => {
     expect(JSON.parse(answered.stdout)).toEqual({ summary: 'answered {"order":"Z9"}' });
     const notWaiting = await failure(["runs", "answer", "r-ask", "--answer", "again", "--store", store]);
     expect([notWaiting.code, notWaiting.stderr]).toEqual([2, expect.stringMatching(/has no pending request/)]);
-  }, 90_000);
+  }, 300_000);
 });

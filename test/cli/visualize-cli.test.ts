@@ -72,7 +72,7 @@ describe("forge-ts visualize (CLI)", () => {
     server.child.kill("SIGINT");
     expect(await exited).toBe(0);
     expect(server.output().stdout).toContain("SIGINT, shutting down");
-  }, 60_000);
+  }, 300_000);
 
   it("exits 2 on a bad flag with one line on stderr (the process)", async () => {
     const failed = await run(process.execPath, cli("--frobnicate"), { env }).then(

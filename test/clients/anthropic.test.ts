@@ -88,7 +88,7 @@ function stream(events: string[], opts: { cut?: number; resetAfter?: Promise<voi
 }
 
 /** Wait until `check` holds: generous, since the deadline only matters when something is broken. */
-const until = (check: () => boolean) => vi.waitUntil(check, { timeout: 10_000, interval: 5 });
+const until = (check: () => boolean) => vi.waitUntil(check, { timeout: 30_000, interval: 5 });
 
 async function collect(iter: AsyncIterable<StreamChunk>): Promise<StreamChunk[]> {
   const out: StreamChunk[] = [];

@@ -258,7 +258,7 @@ describe("LlamafileClient stream faults", () => {
       expect(chunk).toMatchObject({ type: "text_delta" });
       break;
     }
-    await vi.waitUntil(() => closed, { timeout: 10_000, interval: 5 });
+    await vi.waitUntil(() => closed, { timeout: 30_000, interval: 5 });
     expect(s.requests).toHaveLength(1);
   });
 });

@@ -165,5 +165,5 @@ describe("the docs' code", () => {
       for (const { name, typeOnly } of imp.names) if (!typeOnly && mod[name] === undefined) missing.push(`${imp.file}:${imp.line} ${name} from ${imp.specifier}`);
     }
     expect(missing).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });

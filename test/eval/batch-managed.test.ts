@@ -295,7 +295,7 @@ describe("npm run eval:batch with a managed row (child process)", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^ServerError \(FORGE_SERVER\): llamaserver:Tiny-Q4_K_M:native@reforged\+gguf=\S+: llamaserver did not start: .*its last output: llama_model_load: error loading model/);
     expect(existsSync(out) ? readFileSync(out, "utf8") : "").toBe("");
-  }, 60_000);
+  }, 120_000);
 
   it("Ctrl-C mid-row: exit 130, the server is gone, the run in flight is not recorded", async () => {
     const port = await freePort();
@@ -311,5 +311,5 @@ describe("npm run eval:batch with a managed row (child process)", () => {
     expect(r.stderr).toContain("interrupted: 0 run(s) appended");
     expect(isAlive(pidIn(r.stderr.split("\n")))).toBe(false);
     expect(existsSync(out) ? readFileSync(out, "utf8") : "").toBe("");
-  }, 60_000);
+  }, 120_000);
 });

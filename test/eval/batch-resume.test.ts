@@ -79,7 +79,7 @@ describe("batch resume", () => {
     // A third run has nothing left to do.
     await runBatchCli(["--config", configPath, "--runs", String(runs), "--out", out]);
     expect(lineCount(out)).toBe(expected);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe("batch resume across generations", () => {
@@ -113,5 +113,5 @@ describe("batch resume across generations", () => {
     expect(after.slice(5).map((r) => [r.runIndex, r.generation])).toEqual([[0, EVAL_GENERATION], [2, EVAL_GENERATION]]);
     expect(batchProgress({ config, runs: 3, out }, after)).toEqual([{ config: "sim:small-model@reforged", done: 3, expected: 3 }]);
     expect(await runBatch({ config, runs: 3, out })).toEqual({ ran: 0, skipped: 3 });
-  }, 60_000);
+  }, 300_000);
 });

@@ -48,5 +48,5 @@ describe("CI-sized eval: every scenario x {reforged, bare} on the simulated smal
     expect(reforged!.score.rate).toBeGreaterThan(bare!.score.rate);
     expect(compareConfigs(onDisk, "sim:small-model@reforged", "sim:small-model@bare").significant).toBe(true);
     expect(renderTable(buildReportData(onDisk))).toContain("sim:small-model@reforged");
-  }, 60_000);
+  }, 300_000);
 });

@@ -38,7 +38,7 @@ describe("eval against a dead backend", () => {
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split("\n").at(-1)).toBe(`backend ollama qwen3:8b at ${url} is unreachable: No usable HTTP answer from ${url}/api/tags: connect ECONNREFUSED ${url.slice(7)}`);
     expect(r.stdout).not.toContain("FAIL");
-  }, 60_000);
+  }, 300_000);
 
   it("--probe says unreachable, not 'context length not reported'", async () => {
     const url = REFUSED_URL;
@@ -46,7 +46,7 @@ describe("eval against a dead backend", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("is unreachable");
     expect(r.stdout).not.toContain("not reported");
-  }, 60_000);
+  }, 300_000);
 
   it("eval:batch stops at the first row whose backend is dead (exit 1)", async () => {
     const dir = tmp();
@@ -55,7 +55,7 @@ describe("eval against a dead backend", () => {
     const r = await cli("eval/cli/batch.ts", ["--config", join(dir, "cfg.json"), "--runs", "1", "--out", join(dir, "out.jsonl")]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/BackendError \(FORGE_BACKEND\): ollama:qwen3:8b@reforged\+url=http:\/\/127\.0\.0\.1:\d+: backend ollama qwen3:8b at .* is unreachable/);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe("usage errors exit 2 with the valid choices", () => {
@@ -70,12 +70,12 @@ describe("usage errors exit 2 with the valid choices", () => {
     const r = await cli(script, [...args]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
-  }, 60_000);
+  }, 300_000);
 
   it("--help texts document --progress, --timeout, --probe and the exit codes", async () => {
     expect((await cli("eval/cli/batch.ts", ["--help"])).stdout).toMatch(/--progress[\s\S]*--timeout[\s\S]*Exit codes/);
     expect((await cli("eval/cli/run.ts", ["--help"])).stdout).toMatch(/--probe[\s\S]*--timeout[\s\S]*Exit codes/);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe("batch config keys", () => {
@@ -132,7 +132,7 @@ describe("a results file cut mid-line", () => {
     expect(batch.stdout).toContain("2 run(s) appended");
     const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l) as RunRecord);
     expect(lines.map((r) => r.runIndex).sort()).toEqual([0, 1, 2]);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe("progress lines", () => {

@@ -52,5 +52,5 @@ describe("eval flags", () => {
     const error = (await exec(process.execPath, cliArgs("eval/cli/batch.ts", "--config", "sim", "--runs", "1", "--out", "/nonexistent/x")).catch((e: unknown) => e)) as { code: number; stderr: string };
     expect(error.code).toBe(2);
     expect(error.stderr.trim().split("\n")).toEqual(["InvalidArgumentError (FORGE_INVALID_ARGUMENT): Invalid --out: cannot write /nonexistent/x: the directory /nonexistent does not exist"]);
-  }, 60_000);
+  }, 120_000);
 });

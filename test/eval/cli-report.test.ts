@@ -118,5 +118,5 @@ describe("eval:report over several files", () => {
     const help = await cli(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/results\.jsonl \[more\.jsonl \.\.\.\][\s\S]*--exclude-scenario[\s\S]*--include-partial[\s\S]*Exit codes/);
-  }, 60_000);
+  }, 120_000);
 });

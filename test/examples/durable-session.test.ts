@@ -14,5 +14,5 @@ describe("durable session example", () => {
     const turn = (text: string) => run(process.execPath, ["--import", "tsx", "eval/examples/durable-session.ts", text], { env });
     expect((await turn("Remember that the deploy is on Friday.")).stdout.trim()).toBe("I remember 1 fact(s). (session history: 6 messages, 1 turn(s))");
     expect((await turn("What do you remember?")).stdout.trim()).toBe("I remember 2 fact(s). (session history: 11 messages, 2 turn(s))");
-  }, 60_000);
+  }, 300_000);
 });

@@ -90,7 +90,7 @@ describe("forge-ts mcp --http (Streamable HTTP, simulated model)", () => {
     });
     await expect(call).rejects.toThrow("stop");
     const store = new FileRunStore({ dir });
-    await expect.poll(async () => (await store.listRuns()).filter((r) => r.workflow === "slow").map((r) => r.state), { timeout: 15_000 }).toEqual(["cancelled"]);
+    await expect.poll(async () => (await store.listRuns()).filter((r) => r.workflow === "slow").map((r) => r.state), { timeout: 30_000 }).toEqual(["cancelled"]);
   });
 
   it("shuts down on SIGTERM (exit 0)", async () => {

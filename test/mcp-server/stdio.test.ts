@@ -113,7 +113,7 @@ describe("forge-ts mcp over stdio (simulated model)", () => {
     });
     await expect(call).rejects.toThrow("the user changed their mind");
     const store = new FileRunStore({ dir });
-    await expect.poll(async () => (await store.listRuns()).filter((r) => r.workflow === "slow").map((r) => r.state), { timeout: 15_000 }).toEqual(["cancelled"]);
+    await expect.poll(async () => (await store.listRuns()).filter((r) => r.workflow === "slow").map((r) => r.state), { timeout: 30_000 }).toEqual(["cancelled"]);
     // The server goes on serving.
     expect((await client.listTools()).tools).toHaveLength(4);
   });
@@ -139,7 +139,7 @@ describe("forge-ts mcp over stdio (simulated model)", () => {
         return false;
       }
     };
-    await expect.poll(alive, { timeout: 15_000 }).toBe(false);
+    await expect.poll(alive, { timeout: 30_000 }).toBe(false);
     expect(stderr).toContain("forge-ts mcp: the client closed stdin, shutting down");
     const slow = (await new FileRunStore({ dir }).listRuns()).filter((r) => r.workflow === "slow");
     expect(slow.map((r) => r.state)).toEqual(["cancelled", "cancelled"]);

@@ -73,7 +73,7 @@ describe("mcpTools over Streamable HTTP", () => {
     await handlerRunning; // the call reached the server: there is something to cancel
     controller.abort(new Error("deadline"));
     await expect(call).rejects.toThrow("deadline");
-    expect(await vi.waitUntil(() => serverSaw, { timeout: 10_000, interval: 5 })).toMatch(/deadline/);
+    expect(await vi.waitUntil(() => serverSaw, { timeout: 30_000, interval: 5 })).toMatch(/deadline/);
   });
 
   it("tools/list_changed: updates in place, withdraws removed tools, reports new ones", async () => {

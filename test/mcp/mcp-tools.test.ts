@@ -28,7 +28,7 @@ const alive = (pid: number) => {
   }
 };
 /** Wait until `check` holds: generous, since the deadline only matters when something is broken. */
-const until = (check: () => boolean) => vi.waitUntil(check, { timeout: 10_000, interval: 10 });
+const until = (check: () => boolean) => vi.waitUntil(check, { timeout: 30_000, interval: 10 });
 /**
  * server-everything's long operation, in seconds: longer than the test's own timeout, so a call
  * that ends in time was ended by the cancellation or deadline under test, however slow the machine.

@@ -83,7 +83,7 @@ describe("forge-ts run with MCP servers", () => {
     expect(toolMessages.at(-1)!.content).toBe(
       `[ToolError] read_text_file: Access denied - path outside allowed directories: ${path.join(root, "secret.txt")} not in ${allowed}`,
     );
-  }, 60_000);
+  }, 300_000);
 
   it("--mcp-config: named servers (stdio and Streamable HTTP) with prefixes and headers", async () => {
     const config = path.join(root, "mcp.json");
@@ -102,7 +102,7 @@ describe("forge-ts run with MCP servers", () => {
     const names = (chats()[before]!.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
     expect(names).toEqual(["fs_read_text_file", "ping", "answer"]);
     expect(http.headers.some((h) => h["x-team"] === "forge")).toBe(true);
-  }, 60_000);
+  }, 300_000);
 
   it("fails clearly: a module without createWorkflow (exit 2), a server that cannot start (exit 1)", async () => {
     const noFactory = await failure(["run", "test/cli/fixtures/note-workflow.ts", "hi", "--mcp", "node x.js", ...model()]);
@@ -115,5 +115,5 @@ describe("forge-ts run with MCP servers", () => {
     const badConfig = await failure(["run", MODULE, "hi", "--mcp-config", path.join(root, "missing.json"), ...model()]);
     expect(badConfig.code).toBe(2);
     expect(badConfig.stderr).toMatch(/Invalid --mcp-config: cannot read/);
-  }, 60_000);
+  }, 300_000);
 });

@@ -65,6 +65,6 @@ describe("a paused holder", () => {
       expect(await store.latest("run-1")).toMatchObject({ status: "done", state: "done" });
       const ends = (await store.events("run-1")).filter((e) => e.type === "toolEnd");
       expect(ends.map((e) => (e as { tool: string }).tool)).toEqual(["a", "b", "c", "finish"]);
-    }, 60_000);
+    }, 120_000);
   }
 });

@@ -17,7 +17,7 @@ let admin: pg.Pool;
 beforeAll(async () => {
   server = await startPostgres();
   admin = new pg.Pool({ connectionString: server.url });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await admin?.end();

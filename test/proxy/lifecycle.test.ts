@@ -19,7 +19,7 @@ const post = (url: string, body: Record<string, unknown>, signal?: AbortSignal) 
   fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
 
 /** Poll `check` until it holds: generous, since the deadline only matters when something is broken. */
-const until = <T>(check: () => T) => vi.waitUntil(check, { timeout: 10_000, interval: 2 });
+const until = <T>(check: () => T) => vi.waitUntil(check, { timeout: 30_000, interval: 2 });
 
 /** A backend that holds every chat request open and reports when the proxy drops it. */
 async function holdingBackend() {
@@ -93,7 +93,7 @@ describe("caller disconnect", () => {
         await expect(pending).rejects.toThrow();
         await hold.waitForDrop(i + 1);
       }
-      await expect.poll(() => proxy.stats(), { timeout: 10_000 }).toMatchObject({ inFlight: 0, cancelled: 5 });
+      await expect.poll(() => proxy.stats(), { timeout: 30_000 }).toMatchObject({ inFlight: 0, cancelled: 5 });
     } finally {
       await proxy.close();
     }

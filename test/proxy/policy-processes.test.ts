@@ -105,7 +105,7 @@ it("two proxy processes behind a round-robin enforce one policy with no shared s
   const stats = await Promise.all([a, b].map(async (url) => (await (await fetch(`${url}/forge/stats`)).json()) as { requests: number; retries: number }));
   expect(stats.map((s) => s.requests)).toEqual([2, 1]);
   expect(stats[0]!.retries + stats[1]!.retries).toBe(2);
-}, 60_000);
+}, 120_000);
 
 it.each([
   ['{"requiredSteps": ["search"]}', /--policy .*policy\.json: requiredSteps need a terminalTool/],
@@ -120,4 +120,4 @@ it.each([
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   expect(code).toBe(2);
   expect(err).toMatch(message);
-}, 60_000);
+}, 120_000);

@@ -41,7 +41,7 @@ async function chat(url: string, headers: Record<string, string>, body: Record<s
 
 /** The server span ends when the response is out; wait for it rather than for a fixed time. */
 async function spansOnceEnded(count: number): Promise<ReadableSpan[]> {
-  await vi.waitUntil(() => exporter.getFinishedSpans().length >= count, { timeout: 10_000, interval: 5 });
+  await vi.waitUntil(() => exporter.getFinishedSpans().length >= count, { timeout: 30_000, interval: 5 });
   return exporter.getFinishedSpans();
 }
 

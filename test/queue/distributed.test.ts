@@ -56,7 +56,7 @@ beforeAll(async () => {
   toolLog = path.join(dir, "tools.jsonl");
   replyGate = path.join(dir, "reply-gate");
   await Promise.all([startWorker(), startWorker(), startWorker()]);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill("SIGKILL");
@@ -97,7 +97,7 @@ describe("distributed eval and session workers", () => {
     expect(comparable(readRecords(again))).toEqual(comparable(readRecords(queued)));
     expect(await completed()).toBe(completedBefore);
     await counter.close();
-  }, 60_000);
+  }, 120_000);
 
   it("a worker killed with kill -9 mid-run: another worker finishes the run, no finished tool runs again", async () => {
     const queue = createRunQueue({ redis: redis.url });
@@ -116,7 +116,7 @@ describe("distributed eval and session workers", () => {
       const victim = await until(() => lines().find((e) => e.event === "start" && e.tool === "reply")?.pid, 30_000);
       process.kill(victim, "SIGKILL");
       writeFileSync(replyGate, "");
-      expect(await run.result(30_000)).toBe("I remember 1 fact(s).");
+      expect(await run.result(60_000)).toBe("I remember 1 fact(s).");
       const log = lines();
       const ends = log.filter((e) => e.event === "end");
       // Every tool call finished once; the finished one never started again.
@@ -130,7 +130,7 @@ describe("distributed eval and session workers", () => {
       await queue.close();
     }
     await startWorker(); // three again for what follows
-  }, 60_000);
+  }, 120_000);
 
   it("1,000 queued sim runs across the 3 workers (throughput printed)", async () => {
     const config = loadBatchConfig("sim");
@@ -168,7 +168,7 @@ describe("distributed eval and session workers", () => {
       await viz.close();
       await queues.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it("Redis restarted mid-batch: the workers reconnect and the batch completes", async () => {
     const config = smallBatch(4, 77);

@@ -32,7 +32,7 @@ beforeAll(async () => {
   redis = await startRedis();
   queue = createRunQueue({ redis: redis.url });
   worker = startTestWorker(redis.url, store, [workflow], { concurrency: 1 });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await worker?.close();
@@ -40,7 +40,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-it("a waiting run frees its worker and holds its turn; decided and requeued, it finishes, then the next turn runs", { timeout: 60_000 }, async () => {
+it("a waiting run frees its worker and holds its turn; decided and requeued, it finishes, then the next turn runs", { timeout: 120_000 }, async () => {
   const first = await queue.enqueueRun({ workflow, sessionId: "hitl", runId: "hitl-1", text: "Remember that the meeting is at 10." });
   const second = await queue.enqueueRun({ workflow, sessionId: "hitl", runId: "hitl-2", text: "Remember that lunch is at 12." });
   const waiting = await first.result(20_000).catch((e: unknown) => e);

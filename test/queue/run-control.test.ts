@@ -26,7 +26,7 @@ beforeAll(async () => {
   redis = await startRedis();
   queue = createRunQueue({ redis: redis.url });
   workers.push(startTestWorker(redis.url, store, [notesNamed("notes")], { concurrency: 2, progressIntervalMs: 100 }));
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
@@ -34,7 +34,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-describe("run control", { timeout: 60_000 }, () => {
+describe("run control", { timeout: 120_000 }, () => {
   it("cancelRun of a running run: it ends cancelled in the store, result() says so, the session's next turn fails fast", async () => {
     const run = await queue.enqueueRun({ workflow: "notes", sessionId: "cancel-active", runId: "cancel-active-1", text: `SLOW ${SLOW_MS} Remember a.` });
     const next = await queue.enqueueRun({ workflow: "notes", sessionId: "cancel-active", runId: "cancel-active-2", text: "Remember b." });
@@ -51,13 +51,13 @@ describe("run control", { timeout: 60_000 }, () => {
     }
     const cancelledAt = Date.now();
     expect(await queue.cancelRun(run.runId)).toBe("signalled");
-    await expect(run.result(15_000)).rejects.toThrow(/cancelled/i);
+    await expect(run.result(60_000)).rejects.toThrow(/cancelled/i);
     // Ended after the cancel, and long before the model call would have: the cancel stopped it.
     const { startedAt, finishedAt } = await jobTimes(redis.url, "notes", run.runId);
     expect(finishedAt).toBeGreaterThanOrEqual(cancelledAt);
     expect(finishedAt - startedAt).toBeLessThan(SLOW_MS);
     expect(await store.latest(run.runId)).toMatchObject({ state: "cancelled" });
-    const error = await next.result(15_000).catch((e: unknown) => e);
+    const error = await next.result(60_000).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SessionTurnFailedError);
     expect(error).toMatchObject({ failedRunId: "cancel-active-1", failedTurn: 1, outcome: "cancelled" });
     expect(await queue.cancelRun(run.runId)).toBe("finished");
@@ -72,9 +72,9 @@ describe("run control", { timeout: 60_000 }, () => {
     expect(await queue.cancelRun(second.runId)).toBe("removed");
     releaseHold("cancel-waiting");
     expect(await queue.job("notes", second.runId)).toBeUndefined();
-    await expect(second.result(15_000)).rejects.toThrow(/cancelled/i);
-    expect(await first.result(15_000)).toBe("I remember 1 fact(s).");
-    expect(await third.result(15_000)).toBe("I remember 2 fact(s).");
+    await expect(second.result(60_000)).rejects.toThrow(/cancelled/i);
+    expect(await first.result(60_000)).toBe("I remember 1 fact(s).");
+    expect(await third.result(60_000)).toBe("I remember 2 fact(s).");
     expect(await store.latest(second.runId)).toBeUndefined();
     // A workflow no worker runs: removed from the queue as well.
     const idle = await queue.enqueueRun({ workflow: "idle", text: "x" });
@@ -85,7 +85,7 @@ describe("run control", { timeout: 60_000 }, () => {
 
   it("timeoutMs cancels a run that takes too long", async () => {
     const run = await queue.enqueueRun({ workflow: "notes", text: `SLOW ${SLOW_MS} Remember a.`, timeoutMs: 200 });
-    await expect(run.result(15_000)).rejects.toThrow(/timed out after 200 ms/);
+    await expect(run.result(60_000)).rejects.toThrow(/timed out after 200 ms/);
     // Not before its time, and long before the model call would have ended: the timeout stopped it.
     const { startedAt, finishedAt } = await jobTimes(redis.url, "notes", run.runId);
     expect(finishedAt - startedAt).toBeGreaterThanOrEqual(200);
@@ -101,7 +101,7 @@ describe("run control", { timeout: 60_000 }, () => {
     expect(await queue.counts("prio")).toMatchObject({ waiting: 3 });
     const worker = startTestWorker(redis.url, store, [prio]);
     try {
-      await Promise.all(runs.map((r) => r.result(15_000)));
+      await Promise.all(runs.map((r) => r.result(60_000)));
       const started = await Promise.all(runs.map(async (r) => ({ runId: r.runId, at: (await store.latest(r.runId))!.createdAt })));
       expect(started.sort((a, b) => a.at - b.at).map((r) => r.runId)).toEqual(["prio-high", "prio-mid", "prio-low"]);
     } finally {
@@ -109,14 +109,14 @@ describe("run control", { timeout: 60_000 }, () => {
     }
     const delayed = await queue.enqueueRun({ workflow: "notes", text: "Remember a.", delay: 400 });
     expect(await queue.job("notes", delayed.runId)).toMatchObject({ state: "delayed" });
-    await delayed.result(15_000);
+    await delayed.result(60_000);
     const { enqueuedAt, startedAt } = await jobTimes(redis.url, "notes", delayed.runId);
     expect(startedAt - enqueuedAt).toBeGreaterThanOrEqual(400);
   });
 
   it("publishes progress: the final state and the iterations", async () => {
     const run = await queue.enqueueRun({ workflow: "notes", text: "Remember a." });
-    await run.result(15_000);
+    await run.result(60_000);
     expect(await queue.job("notes", run.runId)).toEqual({ state: "completed", progress: { state: "done", iteration: 2 }, attemptsMade: 1, failedReason: undefined });
     expect(await queue.job("notes", "no-such-run")).toBeUndefined();
   });
@@ -127,7 +127,7 @@ describe("run control", { timeout: 60_000 }, () => {
     // Delayed (not failed, not run) while the lease is held: then the holder lets go.
     await until(async () => (await queue.job("notes", "locked-1"))?.state === "delayed");
     await lease.release();
-    expect(await run.result(30_000)).toBe("I remember 1 fact(s).");
+    expect(await run.result(60_000)).toBe("I remember 1 fact(s).");
     // One attempt (the default), counted once: the waits for the lease spent none.
     expect(await queue.job("notes", "locked-1")).toMatchObject({ state: "completed", attemptsMade: 1 });
   });

@@ -39,7 +39,7 @@ beforeAll(async () => {
       }),
     );
   }
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.close()));
@@ -47,18 +47,18 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-describe("run queue", { timeout: 60_000 }, () => {
+describe("run queue", { timeout: 120_000 }, () => {
   it("runs an enqueued run on a worker and hands back its result", async () => {
     const run = await queue.enqueueRun({ workflow, text: "Remember the milk.", runId: "single-1" });
     expect(run).toMatchObject({ jobId: "single-1", runId: "single-1" });
-    expect(await run.result(15_000)).toBe("I remember 1 fact(s).");
+    expect(await run.result(60_000)).toBe("I remember 1 fact(s).");
     expect(await store.latest("single-1")).toMatchObject({ status: "done", state: "done" });
   });
 
   it("enqueues a run id once", async () => {
     const [a, b] = [await queue.enqueueRun({ workflow: "notes", text: "x", runId: "twice-1" }), await queue.enqueueRun({ workflow: "notes", text: "x", runId: "twice-1" })];
     expect(b.jobId).toBe(a.jobId);
-    await a.result(15_000);
+    await a.result(60_000);
     expect((await store.listRuns()).filter((r) => r.runId === "twice-1")).toHaveLength(1);
   });
 
@@ -67,7 +67,7 @@ describe("run queue", { timeout: 60_000 }, () => {
     for (let i = 1; i <= 4; i++) turns.push(await queue.enqueueRun({ workflow: "notes", text: `Remember fact ${i}.`, sessionId: "ordered", runId: `ordered-${i}` }));
     expect(turns.map((t) => t.turn)).toEqual([1, 2, 3, 4]);
     // Each turn sees the facts of every turn before it.
-    expect(await Promise.all(turns.map((t) => t.result(15_000)))).toEqual(["I remember 1 fact(s).", "I remember 2 fact(s).", "I remember 3 fact(s).", "I remember 4 fact(s)."]);
+    expect(await Promise.all(turns.map((t) => t.result(60_000)))).toEqual(["I remember 1 fact(s).", "I remember 2 fact(s).", "I remember 3 fact(s).", "I remember 4 fact(s)."]);
     const runs = await store.listRuns({ sessionId: "ordered" });
     for (let i = 1; i < runs.length; i++) expect(runs[i]!.createdAt).toBeGreaterThanOrEqual(runs[i - 1]!.savedAt);
   });
@@ -75,7 +75,7 @@ describe("run queue", { timeout: 60_000 }, () => {
   it("keeps a run of a workflow no worker runs waiting for a worker that does", async () => {
     await queue.enqueueRun({ workflow: "unknown-wf", text: "x", runId: "unknown-1" });
     // A run enqueued after it finishes: the workers were taking jobs all the while, and left it.
-    expect(await (await queue.enqueueRun({ workflow: "notes", text: "Remember the milk.", runId: "after-unknown-1" })).result(15_000)).toBe("I remember 1 fact(s).");
+    expect(await (await queue.enqueueRun({ workflow: "notes", text: "Remember the milk.", runId: "after-unknown-1" })).result(60_000)).toBe("I remember 1 fact(s).");
     expect(await queue.counts("unknown-wf")).toMatchObject({ waiting: 1, active: 0, failed: 0 });
     expect(await queue.counts("notes")).toMatchObject({ waiting: 0, active: 0, failed: 0 });
   });

@@ -21,7 +21,7 @@ beforeAll(async () => {
   redis = await startRedis();
   clients = [new Redis(redisOptions(redis.url)), new Redis(redisOptions(redis.url)), new Redis(redisOptions(redis.url))];
   turns = clients.map((c) => new SessionTurns(c));
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   for (const c of clients ?? []) c.disconnect();

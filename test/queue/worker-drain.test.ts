@@ -22,7 +22,7 @@ beforeAll(async () => {
   redis = await startRedis();
   queue = createRunQueue({ redis: redis.url });
   dir = mkdtempSync(path.join(tmpdir(), "forge-drain-"));
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   // A test that failed before its worker exited leaves it running: never outlive the file.
@@ -52,7 +52,7 @@ async function stopMidRun(drainMs: number, toolMs: number, runId: string): Promi
   return { code: await exited, stderr };
 }
 
-describe("forge-ts worker --drain-ms", { timeout: 60_000 }, () => {
+describe("forge-ts worker --drain-ms", { timeout: 120_000 }, () => {
   it("gives up on a job that outlasts it: exit 1, saying so", async () => {
     // The tool takes longer than the test may: the worker's exit is its giving up, not the job's end.
     const { code, stderr } = await stopMidRun(300, 600_000, "drain-short");

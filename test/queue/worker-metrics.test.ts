@@ -29,7 +29,7 @@ beforeAll(async () => {
   redis = await startRedis();
   queue = createRunQueue({ redis: redis.url });
   dir = mkdtempSync(path.join(tmpdir(), "forge-worker-metrics-"));
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   for (const stop of stops.reverse()) await stop();
@@ -56,13 +56,13 @@ function startWorkerProcess(args: string[]): Promise<{ child: ChildProcess; metr
   });
 }
 
-describe("worker metrics", { timeout: 60_000 }, () => {
+describe("worker metrics", { timeout: 120_000 }, () => {
   it("forge-ts worker --metrics-port serves runs and jobs that match the runs sent", async () => {
     const { metricsUrl } = await startWorkerProcess(["--workflow", "test/fixtures/queue-workflow.ts", "--backend", "sim", "--store", path.join(dir, "cli-store"), "--metrics-port", "0"]);
     const before = await scrape(metricsUrl);
     expect(before.value("forge_runs_total")).toBe(0);
     const runs = await Promise.all([1, 2, 3].map((i) => queue.enqueueRun({ workflow: "notes", runId: `cli-run-${i}`, text: `Remember item ${i}.` })));
-    await Promise.all(runs.map((r) => r.result(30_000)));
+    await Promise.all(runs.map((r) => r.result(60_000)));
     // The job's completion reaches the counter right after result() can see it: look until it does.
     const s = await until(async () => {
       const scraped = await scrape(metricsUrl);
@@ -94,8 +94,8 @@ describe("worker metrics", { timeout: 60_000 }, () => {
 
     const ok = await queue.enqueueRun({ workflow: "notes-lib", runId: "lib-stalled", text: "Remember a." });
     const failing = await queue.enqueueRun({ workflow: "notes-lib", runId: "lib-failing", text: "FAIL Remember b." });
-    await ok.result(30_000);
-    await expect(failing.result(30_000)).rejects.toThrow();
+    await ok.result(60_000);
+    await expect(failing.result(60_000)).rejects.toThrow();
 
     expect((await fetch(`${endpoint.url}/metrics`)).status).toBe(401);
     const auth = { authorization: "Bearer scrape-me" };

@@ -114,7 +114,7 @@ describe("maxWallClockMs bounds services in flight", () => {
     const run = r.run(workflow, "go", vars);
     // While the model call hangs, only the budget's timer reads the clock: wait for it to have
     // fired (and re-armed) twice.
-    await vi.waitFor(() => expect(release !== undefined && reads >= readsWhenAsked + 2).toBe(true), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(() => expect(release !== undefined && reads >= readsWhenAsked + 2).toBe(true), { timeout: 30_000, interval: 10 });
     clock = 10;
     release!();
     await expect(run).resolves.toEqual({ done: "all done" });

@@ -124,7 +124,7 @@ describe("runs with a store", () => {
     let asked = false;
     const slow: Policy = async (messages) => ((asked = true), await gate, correctNext(messages));
     const busy = runner(store, slow).run(workflow, "go", { ...vars, runId: "shared" });
-    await vi.waitFor(() => expect(asked).toBe(true), { timeout: 10_000, interval: 5 }); // the run holds its lease by the time it asks the model
+    await vi.waitFor(() => expect(asked).toBe(true), { timeout: 30_000, interval: 5 }); // the run holds its lease by the time it asks the model
     await expect(runner(store).resume("shared", workflow)).rejects.toBeInstanceOf(RunLockedError);
     release();
     await busy;

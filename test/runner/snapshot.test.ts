@@ -89,7 +89,7 @@ describe("snapshots", () => {
     expect(child.result).toEqual({ done: "all done" });
     // fetch_b was in flight when the snapshot was taken: it is re-run (same idempotency key); fetch_a is not
     expect(child.log).toEqual(["fetch_b", "finish"]);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("snapshot size", () => {

@@ -16,7 +16,7 @@ async function runParent(how: "exit" | "sigterm"): Promise<{ serverPid: number; 
 }
 
 /** The kill is delivered asynchronously after the parent is gone: wait for the server to be gone too. */
-const goneSoon = (pid: number) => vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 10_000, interval: 10 });
+const goneSoon = (pid: number) => vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 30_000, interval: 10 });
 
 describe("parent-exit hook", () => {
   it("kills the server group when the parent calls process.exit", async () => {

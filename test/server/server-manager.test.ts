@@ -71,7 +71,7 @@ describe("ServerManager (llama-server, fake executable)", () => {
     expect(m.pid).toBeUndefined();
     expect(isAlive(pid)).toBe(false);
     // SIGKILL delivery to the orphan is asynchronous: wait for it to be gone.
-    await vi.waitFor(() => expect(isAlive(worker)).toBe(false), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(() => expect(isAlive(worker)).toBe(false), { timeout: 30_000, interval: 10 });
   });
 
   it("a crash on start raises ServerError carrying the stderr tail", async () => {

@@ -8,7 +8,7 @@
  * `timeoutMs`). The deadline is generous: a loaded machine only makes a test slower, never red.
  * @example const pid = await until(() => readLog().find((e) => e.event === "end")?.pid);
  */
-export async function until<T>(check: () => Promise<T> | T, timeoutMs = 15_000, everyMs = 20): Promise<NonNullable<T>> {
+export async function until<T>(check: () => Promise<T> | T, timeoutMs = 60_000, everyMs = 20): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

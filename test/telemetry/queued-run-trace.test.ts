@@ -40,7 +40,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   if (worker && worker.exitCode === null) worker.kill("SIGKILL");
@@ -71,21 +71,21 @@ describe("queued run tracing", () => {
     const queue = createRunQueue({ redis: redis.url });
     try {
       const run = await queue.enqueueRun({ workflow: notes, text: "remember milk", traceContext: trace.setSpan(ROOT_CONTEXT, producer) });
-      await run.result(30_000);
+      await run.result(60_000);
     } finally {
       producer.end();
       await queue.close();
     }
     const { traceId, spanId } = t.one("enqueue notes").spanContext();
-    const runSpan = await until(() => received.find((s) => s.name === `invoke_agent ${notes.name}`), 15_000);
+    const runSpan = await until(() => received.find((s) => s.name === `invoke_agent ${notes.name}`), 60_000);
     expect(runSpan.traceId).toBe(traceId);
     expect(runSpan.parentSpanId).toBe(spanId);
     const chats = await until(() => {
       const found = received.filter((s) => s.name.startsWith("chat ") && s.parentSpanId === runSpan.spanId);
       return found.length > 0 ? found : undefined;
-    }, 60_000);
+    }, 300_000);
     expect(chats.every((s) => s.traceId === traceId)).toBe(true);
     // Exported in batches: the tool spans may come in a later one.
-    await until(() => received.some((s) => s.name.startsWith("execute_tool ") && s.parentSpanId === runSpan.spanId), 15_000);
-  }, 60_000);
+    await until(() => received.some((s) => s.name.startsWith("execute_tool ") && s.parentSpanId === runSpan.spanId), 60_000);
+  }, 300_000);
 });

@@ -22,7 +22,7 @@ beforeAll(async () => {
   viz = createVisualizer({ store, workflows: [plannerWorkflow, researchWorkflow], version: "test" });
   ({ url } = await viz.listen({ port: 0 }));
   browser = await launchChromium();
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -44,7 +44,7 @@ describe("child runs in the page, in Chromium", () => {
 
     const page = await newPage();
     await page.goto(`${url}/#run=plan`);
-    await expect.poll(() => listed(page), { timeout: 10_000 }).toEqual([
+    await expect.poll(() => listed(page), { timeout: 30_000 }).toEqual([
       ["plan", "0", null],
       ["plan.1-0", "1", "plan"],
       ["solo", "0", null],
@@ -62,11 +62,11 @@ describe("child runs in the page, in Chromium", () => {
 
     // The parent lists its child, with the call.
     const toChild = page.locator("[data-testid=lineage-child]");
-    await expect.poll(() => toChild.count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => toChild.count(), { timeout: 30_000 }).toBe(1);
     expect(await toChild.getAttribute("data-call-id")).toBe(callId);
     expect(await page.locator("[data-testid=lineage-parent]").count()).toBe(0);
     // Stepped back to while the research call ran: the call in the batch links to its child.
-    await expect.poll(() => page.locator("[data-testid=replay-slider]").isVisible(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => page.locator("[data-testid=replay-slider]").isVisible(), { timeout: 30_000 }).toBe(true);
     const at = await page.evaluate(() => {
       const slider = document.querySelector<HTMLInputElement>("[data-testid=replay-slider]")!;
       for (let i = 0; i <= Number(slider.max); i++) {
@@ -84,10 +84,10 @@ describe("child runs in the page, in Chromium", () => {
     // The child, picked in the list: names its parent and the call, and links back.
     await child.click();
     const toParent = page.locator("[data-testid=lineage-parent]");
-    await expect.poll(() => toParent.count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => toParent.count(), { timeout: 30_000 }).toBe(1);
     expect(await toParent.innerText()).toBe(`child of plan · call ${callId}`);
     expect(new URL(page.url()).hash).toBe("#run=plan.1-0");
-    await expect.poll(() => page.textContent("[data-testid=current-state]"), { timeout: 10_000 }).toBe("done");
+    await expect.poll(() => page.textContent("[data-testid=current-state]"), { timeout: 30_000 }).toBe("done");
     expect(await page.getAttribute(`[data-run-id="plan.1-0"]`, "class")).toContain("selected");
     await screenshot(page, "child-runs-child");
 
@@ -101,5 +101,5 @@ describe("child runs in the page, in Chromium", () => {
     await expect.poll(() => page.getAttribute(`[data-run-id="plan.1-0"]`, "class")).toContain("selected");
     expect(page.errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, 120_000);
 });

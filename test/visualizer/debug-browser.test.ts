@@ -64,7 +64,7 @@ describe("debugging runs in the page, in Chromium", () => {
   it("lists distinct run ids with their true iteration counts, and filters the runs (kept in the URL)", async () => {
     const page = await newPage();
     await page.goto(url);
-    await expect.poll(async () => (await listedIds(page)).length, { timeout: 10_000 }).toBe(3);
+    await expect.poll(async () => (await listedIds(page)).length, { timeout: 30_000 }).toBe(3);
     const listed = await listedIds(page);
     expect(new Set(listed.map(([, label]) => label)).size).toBe(3);
     for (const [id, label, title] of listed) {
@@ -86,18 +86,18 @@ describe("debugging runs in the page, in Chromium", () => {
     await page.selectOption("[data-testid=filter-status]", "done");
     await page.selectOption("[data-testid=filter-workflow]", "supplier_quote");
     await page.reload();
-    await expect.poll(async () => (await listedIds(page)).length, { timeout: 10_000 }).toBe(3);
+    await expect.poll(async () => (await listedIds(page)).length, { timeout: 30_000 }).toBe(3);
     expect([await page.inputValue("[data-testid=filter-status]"), await page.inputValue("[data-testid=filter-workflow]")]).toEqual(["done", "supplier_quote"]);
     expect(hashParams(page).get("status")).toBe("done");
     expect(page.errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, 120_000);
 
   it("opens a step from its link, shows its context diff, steps on, and reloads to the same view", async () => {
     const id = runIds[0]!;
     const page = await newPage();
     await page.goto(`${url}/#run=${encodeURIComponent(id)}&step=4`);
-    await expect.poll(() => diffStep(page), { timeout: 10_000 }).toBe("4");
+    await expect.poll(() => diffStep(page), { timeout: 30_000 }).toBe("4");
     const steps = await page.evaluate(() => (window as unknown as { forgeViz: { steps: { n: number; pos: number }[] } }).forgeViz.steps);
     expect(Number(await page.inputValue("[data-testid=replay-slider]"))).toBe(steps[3]!.pos);
     expect(await page.textContent("[data-testid=step-pos]")).toBe(`step 4 / ${steps.length}`);
@@ -108,27 +108,27 @@ describe("debugging runs in the page, in Chromium", () => {
     expect(hashParams(page).get("step")).toBe("5");
     const before = { state: await page.textContent("[data-testid=current-state]"), diff: await page.locator("[data-testid=diff-row]").allInnerTexts() };
     await page.reload();
-    await expect.poll(() => diffStep(page), { timeout: 10_000 }).toBe("5");
+    await expect.poll(() => diffStep(page), { timeout: 30_000 }).toBe("5");
     expect({ state: await page.textContent("[data-testid=current-state]"), diff: await page.locator("[data-testid=diff-row]").allInnerTexts() }).toEqual(before);
 
     // The step where the model's first answer came back: iteration went 0 → 1.
     const first = steps.findIndex((_, i) => i > 0) + 1;
     expect(first).toBeGreaterThan(0);
     await page.goto(`${url}/#run=${encodeURIComponent(id)}`);
-    await expect.poll(() => page.locator("[data-testid=diff-row]").count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.locator("[data-testid=diff-row]").count(), { timeout: 30_000 }).toBeGreaterThan(0);
     const iterationStep = await page.evaluate(() => (window as unknown as { forgeViz: { steps: { n: number; iteration: number }[] } }).forgeViz.steps.find((s) => s.iteration === 1)!.n);
     await page.goto(`${url}/#run=${encodeURIComponent(id)}&step=${iterationStep}`);
-    await expect.poll(() => page.getAttribute('[data-testid=diff-row][data-path="iteration"]', "data-kind"), { timeout: 10_000 }).toBe("changed");
+    await expect.poll(() => page.getAttribute('[data-testid=diff-row][data-path="iteration"]', "data-kind"), { timeout: 30_000 }).toBe("changed");
     expect(await page.textContent('[data-testid=diff-row][data-path="iteration"]')).toContain("0→1");
     expect(page.errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, 120_000);
 
   it("filters the timeline by kind and text, and a click on an entry picks its step", async () => {
     const page = await newPage();
     await page.goto(`${url}/#run=${encodeURIComponent(runIds[0]!)}`);
     const entries = page.locator("[data-testid=timeline] .entry");
-    await expect.poll(() => entries.count(), { timeout: 10_000 }).toBeGreaterThan(5);
+    await expect.poll(() => entries.count(), { timeout: 30_000 }).toBeGreaterThan(5);
     const visible = () => page.$$eval("[data-testid=timeline] .entry", (es) => es.filter((e) => !(e as HTMLElement).hidden).map((e) => e.getAttribute("data-kind")));
     await page.click("[data-testid=timeline-kinds] [data-kind=tool_result]");
     await expect.poll(async () => (await visible()).includes("tool_result")).toBe(false);
@@ -137,7 +137,7 @@ describe("debugging runs in the page, in Chromium", () => {
     await expect.poll(async () => (await visible()).every((k) => k !== "tool_result")).toBe(true);
     expect((await visible()).length).toBeGreaterThan(0);
     await page.reload();
-    await expect.poll(async () => (await visible()).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await visible()).length, { timeout: 30_000 }).toBeGreaterThan(0);
     expect(await page.inputValue("[data-testid=timeline-find]")).toBe("get_public_pricing");
     expect((await visible()).includes("tool_result")).toBe(false);
 
@@ -149,14 +149,14 @@ describe("debugging runs in the page, in Chromium", () => {
     expect(Number(await diffStep(page))).toBe(steps.filter((s) => s.iteration === iteration).at(-1)!.n);
     expect(page.errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, 120_000);
 
   it("shows two runs side by side from a link, and leaves the view from its button", async () => {
     const [a, b] = runIds as [string, string];
     const page = await newPage();
     await page.goto(`${url}/#run=${encodeURIComponent(a)}&compare=${encodeURIComponent(b)}`);
     const cols = page.locator("[data-testid=compare-col]");
-    await expect.poll(() => cols.count(), { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => cols.count(), { timeout: 30_000 }).toBe(2);
     expect(await cols.evaluateAll((cs) => cs.map((c) => c.getAttribute("data-run-id")))).toEqual([a, b]);
     for (const summary of await page.locator("[data-testid=compare-summary]").allInnerTexts()) expect(summary).toMatch(/^done · done · \d+ steps$/);
     expect(await page.isVisible("#graph-box")).toBe(false);
@@ -167,14 +167,14 @@ describe("debugging runs in the page, in Chromium", () => {
     expect(hashParams(page).get("compare")).toBeNull();
     expect(page.errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, 120_000);
 
   it("stacks the panes on a phone with the chart visible and scrollable; a desktop keeps three columns", async () => {
     const link = `${url}/#run=${encodeURIComponent(runIds[2]!)}&step=9`;
     for (const [width, height, name] of [[390, 844, "phone"], [1440, 900, "desktop"]] as const) {
       const page = await newPage(width, height);
       await page.goto(link);
-      await expect.poll(() => diffStep(page), { timeout: 10_000 }).toBe("9");
+      await expect.poll(() => diffStep(page), { timeout: 30_000 }).toBe("9");
       await expect.poll(() => page.locator("#graph [data-state-id]").count()).toBeGreaterThan(10);
       const box = (sel: string) => page.locator(sel).boundingBox().then((b) => b!);
       const [runs, centre, panels, graph] = await Promise.all([box(".runs"), box(".centre"), box(".panels"), box("#graph-box")]);
@@ -199,5 +199,5 @@ describe("debugging runs in the page, in Chromium", () => {
       expect(page.errors).toEqual([]);
       await page.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

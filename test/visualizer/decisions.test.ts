@@ -89,7 +89,7 @@ describe("POST /api/runs/:runId/decisions", () => {
     await expect(run.proceed()).resolves.toEqual({ status: "done", runId: "d-approve", result: "refunded 500 on A1" });
     // The run list reads the store at most once a second.
     const listedRun = async () => ((await (await fetch(`${url}/api/runs`)).json()) as { runs: RunSummary[] }).runs.find((r) => r.runId === "d-approve")!;
-    await expect.poll(async () => (await listedRun()).status, { timeout: 15_000 }).toBe("done");
+    await expect.poll(async () => (await listedRun()).status, { timeout: 30_000 }).toBe("done");
     expect((await listedRun()).requests).toBeUndefined();
     // Its replay takes the decision from the log, as the run did.
     const replay = (await (await fetch(`${url}/api/runs/d-approve/replay`)).json()) as { state: string; events: { type: string; event?: { type: string } }[] };

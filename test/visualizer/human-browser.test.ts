@@ -27,7 +27,7 @@ beforeAll(async () => {
   viz = createVisualizer({ store, workflows: [refundsWorkflow], version: "test" });
   ({ url } = await viz.listen({ port: 0 }));
   browser = await launchChromium();
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -42,8 +42,8 @@ const request = (page: Page, callId: string): Locator => page.locator(`[data-tes
 
 /** The page shows the run finished: in the run list and as the state of the run shown. */
 async function expectDone(page: Page, runId: string) {
-  await expect.poll(() => page.getAttribute(`[data-run-id="${runId}"]`, "data-status"), { timeout: 10_000 }).toBe("done");
-  await expect.poll(() => page.textContent("[data-testid=current-state]"), { timeout: 10_000 }).toBe("done");
+  await expect.poll(() => page.getAttribute(`[data-run-id="${runId}"]`, "data-status"), { timeout: 30_000 }).toBe("done");
+  await expect.poll(() => page.textContent("[data-testid=current-state]"), { timeout: 30_000 }).toBe("done");
   expect(await page.locator("[data-testid=human]").isHidden()).toBe(true);
 }
 
@@ -53,7 +53,7 @@ describe("deciding in the visualizer, in Chromium", () => {
     const page = await newPage();
     await page.goto(`${url}/#run=hb-approve`);
     const req = request(page, run.callIds[0]!);
-    await expect.poll(() => req.count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => req.count(), { timeout: 30_000 }).toBe(1);
     expect(await page.getAttribute(`[data-run-id="hb-approve"]`, "data-status")).toBe("waiting");
     expect(await page.locator(`[data-run-id="hb-approve"] [data-testid=waiting-badge]`).count()).toBe(1);
     expect(await req.getAttribute("data-tool")).toBe("refund");
@@ -68,7 +68,7 @@ describe("deciding in the visualizer, in Chromium", () => {
     expect(await req.locator("[data-testid=human-decision]").innerText()).toMatch(/^approved/);
     expect(await decisions("hb-approve")).toMatchObject([{ callId: run.callIds[0], decision: { type: "approve" } }]);
     // Still decided once the run list comes back with the decision as recorded.
-    await expect.poll(async () => (await (await fetch(`${url}/api/runs`)).json()).runs.find((r: { runId: string }) => r.runId === "hb-approve")?.requests?.[0]?.decision?.type, { timeout: 15_000 }).toBe("approve");
+    await expect.poll(async () => (await (await fetch(`${url}/api/runs`)).json()).runs.find((r: { runId: string }) => r.runId === "hb-approve")?.requests?.[0]?.decision?.type, { timeout: 30_000 }).toBe("approve");
     expect(await req.getAttribute("data-decided")).toBe("approve");
 
     await expect(run.proceed()).resolves.toEqual({ status: "done", runId: "hb-approve", result: "refunded 500 on A1" });
@@ -76,14 +76,14 @@ describe("deciding in the visualizer, in Chromium", () => {
     await screenshot(page, "human-approved-done");
     expect(page.errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, 120_000);
 
   it("Reject asks for a reason; edited args the tool refuses show the server's error inline; fixed ones approve", async () => {
     const run = await parkedRun(store, "hb-edit", [{ order: "C1", amount: 200 }, { order: "C2", amount: 300 }]);
     const page = await newPage();
     await page.goto(`${url}/#run=hb-edit`);
     const [first, second] = [request(page, run.callIds[0]!), request(page, run.callIds[1]!)];
-    await expect.poll(() => second.count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => second.count(), { timeout: 30_000 }).toBe(1);
 
     // Reject: no reason, no request.
     await first.locator("[data-action=reject]").click();
@@ -121,14 +121,14 @@ describe("deciding in the visualizer, in Chromium", () => {
     await expectDone(page, "hb-edit");
     expect(page.errors.filter((e) => !/status of 409/.test(e))).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, 120_000);
 
   it("a question is answered in the page", async () => {
     const run = await parkedRun(store, "hb-answer", [], "Which account should the refund go to?");
     const page = await newPage();
     await page.goto(`${url}/#run=hb-answer`);
     const req = request(page, run.callIds[0]!);
-    await expect.poll(() => req.count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => req.count(), { timeout: 30_000 }).toBe(1);
     expect(await req.getAttribute("data-kind")).toBe("input");
     expect(await req.locator("[data-action=approve]").count()).toBe(0);
     await req.locator("[data-testid=answer]").fill("the savings account");
@@ -139,7 +139,7 @@ describe("deciding in the visualizer, in Chromium", () => {
     await expectDone(page, "hb-answer");
     expect(page.errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, 120_000);
 });
 
 /** This machine's first non-loopback IPv4 address. */
@@ -161,7 +161,7 @@ describe("a visualizer bound beyond loopback, from another address", () => {
       const page = await newPage();
       await page.goto(`${there}/#token=${token}&run=hb-remote`);
       const req = request(page, run.callIds[0]!);
-      await expect.poll(() => req.count(), { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => req.count(), { timeout: 30_000 }).toBe(1);
       // The token left the address bar (a copied run link never carries it).
       expect(new URL(page.url()).hash).toBe("#run=hb-remote");
       expect(await page.getAttribute("[data-testid=conn]", "data-state")).toBe("open");
@@ -170,17 +170,17 @@ describe("a visualizer bound beyond loopback, from another address", () => {
       expect(await decisions("hb-remote")).toHaveLength(1);
       // A reload keeps the token for the tab.
       await page.reload();
-      await expect.poll(() => request(page, run.callIds[0]!).getAttribute("data-decided"), { timeout: 10_000 }).toBe("approve");
+      await expect.poll(() => request(page, run.callIds[0]!).getAttribute("data-decided"), { timeout: 30_000 }).toBe("approve");
       expect(page.errors).toEqual([]);
       await page.close();
 
       const stranger = await newPage();
       await stranger.goto(`${there}/#run=hb-remote`);
-      await expect.poll(() => stranger.textContent("#notice"), { timeout: 10_000 }).toMatch(/needs its token/);
+      await expect.poll(() => stranger.textContent("#notice"), { timeout: 30_000 }).toMatch(/needs its token/);
       expect(await request(stranger, run.callIds[0]!).count()).toBe(0);
       await stranger.close();
     } finally {
       await wide.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -53,14 +53,14 @@ describe("forge-ts proxy --config", () => {
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGINT");
     expect(await exited).toBe(0);
-  }, 60_000);
+  }, 300_000);
 
   it("exits 2 on a config with mistakes, naming file, line and column", async () => {
     const path = await configFile('{\n  "backends": { "a": { "backend": "ollama", "model": "x" } },\n  "models": { "m": { "backends": ["b"] } }\n}\n');
     const error = (await run(process.execPath, cli("--config", path), { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
     expect(error.code).toBe(2);
     expect(error.stderr).toContain(`${path}:3:35: models.m.backends[0]: no backend named "b"`);
-  }, 60_000);
+  }, 300_000);
 
   it.each([
     [["--backend", "ollama"], "--backend"],
@@ -70,5 +70,5 @@ describe("forge-ts proxy --config", () => {
     const error = (await run(process.execPath, cli("--config", path, ...flags), { env }).catch((e: unknown) => e)) as { code: number; stderr: string };
     expect(error.code).toBe(2);
     expect(error.stderr).toContain(`--config: cannot be combined with ${named}`);
-  }, 60_000);
+  }, 300_000);
 });
