@@ -3,14 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { ForgeLogger } from "../../src/core/logger.js";
 
-/** A port that was free a moment ago (the fake server must bind it itself). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** A port free a moment ago, for a fake server that binds it itself. */
+export { freePort } from "../../eval/bench/free-port.js";
 
 export interface Recorded {
   method: string;
