@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { demoMain } from "../../src/cli/demo.js";
 import { cliArgs } from "../support/cli.js";
 import { inProcess } from "../support/in-process-cli.js";
+import { REFUSED_URL } from "../support/refused-url.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
@@ -63,19 +64,11 @@ describe("npm start (src/cli/demo.ts)", () => {
   }, 300_000);
 
   it("fails with exit code 1 and the typed error when the backend is unreachable", async () => {
-    const { createServer } = await import("node:net");
-    const port = await new Promise<number>((resolve) => {
-      const srv = createServer();
-      srv.listen(0, "127.0.0.1", () => {
-        const p = (srv.address() as { port: number }).port;
-        srv.close(() => resolve(p));
-      });
-    });
-    const error = await demo(["--backend", "ollama", "--model", "qwen3:8b", "--base-url", `http://127.0.0.1:${port}`, "--budget", "4096"]).catch(
+    const error = await demo(["--backend", "ollama", "--model", "qwen3:8b", "--base-url", REFUSED_URL, "--budget", "4096"]).catch(
       (e: unknown) => e as { code: number; stderr: string },
     );
     expect(error).toMatchObject({ code: 1 });
-    expect((error as { stderr: string }).stderr).toMatch(new RegExp(`backend ollama qwen3:8b at http://127.0.0.1:${port} is unreachable: .*FORGE_BACKEND`));
+    expect((error as { stderr: string }).stderr).toMatch(new RegExp(`backend ollama qwen3:8b at ${REFUSED_URL} is unreachable: .*FORGE_BACKEND`));
   }, 300_000);
 
   it("exits 2 on a bad flag with one line on stderr (the process)", async () => {

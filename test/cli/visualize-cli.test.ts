@@ -14,6 +14,7 @@ import type { RunSummary } from "../../visualizer/protocol.js";
 import { visualizeMain } from "../../src/cli/visualize.js";
 import { cliArgs } from "../support/cli.js";
 import { inProcess } from "../support/in-process-cli.js";
+import { REFUSED_URL } from "../support/refused-url.js";
 
 const run = promisify(execFile);
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
@@ -119,18 +120,14 @@ describe("forge-ts visualize (CLI)", () => {
 
 describe("npm start -- --visualize", () => {
   it("exits 1 before running anything when no visualizer answers", async () => {
-    const blocker = net.createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
-    const port = (blocker.address() as net.AddressInfo).port;
-    await new Promise<void>((resolve) => blocker.close(() => resolve())); // nothing listens there now
-    const failed = await run(process.execPath, cliArgs("src/cli/demo.ts", "--visualize", "--visualizer-url", `http://127.0.0.1:${port}`), {
+    const failed = await run(process.execPath, cliArgs("src/cli/demo.ts", "--visualize", "--visualizer-url", REFUSED_URL), {
       env: { ...env, NO_COLOR: "1" },
     }).then(
       () => expect.fail("should have exited 1"),
       (e: { code: number; stdout: string; stderr: string }) => e,
     );
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toContain(`no visualizer answers at http://127.0.0.1:${port}`);
+    expect(failed.stderr).toContain(`no visualizer answers at ${REFUSED_URL}`);
     expect(failed.stderr).toContain("forge-ts visualize");
     expect(failed.stdout).not.toContain("→ inferring");
   });
