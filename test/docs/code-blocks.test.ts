@@ -3,7 +3,7 @@
  * package's public entry points (package.json `exports`, mapped to their source files), and every
  * name a doc imports from "forge-ts…" — in a ts block, another fence or prose — is exported by
  * the entry it names. Blocks are modules compiled by TypeScript's own `tsc`; a fragment gets the
- * declarations of test/docs/doc-fragments.d.ts; a skip is explicit and counted (CONTRIBUTING.md).
+ * declarations of test/docs/doc-fragments.d.ts; a skip is explicit and counted (docs/contributing.md).
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 /**
  * The code the README and docs/*.md show, read out of the Markdown: fenced blocks with their
  * ts-check directive, and every `import { ... } from "forge-ts..."` line whatever fence (or none)
- * it sits in. The directive is an HTML comment on the line before the fence (CONTRIBUTING.md):
+ * it sits in. The directive is an HTML comment on the line before the fence (docs/contributing.md):
  *   <!-- ts-check: fragment -->                  checked with test/docs/doc-fragments.d.ts's declarations
  *   <!-- ts-check: fragment <declarations> -->   the same, with these (one line of TypeScript) first
  *   <!-- ts-check: skip <reason> -->             not checked; counted and printed with its reason
