@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { CLI_REFERENCE, commandsOf, renderCliReference } from "../../scripts/docs-cli.js";
+import { CLI_REFERENCE, commandsOf, renderCliReference } from "./support/docs-cli.js";
 import { cliArgs } from "../support/cli.js";
 import { docFiles, readDoc } from "./support/doc-blocks.js";
 

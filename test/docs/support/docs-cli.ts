@@ -10,7 +10,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 
 const exec = promisify(execFile);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 export const CLI_REFERENCE = path.join(ROOT, "docs", "cli.md");
 
 /** FORGE_* variables would change defaults a help might print; colour would add escapes. */
