@@ -132,7 +132,9 @@ describe("per-backend limit and the wait queue", () => {
   it("a stream whose wait runs out after its headers gets a rate_limit_error event", async () => {
     const gpu = await fakeBackend("gpu");
     const release = hold(gpu);
-    const { url } = await fleetProxy(fleetConfig([gpu], { maxConcurrent: 1, queue: { maxWaiting: 4, maxWaitMs: 120 } }), { keepAliveMs: 20 });
+    // Pings every 20 ms within a 3 s wait: the wait's timer starts before the headers go out, so
+    // a wait of a few pings' length could run out first on a loaded machine (seen at 120 ms).
+    const { url } = await fleetProxy(fleetConfig([gpu], { maxConcurrent: 1, queue: { maxWaiting: 4, maxWaitMs: 3_000 } }), { keepAliveMs: 20 });
     const first = chat(url, { messages: ask("1") });
     await until(() => gpu.active === 1);
     const res = await chat(url, { messages: ask("2"), stream: true });
