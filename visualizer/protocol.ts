@@ -79,6 +79,11 @@ export interface RunSummary {
   why?: string;
   /** Dotted state name ("executingTools.running"), or the store's state for stored runs. */
   state: string;
+  /**
+   * The run's status in the store's words (RunStatus: "active", "waiting", "done"...); a live
+   * run's is derived from its state the same way ("failed" when its actor threw). The page
+   * shows no other.
+   */
   status: string;
   /**
    * Model calls so far: the live run's newest snapshot's, or the stored run's latest

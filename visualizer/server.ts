@@ -5,7 +5,6 @@
  * handler plus `listen()`, like the proxy. Everything under /api passes one guard (guard.ts).
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { streamSSE, type SSEStreamingApi } from "hono/streaming";
@@ -19,6 +18,7 @@ import { decisionRoute } from "./decisions.js";
 import { Feed, type FeedOptions } from "./feed.js";
 import { accessGuard, isLoopbackHost } from "./guard.js";
 import { HttpProblem } from "./http-problem.js";
+import { loadPage } from "./page-files.js";
 import type { FeedEvent, IngestBody, QueueCount, ReplayBody, WireEvent } from "./protocol.js";
 import { runList, unknownWorkflow } from "./run-list.js";
 import { wireSerializer } from "./wire.js";
@@ -64,12 +64,6 @@ export interface Visualizer {
 
 /** A browser this far behind is disconnected; it reconnects and catches up from the buffer. */
 const MAX_PENDING_WRITES = 5_000;
-const PAGE_TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".svg": "image/svg+xml",
-};
 
 /**
  * @example
@@ -329,25 +323,4 @@ function checkedIngest(body: unknown): WireEvent[] {
     if (problem) throw new HttpProblem(400, "bad_event", `events[${i}]: ${problem}`);
   });
   return events as WireEvent[];
-}
-
-/**
- * The page's files, read once: served from memory, and their total is the page weight.
- * index.html and app.css sit in page/, the modules in page/js/ as `npm run build:page`
- * emits them from page/src/ (the tests build it first; `npm run build` copies it to dist/).
- */
-function loadPage(): Map<string, { body: Uint8Array; type: string }> {
-  const dir = new URL("./page/", import.meta.url);
-  const files = new Map<string, { body: Uint8Array; type: string }>();
-  const add = (sub: string) => {
-    for (const name of readdirSync(new URL(sub, dir))) {
-      const type = PAGE_TYPES[name.slice(name.lastIndexOf("."))];
-      if (type) files.set(`${sub}${name}`, { body: readFileSync(new URL(`${sub}${name}`, dir)), type });
-    }
-  };
-  add("");
-  if (!files.has("index.html")) throw new Error(`visualizer page missing: no index.html in ${dir.pathname}`);
-  if (!existsSync(new URL("js/app.js", dir))) throw new Error(`visualizer page not built: no js/app.js in ${dir.pathname} (run npm run build:page)`);
-  add("js/");
-  return files;
 }

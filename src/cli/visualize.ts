@@ -5,6 +5,7 @@
 import { InvalidArgumentError } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
 import { workflowMachine } from "../../machines/workflow.machine.js";
+import { buildPageInCheckout } from "../../visualizer/page-files.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { forwardToStately, statelyInspector } from "../../visualizer/stately.js";
 import { redactedUrl } from "../queue/redis.js";
@@ -31,7 +32,10 @@ Runs in the store are listed and can be replayed from their event logs.
   --stately             also send the inspection events to Stately's online inspector (needs the internet)
   -h, --help
 
-Exit codes: 0 after a clean shutdown (Ctrl-C / SIGTERM), 1 the server could not start, 2 bad flags.`;
+Run from a checkout, it first builds the page from visualizer/page/src (the package ships it built).
+
+Exit codes: 0 after a clean shutdown (Ctrl-C / SIGTERM), 1 the page could not be built or the server
+could not start, 2 bad flags.`;
 
 /** Parse flags and env; serve until SIGINT/SIGTERM. Resolves to the exit code. */
 export async function visualizeMain(args: readonly string[], signals: NodeJS.EventEmitter = process, version = ""): Promise<number> {
@@ -65,6 +69,13 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
   const workflows: Workflow[] = [supplierQuoteWorkflow({ approvalAboveUsd: DEMO_APPROVAL_ABOVE_USD }).workflow];
   for (const module of values.workflow ?? []) workflows.push(await loadWorkflow(module));
 
+  // From a checkout the page is built from its sources first (the package ships it built).
+  try {
+    await buildPageInCheckout();
+  } catch (error) {
+    console.error(`forge-ts visualize: cannot build the page: ${(error as Error).message}`);
+    return 1;
+  }
   const queues = values.redis ? (await import("../queue/counts.js")).queueCounter(values.redis) : undefined;
   let stately: Awaited<ReturnType<typeof statelyInspector>> | undefined;
   if (values.stately) stately = await statelyInspector((error) => console.error(`forge-ts visualize: Stately inspector: ${error.message}`));

@@ -1,10 +1,11 @@
 /**
  * `forge-ts visualize` as a process: serves the page and the run list from a store, takes a run
- * from `npm start -- --visualize` (the demo in its own process), shuts down on SIGINT; bad
- * flags exit 2, a port in use exits 1, and a demo asked to visualize with no visualizer exits 1.
+ * from `npm start -- --visualize` (the demo in its own process), shuts down on SIGINT; from a
+ * checkout whose page was never built it builds the page first; bad flags exit 2, a port in use
+ * exits 1, and a demo asked to visualize with no visualizer exits 1.
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,6 +14,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RunSummary } from "../../visualizer/protocol.js";
 import { visualizeMain } from "../../src/cli/visualize.js";
 import { cliArgs } from "../support/cli.js";
+import { REPO_ROOT } from "../support/cli-build.js";
 import { inProcess } from "../support/in-process-cli.js";
 import { REFUSED_URL } from "../support/refused-url.js";
 
@@ -31,8 +33,9 @@ const tempDir = () => {
   return dir;
 };
 
-function start(args: string[]) {
-  const child = spawn(process.execPath, cli(...args), { env: { ...env, NO_COLOR: "1" } });
+/** The CLI as built for the tests, or `argv` (after the node binary) in `cwd`. */
+function start(args: string[], argv = cli(...args), cwd = REPO_ROOT) {
+  const child = spawn(process.execPath, argv, { cwd, env: { ...env, NO_COLOR: "1" } });
   children.push(child);
   let stdout = "";
   let stderr = "";
@@ -73,6 +76,37 @@ describe("forge-ts visualize (CLI)", () => {
     server.child.kill("SIGINT");
     expect(await exited).toBe(0);
     expect(server.output().stdout).toContain("SIGINT, shutting down");
+  }, 300_000);
+
+  it("from a checkout whose page was never built, builds it on first use and serves it (two first starts at once)", async () => {
+    // A fresh clone's sources, no visualizer/page/js/, run through tsx as a checkout runs them.
+    const checkout = tempDir();
+    for (const dir of ["src", "machines", "visualizer"]) {
+      cpSync(path.join(REPO_ROOT, dir), path.join(checkout, dir), { recursive: true, filter: (from) => !/[\\/]visualizer[\\/]page[\\/](js|\.js-build-)/.test(from) });
+    }
+    for (const file of ["package.json", "tsconfig.json"]) cpSync(path.join(REPO_ROOT, file), path.join(checkout, file));
+    symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(checkout, "node_modules"), "dir");
+    const js = path.join(checkout, "visualizer", "page", "js");
+    expect(() => readdirSync(js)).toThrow(/ENOENT/);
+
+    const servers = [0, 1].map(() => start([], ["--import", "tsx", "src/cli/main.ts", "visualize", "--port", "0", "--no-store"], checkout));
+    const urls = await Promise.all(servers.map((s) => s.url));
+    // Each serves the whole page, every module as the tests' own build of the same sources has it.
+    const built = readdirSync(path.join(REPO_ROOT, "visualizer", "page", "js")).filter((f) => f.endsWith(".js")).sort();
+    expect(readdirSync(js).sort()).toEqual(built);
+    for (const url of urls) {
+      expect(await (await fetch(url)).text()).toContain('<script type="module" src="js/app.js">');
+      for (const file of built) {
+        const served = await fetch(`${url}/js/${file}`);
+        expect(served.status, file).toBe(200);
+        expect(await served.text(), file).toBe(readFileSync(path.join(REPO_ROOT, "visualizer", "page", "js", file), "utf8"));
+      }
+    }
+    for (const server of servers) {
+      const exited = new Promise<number | null>((resolve) => server.child.once("exit", resolve));
+      server.child.kill("SIGTERM");
+      expect(await exited, server.output().stderr).toBe(0);
+    }
   }, 300_000);
 
   it("exits 2 on a bad flag with one line on stderr (the process)", async () => {

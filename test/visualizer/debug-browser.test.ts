@@ -5,7 +5,6 @@
  * desktop (1440×900). Three demo runs are made by the demo CLI, as `npm start` makes them.
  * Screenshots land in test-output/visualizer/ (debug-*.png; docs-live-run.png is the README's).
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,7 +14,7 @@ import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "../../src/cli/de
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import { createVisualizer, type Visualizer } from "../../visualizer/server.js";
 import { launchChromium, screenshot, watchedPage } from "../support/browser.js";
-import { cliArgs } from "../support/cli.js";
+import { demoRun } from "./support/demo-run.js";
 
 let browser: Browser;
 let viz: Visualizer;
@@ -23,25 +22,9 @@ let url: string;
 let storeDir: string;
 const runIds: string[] = [];
 
-/** One demo run into the store (no visualizer: it is found in the store); resolves with its id. */
-function demoRun(): Promise<string> {
-  const child = spawn(process.execPath, cliArgs("src/cli/demo.ts", "--store", storeDir), { env: { ...process.env, NO_COLOR: "1" } });
-  let out = "";
-  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const id = /stored\s+run (\S+)/.exec(out)?.[1];
-      if (code === 0 && id) resolve(id);
-      else reject(new Error(`demo exited ${code}: ${out}`));
-    });
-  });
-}
-
 beforeAll(async () => {
   storeDir = mkdtempSync(path.join(tmpdir(), "forge-viz-debug-"));
-  for (let i = 0; i < 3; i++) runIds.push(await demoRun());
+  for (let i = 0; i < 3; i++) runIds.push(await demoRun(storeDir));
   const workflow = supplierQuoteWorkflow({ approvalAboveUsd: DEMO_APPROVAL_ABOVE_USD }).workflow;
   viz = createVisualizer({ store: new FileRunStore({ dir: storeDir }), workflows: [workflow], version: "test" });
   ({ url } = await viz.listen({ port: 0 }));
@@ -169,7 +152,7 @@ describe("debugging runs in the page, in Chromium", () => {
     await page.close();
   }, 120_000);
 
-  it("stacks the panes on a phone with the chart visible and scrollable; a desktop keeps three columns", async () => {
+  it("stacks the panes on a phone with the whole chart in its box (scrolling once zoomed in); a desktop keeps three columns", async () => {
     const link = `${url}/#run=${encodeURIComponent(runIds[2]!)}&step=9`;
     for (const [width, height, name] of [[390, 844, "phone"], [1440, 900, "desktop"]] as const) {
       const page = await newPage(width, height);
@@ -185,11 +168,16 @@ describe("debugging runs in the page, in Chromium", () => {
         for (const b of [runs, centre, panels]) expect(b.x + b.width).toBeLessThanOrEqual(width + 1);
         expect(graph.width).toBeGreaterThan(300);
         expect(graph.height).toBeGreaterThan(300);
-        const scrollable = await page.$eval("#graph-box", (g) => g.scrollWidth > g.clientWidth || g.scrollHeight > g.clientHeight);
-        expect(scrollable).toBe(true);
+        // The whole chart fits its box; zoomed in, it scrolls; Fit brings it back.
+        const scrollable = () => page.$eval("#graph-box", (g) => g.scrollWidth > g.clientWidth || g.scrollHeight > g.clientHeight);
+        const svgWidth = () => page.$eval("#graph", (s) => (s as unknown as HTMLElement).getBoundingClientRect().width);
+        expect(await scrollable()).toBe(false);
+        expect(await svgWidth()).toBeLessThanOrEqual(graph.width);
+        for (let i = 0; i < 4; i++) await page.click("#zoom-in");
+        expect(await scrollable()).toBe(true);
         await page.click("#zoom-fit");
-        expect(await page.$eval("#graph", (s) => (s as unknown as HTMLElement).getBoundingClientRect().width)).toBeLessThanOrEqual(graph.width);
-        await page.click("#zoom-fit");
+        expect(await scrollable()).toBe(false);
+        expect(await svgWidth()).toBeLessThanOrEqual(graph.width);
       } else {
         expect(centre.x).toBeGreaterThanOrEqual(runs.x + runs.width - 1);
         expect(panels.x).toBeGreaterThanOrEqual(centre.x + centre.width - 1);

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { statusOfState } from "../../src/persistence/run-store.js";
 import { Feed } from "../../visualizer/feed.js";
 import type { WireEvent } from "../../visualizer/protocol.js";
 
@@ -58,6 +59,25 @@ describe("Feed", () => {
     const [a, b] = feed.runs();
     expect(a).toMatchObject({ runId: "a", workflow: "wf", state: "done", status: "done", live: false, iteration: 5, startedAt: 5, updatedAt: 30, events: 2 });
     expect(b).toMatchObject({ runId: "b", state: "executingTools.running", status: "active", live: true, iteration: 3, events: 2 });
+  });
+
+  it("names a live run's status as the store does (statusOfState); an actor that threw has failed", () => {
+    const feed = new Feed();
+    const at = (runId: string, value: string, status: "active" | "done" | "error" | "stopped"): WireEvent => ({
+      ...base(runId, 1),
+      type: "@xstate.snapshot",
+      event: { type: "e" },
+      snapshot: { value, status, context: {} },
+    });
+    feed.ingest([at("waits", "awaitingHuman", "active"), at("parked", "awaitingHuman", "stopped"), at("threw", "inferring", "error"), at("ended", "failed", "done")]);
+    const status = Object.fromEntries(feed.runs().map((r) => [r.runId, r.status]));
+    expect(status).toEqual({
+      waits: statusOfState("awaitingHuman", false),
+      parked: statusOfState("awaitingHuman", false),
+      threw: "failed",
+      ended: statusOfState("failed", true),
+    });
+    expect(status.waits).toBe("waiting");
   });
 
   it("drops the least recently updated finished runs beyond maxRuns, never a live or watched one", () => {

@@ -59,12 +59,9 @@ function render(): void {
     followActive();
   }
   state.flashKeys.clear();
-  const waiting = byId("waiting");
-  waiting.hidden = !!state.selected && !(v.events === 0 && (state.mode === "waiting" || state.mode === "live"));
-  waiting.textContent = state.selected ? "waiting for events" : "no run selected: pick one, or start one (npm start -- --visualize)";
   renderHuman(one("[data-testid=human]"), run);
   renderLineage(byId("lineage"), state.selected, run, state.runs);
-  renderPanels(v);
+  renderPanels(v, run);
   renderTimeline(v);
   renderDiff();
   renderSnapshot(v);
@@ -117,14 +114,19 @@ const newestFirst = (runs: RunSummary[]) => [...runs].sort((a, b) => (Number(b.s
 
 /**
  * Follow the newest live run: a newer one than the run shown (never back to an older one when
- * the run shown finishes); the run shown followed live if it turned live while replayed.
+ * the run shown finishes); the run shown followed live if it turned live while replayed. With
+ * no live run and none shown, the newest run.
  */
 function autoFollow(): void {
   // Top-level runs only: a child run is followed from its parent's page (it would take the
   // view away from a parent that goes on after it).
-  const live = newestFirst(state.runs.filter((r) => r.live && !r.depth))[0];
-  if (!live) return;
+  const top = newestFirst(state.runs.filter((r) => !r.depth));
+  const live = top.find((r) => r.live);
   const shownRun = runById(state.selected);
+  if (!live) {
+    if (!shownRun && top[0]) select(top[0].runId, false);
+    return;
+  }
   if (live.runId !== state.selected) {
     if (!shownRun || (Number(live.startedAt) || 0) >= (Number(shownRun.startedAt) || 0)) select(live.runId, false);
   } else if (state.mode !== "live") {

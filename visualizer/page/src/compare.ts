@@ -3,12 +3,12 @@
 // read from their replays; the run shown uses what the page already has.
 import type { ReplayBody } from "../../protocol.js";
 import { api } from "./api.js";
-import { diffContext } from "./context-diff.js";
+import { diffContext, displayValue, lastKey } from "./context-diff.js";
 import { byId, el, setText } from "./dom.js";
 import { runById, state } from "./state.js";
 import { stepsOf } from "./steps.js";
 import type { Step, View } from "./types.js";
-import { counters, initialView, reduce, shortJson } from "./view.js";
+import { counters, initialView, reduce } from "./view.js";
 
 interface Side {
   runId: string;
@@ -39,7 +39,7 @@ function column(side: Side | string): HTMLElement {
   const col = el("div", "cmp-col", undefined, { "data-testid": "compare-col", "data-run-id": side.runId });
   const ctx = side.view.snapshot?.context ?? {};
   col.append(el("h3", "", side.runId, { title: side.runId }));
-  col.append(el("div", "cmp-sum", `${side.view.leaves.join(", ") || "—"} · ${side.view.snapshot?.status ?? "?"} · ${side.steps.length} steps`, { "data-testid": "compare-summary" }));
+  col.append(el("div", "cmp-sum", `${side.view.leaves.join(", ") || "—"} · ${runById(side.runId)?.status ?? "?"} · ${side.steps.length} steps`, { "data-testid": "compare-summary" }));
   const budgets = el("dl", "cmp-budgets");
   for (const c of counters(ctx)) if (c.id !== "wallClock") budgets.append(el("dt", "", c.label), el("dd", "", c.max === undefined ? String(c.value) : `${c.value} / ${c.max}`, { "data-counter": c.id }));
   col.append(budgets);
@@ -69,7 +69,8 @@ function render(sides: (Side | string)[]): void {
     diffs.append(el("h3", "", `final contexts: ${changes.length} differences (messages and clock left out)`));
     for (const c of changes) {
       const row = el("div", "diff-row", undefined, { "data-path": c.path });
-      row.append(el("code", "path", c.path), setText(el("code", "before"), shortJson(c.before ?? "—"), 120), el("span", "arrow", "|"), setText(el("code", "after"), shortJson(c.after ?? "—"), 120));
+      const key = lastKey(c.path);
+      row.append(el("code", "path", c.path), setText(el("code", "before"), displayValue(c.before ?? "—", key), 120), el("span", "arrow", "|"), setText(el("code", "after"), displayValue(c.after ?? "—", key), 120));
       diffs.append(row);
     }
   }

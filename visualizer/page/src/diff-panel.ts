@@ -1,9 +1,8 @@
 // The context diff of the step shown: what the macrostep changed in the workflow context
 // (counters, messages, validation...), with the step's cause and state, and buttons to step.
 import { byId, el, setText } from "./dom.js";
-import { diffContext, type Change } from "./context-diff.js";
+import { diffContext, displayValue, lastKey, type Change } from "./context-diff.js";
 import { shownStep, state } from "./state.js";
-import { shortJson } from "./view.js";
 
 const VALUE_LIMIT = 160;
 
@@ -13,9 +12,10 @@ function changeRow(c: Change): HTMLElement {
   const row = el("div", `diff-row d-${c.kind}`, undefined, { "data-testid": "diff-row", "data-path": c.path, "data-kind": c.kind });
   row.append(el("code", "path", c.path));
   const values = el("div", "values");
-  if (c.kind !== "added") values.append(setText(el("code", "before"), shortJson(c.before), VALUE_LIMIT));
+  const key = lastKey(c.path);
+  if (c.kind !== "added") values.append(setText(el("code", "before"), displayValue(c.before, key), VALUE_LIMIT));
   if (c.kind === "changed") values.append(el("span", "arrow", "→"));
-  if (c.kind !== "removed") values.append(setText(el("code", "after"), shortJson(c.after), VALUE_LIMIT));
+  if (c.kind !== "removed") values.append(setText(el("code", "after"), displayValue(c.after, key), VALUE_LIMIT));
   row.append(values);
   return row;
 }

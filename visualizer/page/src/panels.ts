@@ -17,7 +17,12 @@ export function renderBar(run: RunSummary | undefined): void {
   title.title = id ?? "";
   const live = state.mode === "live";
   const mode = byId("mode");
-  const labels: Record<string, string> = { none: "no run selected", waiting: "waiting for the run…", live: run?.live ? "live" : "finished (live feed)", loading: "loading replay…" };
+  const labels: Record<string, string> = {
+    none: "no run selected",
+    waiting: "waiting for the run…",
+    live: state.view.events === 0 ? "waiting for events" : run?.live ? "live" : "finished (live feed)",
+    loading: "loading replay…",
+  };
   mode.textContent = labels[state.mode] ?? state.mode;
   mode.className = `mode m-${state.mode}${live && run?.live ? " on" : ""}`;
   const finished = !run?.live || run.status !== "active" || (state.view.snapshot && state.view.snapshot.status !== "active");
@@ -63,10 +68,15 @@ export function updateCounters(ctx: LooseContext | undefined): void {
   }
 }
 
-export function renderPanels(v: View): void {
+export function renderPanels(v: View, run: RunSummary | undefined): void {
   const snap = v.snapshot;
   const ctx: LooseContext = snap?.context ?? {};
-  byId("status-line").textContent = snap ? [`status ${snap.status}`, `iteration ${num(ctx.iteration)}`, ctx.run?.workflow].filter(Boolean).join(" · ") : v.events ? "no snapshot yet" : "";
+  // The run's status is the run list's (the server's summary): one word for it on the whole page.
+  const statusLine = byId("status-line");
+  statusLine.dataset.status = run?.status ?? "";
+  statusLine.textContent = [run ? `status ${run.status}` : "", snap ? `iteration ${num(ctx.iteration)}` : v.events ? "no snapshot yet" : "", ctx.run?.workflow ?? run?.workflow]
+    .filter(Boolean)
+    .join(" · ");
 
   const error = byId("error");
   const err = ctx.error;

@@ -14,20 +14,19 @@ interface Item {
 
 const runItems = new Map<string, Item>();
 
-/** The selected run's line as its live feed has it (the list is debounced). */
+/** The selected run's state and iteration as its live feed has them (the list is debounced); its status stays the server's. */
 function withLiveView(r: RunSummary): RunSummary {
   const snap = state.view.snapshot;
   if (r.runId !== state.selected || state.mode !== "live" || !snap) return r;
   const it = snap.context?.iteration;
-  return { ...r, status: snap.status, state: state.view.leaves.join(", ") || r.state, iteration: typeof it === "number" ? it : r.iteration };
+  return { ...r, state: state.view.leaves.join(", ") || r.state, iteration: typeof it === "number" ? it : r.iteration };
 }
 
-/** Final states are tinted. */
+/** Final states are tinted, and so are waiting, failed and cancelled runs. */
 export function stateClass(name: string, status: string): string {
   const top = name.split(".")[0] ?? "";
   if (FINAL.has(top)) return `s-${top}`;
-  if (status === "waiting") return "s-waiting";
-  return status === "error" || status === "stopped" ? "s-failed" : "s-active";
+  return status === "waiting" || FINAL.has(status) ? `s-${status}` : "s-active";
 }
 
 function fillRunLine(item: Item, r: RunSummary): void {

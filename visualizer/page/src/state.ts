@@ -43,7 +43,8 @@ export const state = {
   notice: "",
   noticeError: false,
   flashKeys: new Set<string>(),
-  zoom: { mode: "auto" as "auto" | "fit" | "manual", scale: 1 },
+  /** "fit": the whole chart in its pane, refitted as the pane changes size; "manual": the zoom buttons' scale. */
+  zoom: { mode: "fit" as "fit" | "manual", scale: 1 },
   userScrolledAt: 0,
 };
 

@@ -1,11 +1,9 @@
-// The chart's size and position: fitted when readable, else drawn larger and scrolled to the
-// active state; zoom buttons, wheel and drag to pan (a phone scrolls it with a finger).
+// The chart's size and position: fitted to its pane (on load, and whenever the pane changes
+// size) until the zoom buttons take over; then larger charts scroll, following the active
+// state; wheel and drag pan (a phone scrolls it with a finger).
 import { byId } from "./dom.js";
 import { leafBox } from "./graph.js";
 import { state } from "./state.js";
-
-/** Below this scale the chart is unreadable: it is drawn larger and scrolls to the active state. */
-const MIN_SCALE = 0.7;
 
 export function applyZoom(): void {
   const L = state.layout;
@@ -15,15 +13,13 @@ export function applyZoom(): void {
   const H = Math.max(1, L.height);
   const cw = box.clientWidth - 4;
   const ch = box.clientHeight - 4;
-  const fit = Math.min(cw / W, ch / H);
-  // auto: the whole chart when that is readable, else its height fitted (at least MIN_SCALE).
-  if (state.zoom.mode === "auto") state.zoom.scale = fit >= MIN_SCALE ? fit : Math.max(MIN_SCALE, Math.min(1, ch / H));
-  if (state.zoom.mode === "fit") state.zoom.scale = fit;
+  if (state.zoom.mode === "fit") state.zoom.scale = Math.max(0.01, Math.min(cw / W, ch / H));
   const s = state.zoom.scale;
   const svg = byId("graph");
   svg.style.width = `${Math.floor(W * s)}px`;
   svg.style.height = `${Math.floor(H * s)}px`;
   box.classList.toggle("overflow", W * s > cw + 1 || H * s > ch + 1);
+  byId("zoom-fit").classList.toggle("on", state.zoom.mode === "fit");
   followActive(true);
 }
 
@@ -46,17 +42,22 @@ export function wireZoomAndPan(): void {
   const zoomBy = (f: number) => {
     state.zoom.mode = "manual";
     state.zoom.scale = Math.max(0.05, Math.min(3, state.zoom.scale * f));
-    byId("zoom-fit").classList.remove("on");
     applyZoom();
   };
   byId("zoom-in").addEventListener("click", () => zoomBy(1.25));
   byId("zoom-out").addEventListener("click", () => zoomBy(0.8));
   byId("zoom-fit").addEventListener("click", () => {
-    state.zoom.mode = state.zoom.mode === "fit" ? "auto" : "fit";
-    byId("zoom-fit").classList.toggle("on", state.zoom.mode === "fit");
+    state.zoom.mode = "fit";
     applyZoom();
   });
-  addEventListener("resize", applyZoom);
+  // The pane changes size with the window, and with what appears above it (the replay bar, a notice).
+  let size = "";
+  new ResizeObserver(() => {
+    const next = `${box.clientWidth}x${box.clientHeight}`;
+    if (next === size) return;
+    size = next;
+    applyZoom();
+  }).observe(box);
   box.addEventListener("wheel", () => (state.userScrolledAt = Date.now()), { passive: true });
   box.addEventListener("touchstart", () => (state.userScrolledAt = Date.now()), { passive: true });
   // Drag to pan with a mouse (touch scrolls natively).
