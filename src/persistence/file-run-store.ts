@@ -22,6 +22,7 @@ import { InvalidArgumentError, RunLockedError, StoreError } from "../core/errors
 import { isPlainObject } from "../core/json-value.js";
 import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, seqBound, validRecords } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
+import { redactedSpec, storeKindOf } from "./store-spec.js";
 import { assertNoNewerLease, createLease, leaseFile, newestFence, removeOlderLeases, writeAtomically } from "./file-lease.js";
 import { appendLine, dropTornTail, io, LOG, readIfExists, readTail, syncDir } from "./file-log.js";
 import { assertRunId, byStart, checkedRunInfo, isRunId, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
@@ -57,6 +58,10 @@ export class FileRunStore extends SessionViews implements RunStore {
     super();
     const dir: unknown = options?.dir ?? ".forge";
     if (typeof dir !== "string" || dir.length === 0) throw new InvalidArgumentError("dir", "expected a directory path");
+    // A URL given here would become a directory named after it (./mysql:/x): refused instead.
+    if (storeKindOf(dir) !== "directory") {
+      throw new InvalidArgumentError("dir", `${JSON.stringify(redactedSpec(dir))} is a URL, not a directory: a libSQL URL opens with SqlRunStore (forge-ts/sql), a postgres:// URL with PostgresRunStore (forge-ts/postgres); a relative directory with a colon in its name is written ./name`);
+    }
     this.dir = path.resolve(dir);
     this.#leaseMs = leaseMsOption(options.leaseMs);
     this.#autoRenew = options.autoRenew;

@@ -15,6 +15,7 @@ import { parseRecord, rebuildCheckpoint, recordOf } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
 import { postgresPlans, SCHEMA_NAME, type PostgresPlans } from "./postgres-plans.js";
 import { seqBound } from "./commit-log.js";
+import { redactedSpec, storeKindOf } from "./store-spec.js";
 import { assertRunId, byStart, checkedRunInfo, leaseMsOption, SessionViews, type Checkpoint, type Commit, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
 export interface PostgresRunStoreOptions {
@@ -65,8 +66,8 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     }
     const { url, pool, autoRenew, schema = "public" } = options;
     if ((url === undefined) === (pool === undefined)) throw new InvalidArgumentError("url", "give either url (a postgres:// URL) or pool (a pg Pool), not both or neither");
-    if (url !== undefined && (typeof url !== "string" || !/^postgres(ql)?:\/\//i.test(url))) {
-      throw new InvalidArgumentError("url", `expected a postgres:// or postgresql:// URL such as "postgres://user:password@localhost:5432/forge", got ${typeof url === "string" ? JSON.stringify(redacted(url)) : typeof url}`);
+    if (url !== undefined && (typeof url !== "string" || storeKindOf(url) !== "postgres")) {
+      throw new InvalidArgumentError("url", `expected a postgres:// or postgresql:// URL such as "postgres://user:password@localhost:5432/forge", got ${typeof url === "string" ? JSON.stringify(redactedSpec(url)) : typeof url}`);
     }
     if (pool !== undefined && !isPool(pool)) {
       throw new InvalidArgumentError("pool", "expected a pg Pool (new Pool({ ... }) from the pg package)");
@@ -82,7 +83,7 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     this.schema = schema;
     this.#plans = postgresPlans(schema);
     this.#database = databaseOf(url ?? pool?.options?.connectionString) ?? pool?.options?.database ?? "postgres";
-    this.label = url !== undefined ? redacted(url) : `postgres:${this.#database}`;
+    this.label = url !== undefined ? redactedSpec(url) : `postgres:${this.#database}`;
   }
 
   async commit(commit: Commit): Promise<void> {
@@ -304,17 +305,6 @@ function databaseOf(url: string | undefined): string | undefined {
     return decodeURIComponent(new URL(url).pathname.slice(1)) || undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** The URL for errors and logs: a password in it is shown as "***". */
-function redacted(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, "//***@");
   }
 }
 

@@ -20,6 +20,7 @@ import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } fr
 import { isPlainObject } from "../core/json-value.js";
 import { parseRecord, rebuildCheckpoint, recordOf, seqBound } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
+import { redactedSpec, storeKindOf } from "./store-spec.js";
 import { assertRunId, byStart, checkedRunInfo, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
 const SCHEMA = [
@@ -92,8 +93,8 @@ export class SqlRunStore extends SessionViews implements RunStore {
     super();
     if (!isPlainObject(options)) throw new InvalidArgumentError("options", "expected { url } or { client }");
     const { url, client } = options;
-    if (client === undefined && (typeof url !== "string" || url.length === 0)) {
-      throw new InvalidArgumentError("url", 'expected a libSQL URL such as "file:runs.db" or ":memory:"');
+    if (client === undefined && (typeof url !== "string" || storeKindOf(url) !== "libsql")) {
+      throw new InvalidArgumentError("url", `expected a libSQL URL such as "file:runs.db", "libsql://host" or ":memory:", got ${typeof url === "string" ? JSON.stringify(redactedSpec(url)) : typeof url}`);
     }
     this.url = url ?? "client";
     this.#given = client;
