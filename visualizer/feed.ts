@@ -8,7 +8,7 @@
  * snapshot, so its panels are right even though its timeline has a hole.
  */
 import { stateName } from "../src/loop/state-name.js";
-import { isRunId } from "../src/persistence/run-store.js";
+import { isRunId, statusOfState } from "../src/persistence/run-store.js";
 import { redactionMapIn, type RedactionMap } from "../src/telemetry/redact-run.js";
 import type { FeedEvent, RunSummary, WireEvent } from "./protocol.js";
 import { redactWireEvent } from "./redact-wire.js";
@@ -165,7 +165,9 @@ function summarize(summary: LiveSummary, event: FeedEvent): void {
   const { snapshot } = event;
   const context = snapshot.context as { run?: { workflow?: string; startedAt?: number; parent?: { runId?: unknown; callId?: unknown } }; iteration?: number };
   summary.state = stateName(snapshot.value);
-  summary.status = snapshot.status;
+  // The store's words (RunStatus): a finished run is "done", "failed" or "cancelled" and one at
+  // awaitingHuman "waiting", as its stored line says; an actor's "error" or "stopped" stays.
+  summary.status = snapshot.status === "active" || snapshot.status === "done" ? statusOfState(summary.state, snapshot.status === "done") : snapshot.status;
   summary.live = snapshot.status === "active";
   if (typeof context.run?.workflow === "string") summary.workflow = context.run.workflow;
   if (typeof context.run?.startedAt === "number") summary.startedAt = context.run.startedAt;

@@ -79,6 +79,10 @@ export interface RunSummary {
   why?: string;
   /** Dotted state name ("executingTools.running"), or the store's state for stored runs. */
   state: string;
+  /**
+   * The store's RunStatus ("active", "waiting", "done", "failed", "cancelled"), for a live run
+   * too (from its newest snapshot); "error" or "stopped" for a live actor that ended otherwise.
+   */
   status: string;
   /**
    * Model calls so far: the live run's newest snapshot's, or the stored run's latest

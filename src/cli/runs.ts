@@ -12,7 +12,7 @@
  */
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest, type RunWaitingError } from "../core/errors.js";
 import type { ConnectedMcpServers } from "../mcp/connect-servers.js";
-import type { RunInfo, RunStore } from "../persistence/run-store.js";
+import { RUN_STATUSES, type RunInfo, type RunStore } from "../persistence/run-store.js";
 import { replayRun } from "../runner/replay.js";
 import { redactionMapOf } from "../telemetry/redact-run.js";
 import type { LoadedWorkflow } from "../cli-kit/backends.js";
@@ -199,8 +199,6 @@ export async function runMain(args: readonly string[]): Promise<number> {
   }
 }
 
-const RUN_STATUSES = ["active", "waiting", "done", "failed", "cancelled"];
-
 /** Each run with its queue job, when it has one: BullMQ's state and the progress its worker published. */
 async function withJobs(redis: string, runs: RunInfo[]): Promise<(RunInfo & { job?: string })[]> {
   const { createRunQueue } = await import("../queue/run-queue.js");
@@ -231,13 +229,11 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   const { store, label } = await storeOf(values);
   if (sub === "list") {
     const status = values.status;
-    if (status !== undefined && !RUN_STATUSES.includes(status)) {
+    if (status !== undefined && !(RUN_STATUSES as readonly string[]).includes(status)) {
       throw new InvalidArgumentError("--status", `expected one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(status)}`);
     }
     // active: not final (running, or left by a runner that died); waiting: for a person; the others name the final state.
-    const runs = (await store.listRuns(values.session ? { sessionId: values.session } : {})).filter(
-      (r) => status === undefined || (status === "active" || status === "waiting" ? r.status === status : r.state === status),
-    );
+    const runs = (await store.listRuns(values.session ? { sessionId: values.session } : {})).filter((r) => status === undefined || r.status === status);
     const listed = values.redis ? await withJobs(values.redis, runs) : runs;
     console.log(values.json ? JSON.stringify(listed, null, 2) : listed.length > 0 ? runTable(listed) : `no runs in ${label}`);
     return 0;

@@ -8,7 +8,7 @@ import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } fr
 import { isPlainObject } from "../core/json-value.js";
 import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, seqBound } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
-import { assertRunId, byStart, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
+import { assertRunId, byStart, checkedRunInfo, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
 /** What a MemoryRunStore holds; two stores sharing it behave like two processes on one database. */
 export interface MemoryRunData {
@@ -67,8 +67,8 @@ export class MemoryRunStore extends SessionViews implements RunStore {
     const runs: RunInfo[] = [];
     for (const [runId, log] of this.data.logs) {
       if (log.length === 0) continue;
-      const { fence: _f, events: _e, snapshot: _s, delta: _d, ...info } = parseRecord(log.at(-1)!, runId, LOCATION);
-      if (filter.sessionId === undefined || info.sessionId === filter.sessionId) runs.push({ runId, ...info });
+      const info = checkedRunInfo(parseRecord(log.at(-1)!, runId, LOCATION), runId, LOCATION);
+      if (filter.sessionId === undefined || info.sessionId === filter.sessionId) runs.push(info);
     }
     return runs.sort(byStart);
   }

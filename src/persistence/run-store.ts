@@ -22,12 +22,24 @@ import type { HumanDecision } from "../loop/human.js";
 // the store's event types keep one import point.
 export type { ParentLink };
 
-export type RunStatus = "active" | "waiting" | "done";
+/**
+ * "active" while the run can go on by itself; "waiting" while it waits for a person
+ * (`awaitingHuman`: nothing runs until a decision arrives); once it reached a final state, that
+ * state: "done", "failed" or "cancelled".
+ */
+export type RunStatus = "active" | "waiting" | "done" | "failed" | "cancelled";
 
-/** The store status of a run in `state`. */
+/** Every RunStatus, in the order a person reads them. */
+export const RUN_STATUSES: readonly RunStatus[] = ["active", "waiting", "done", "failed", "cancelled"];
+
+/** The store status of a run in `state` (`final`: the machine reached a final state). */
 export function statusOfState(state: string, final: boolean): RunStatus {
-  return final ? "done" : state === "awaitingHuman" ? "waiting" : "active";
+  if (final) return state === "failed" || state === "cancelled" ? state : "done";
+  return state === "awaitingHuman" ? "waiting" : "active";
 }
+
+/** The run reached a final state (done, failed or cancelled): nothing more happens to it. */
+export const isFinalStatus = (status: RunStatus): boolean => status !== "active" && status !== "waiting";
 
 /** One saved moment of a run: what `runner.resume(runId, workflow)` restores. */
 export interface Checkpoint {
@@ -38,10 +50,7 @@ export interface Checkpoint {
   sessionId?: string;
   /** The state the run was in ("inferring", "executingTools.running", "done", …). */
   state: string;
-  /**
-   * "active" while the run can go on by itself; "waiting" while it waits for a person
-   * (`awaitingHuman`: nothing runs until a decision arrives); "done" once it reached a final state.
-   */
+  /** "active", "waiting", or the final state it reached: "done", "failed", "cancelled" (RunStatus). */
   status: RunStatus;
   /** When the run started and when this checkpoint was taken (ms since epoch). */
   createdAt: number;
@@ -212,9 +221,12 @@ export function checkedRunInfo(
   if (typeof workflow !== "string") throw bad("workflow is not a string");
   if (sessionId !== undefined && typeof sessionId !== "string") throw bad("sessionId is not a string");
   if (typeof state !== "string") throw bad("state is not a string");
-  if (status !== "active" && status !== "waiting" && status !== "done") throw bad('status is not "active", "waiting" or "done"');
+  if (!RUN_STATUSES.includes(status as RunStatus)) throw bad(`status is not one of ${RUN_STATUSES.join(", ")}`);
   if (typeof createdAt !== "number" || typeof savedAt !== "number") throw bad("createdAt/savedAt are not numbers");
-  return { runId, seq, workflow, ...(sessionId === undefined ? {} : { sessionId }), state, status, createdAt, savedAt };
+  // forge-ts 0.1 stored "done" for every final run: a final run's status is its final state,
+  // derived here, so records written before and after read alike (no migration of stored rows).
+  const checked = isFinalStatus(status as RunStatus) ? statusOfState(state, true) : (status as RunStatus);
+  return { runId, seq, workflow, ...(sessionId === undefined ? {} : { sessionId }), state, status: checked, createdAt, savedAt };
 }
 
 /** Group runs into sessions (runs without a sessionId are left out), most recently updated first. */
@@ -250,7 +262,7 @@ export abstract class SessionViews {
   }
 
   async history(sessionId: string): Promise<Message[]> {
-    const last = latestRun((await this.listRuns({ sessionId })).filter((r) => r.status === "done"));
+    const last = latestRun((await this.listRuns({ sessionId })).filter((r) => isFinalStatus(r.status)));
     return last ? ((await this.latest(last.runId))?.snapshot.context.messages ?? []) : [];
   }
 }

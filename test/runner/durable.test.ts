@@ -191,7 +191,7 @@ describe("runs with a store", () => {
     };
     const failed = await runner(store, down).run(workflow, "go", { ...vars, runId: "flaky" }).catch((e: unknown) => e);
     expect(failed).toMatchObject({ code: "FORGE_BACKEND" });
-    expect(await store.latest("flaky")).toMatchObject({ state: "failed", status: "done" });
+    expect(await store.latest("flaky")).toMatchObject({ state: "failed", status: "failed" });
     const ranBefore = log.map((e) => e.key);
     await expect(runner(store).retry("flaky", workflow)).resolves.toEqual({ done: "all done" });
     expect(await store.latest("flaky")).toMatchObject({ state: "done", status: "done" });

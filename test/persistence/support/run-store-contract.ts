@@ -117,6 +117,23 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
       await lease.release();
     });
 
+    it("a final run's status is its final state, also where forge-ts 0.1 stored \"done\" for every final state", async () => {
+      const store = await make();
+      await seed(store, "ok", { createdAt: 1, state: "done", status: "done" });
+      await seed(store, "failed", { createdAt: 2, state: "failed", status: "failed" });
+      await seed(store, "cancelled", { createdAt: 3, state: "cancelled", status: "cancelled" });
+      // As forge-ts 0.1 wrote them: read by the state, with no migration of what is stored.
+      await seed(store, "old-failed", { createdAt: 4, state: "failed", status: "done" });
+      await seed(store, "old-cancelled", { createdAt: 5, state: "cancelled", status: "done" });
+      await seed(store, "waiting", { createdAt: 6, state: "awaitingHuman", status: "waiting" });
+      await seed(store, "active", { createdAt: 7 });
+      const expected = [["ok", "done"], ["failed", "failed"], ["cancelled", "cancelled"], ["old-failed", "failed"], ["old-cancelled", "cancelled"], ["waiting", "waiting"], ["active", "active"]];
+      for (const s of [store, await reopen(store)]) {
+        expect((await s.listRuns()).map((r) => [r.runId, r.status])).toEqual(expected);
+        for (const [runId, status] of expected) expect((await s.latest(runId!))?.status).toBe(status);
+      }
+    });
+
     it("never lets a run go back: a commit not newer than the stored one is a StoreError and the newer one stays", async () => {
       const store = await make();
       const lease = await store.lock("r1");
