@@ -9,7 +9,7 @@
  */
 
 import type { HumanRequest } from "../src/loop/human.js";
-import type { ParentLink } from "../src/persistence/run-store.js";
+import type { ParentLink, RunDamage } from "../src/persistence/run-store.js";
 import type { QueueCount } from "../src/queue/counts.js";
 import type { DecisionInput, DecisionReceipt } from "../src/runner/decisions.js";
 
@@ -81,9 +81,15 @@ export interface RunSummary {
   state: string;
   /**
    * The store's RunStatus ("active", "waiting", "done", "failed", "cancelled"), for a live run
-   * too (from its newest snapshot); "error" or "stopped" for a live actor that ended otherwise.
+   * too (from its newest snapshot); "error" or "stopped" for a live actor that ended otherwise;
+   * "damaged" for a stored run that cannot be read (`damaged` says where).
    */
   status: string;
+  /**
+   * A stored run whose listed record cannot be read: where (file and line, or table, run and
+   * seq) and why. Its workflow and state are "" and its times 0: unknown.
+   */
+  damaged?: RunDamage;
   /**
    * Model calls so far: the live run's newest snapshot's, or the stored run's latest
    * checkpoint's; null when that checkpoint could not be read (`unreadable` says why).
