@@ -165,8 +165,9 @@ function summarize(summary: LiveSummary, event: FeedEvent): void {
   const { snapshot } = event;
   const context = snapshot.context as { run?: { workflow?: string; startedAt?: number; parent?: { runId?: unknown; callId?: unknown } }; iteration?: number };
   summary.state = stateName(snapshot.value);
-  // The store's word for the run (waiting, done...), so a live run reads as a stored one; an
-  // actor that threw has failed.
+  // The store's words (RunStatus): a finished run is "done", "failed" or "cancelled" and one at
+  // awaitingHuman "waiting", as its stored line says; an actor that threw has "failed"; one
+  // stopped from outside is where the store left it (active or waiting: it can be resumed).
   summary.status = snapshot.status === "error" ? "failed" : statusOfState(summary.state, snapshot.status === "done");
   summary.live = snapshot.status === "active";
   if (typeof context.run?.workflow === "string") summary.workflow = context.run.workflow;

@@ -9,7 +9,7 @@
  */
 
 import type { HumanRequest } from "../src/loop/human.js";
-import type { ParentLink } from "../src/persistence/run-store.js";
+import type { ParentLink, RunDamage } from "../src/persistence/run-store.js";
 import type { QueueCount } from "../src/queue/counts.js";
 import type { DecisionInput, DecisionReceipt } from "../src/runner/decisions.js";
 
@@ -80,11 +80,16 @@ export interface RunSummary {
   /** Dotted state name ("executingTools.running"), or the store's state for stored runs. */
   state: string;
   /**
-   * The run's status in the store's words (RunStatus: "active", "waiting", "done"...); a live
-   * run's is derived from its state the same way ("failed" when its actor threw). The page
-   * shows no other.
+   * The store's RunStatus ("active", "waiting", "done", "failed", "cancelled"), for a live run
+   * too (from its newest snapshot; "failed" when its actor threw); "damaged" for a stored run
+   * that cannot be read (`damaged` says where). The page shows no other.
    */
   status: string;
+  /**
+   * A stored run whose listed record cannot be read: where (file and line, or table, run and
+   * seq) and why. Its workflow and state are "" and its times 0: unknown.
+   */
+  damaged?: RunDamage;
   /**
    * Model calls so far: the live run's newest snapshot's, or the stored run's latest
    * checkpoint's; null when that checkpoint could not be read (`unreadable` says why).

@@ -4,7 +4,7 @@
  * their parents (run-tree.ts).
  */
 import type { Workflow } from "../src/core/workflow.js";
-import type { RunInfo, RunStore } from "../src/persistence/run-store.js";
+import { isDamaged, type DamagedRunInfo, type ListedRun, type RunInfo, type RunStore } from "../src/persistence/run-store.js";
 import { requestsReader } from "./decisions.js";
 import type { Feed } from "./feed.js";
 import type { RunSummary } from "./protocol.js";
@@ -27,8 +27,8 @@ export function runList(feed: Feed, store: RunStore | undefined, workflows: Read
   const detailsOf = store ? storedRunDetails(store) : undefined;
 
   // Every open page asks for the run list: they share one read of the store a second.
-  let listing: { at: number; runs: Promise<RunInfo[]> } | undefined;
-  function storedRuns(): Promise<RunInfo[]> {
+  let listing: { at: number; runs: Promise<ListedRun[]> } | undefined;
+  function storedRuns(): Promise<ListedRun[]> {
     if (!store) return Promise.resolve([]);
     if (!listing || Date.now() - listing.at > 1_000) {
       const runs = store.listRuns();
@@ -46,7 +46,8 @@ export function runList(feed: Feed, store: RunStore | undefined, workflows: Read
   async function summaries(): Promise<RunSummary[]> {
     const byId = new Map<string, RunSummary>();
     for (const live of feed.runs()) byId.set(live.runId, { ...live, depth: 0, stored: false, ...replayability(live.workflow, false) });
-    const stored = await storedRuns();
+    const listed = await storedRuns();
+    const stored = listed.filter((r): r is RunInfo => !isDamaged(r));
     const [requests, details] = await Promise.all([Promise.all(stored.map((info) => requestsOf?.(info))), detailsOf?.(stored) ?? []]);
     for (const [i, info] of stored.entries()) {
       // The store knows a run waits for a person (its live feed, if any, has stopped).
@@ -80,6 +81,7 @@ export function runList(feed: Feed, store: RunStore | undefined, workflows: Read
         ...waiting,
       });
     }
+    for (const run of listed.filter(isDamaged)) damagedSummary(byId, run);
     return nestRuns([...byId.values()]);
   }
 
@@ -87,6 +89,34 @@ export function runList(feed: Feed, store: RunStore | undefined, workflows: Read
     summaries,
     invalidate: () => void (listing = undefined),
   };
+}
+
+/**
+ * A stored run that cannot be read, in the list: status "damaged", `damaged` saying where and
+ * why (and `unreadable` too, which the page already shows); times unknown (0). A live run keeps
+ * its feed's line, marked.
+ */
+function damagedSummary(byId: Map<string, RunSummary>, run: DamagedRunInfo): void {
+  const damage = { damaged: run.damaged, unreadable: `the store could not be read for run ${run.runId}: ${run.damaged.message}` };
+  const seen = byId.get(run.runId);
+  if (seen) return void Object.assign(seen, { stored: true, why: "its stored record cannot be read", ...damage });
+  byId.set(run.runId, {
+    runId: run.runId,
+    workflow: "",
+    ...(run.sessionId ? { sessionId: run.sessionId } : {}),
+    live: false,
+    stored: true,
+    replayable: false,
+    why: "its stored record cannot be read",
+    state: "",
+    status: "damaged",
+    iteration: null,
+    ...damage,
+    depth: 0,
+    startedAt: 0,
+    updatedAt: 0,
+    events: 0,
+  });
 }
 
 export const unknownWorkflow = (name: string) =>

@@ -22,7 +22,7 @@ import { defineTool } from "../../src/core/tool.js";
 import { Workflow } from "../../src/core/workflow.js";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import { PostgresRunStore } from "../../src/persistence/postgres-run-store.js";
-import type { RunStore } from "../../src/persistence/run-store.js";
+import type { RunStatus, RunStore } from "../../src/persistence/run-store.js";
 import { SqlRunStore } from "../../src/persistence/sql-run-store.js";
 import type { WorkflowRunnerOptions } from "../../src/runner/options.js";
 
@@ -201,7 +201,7 @@ export type RunError = Error & { code?: string; [field: string]: unknown };
 export type Outcome = { value: unknown } | { error: RunError };
 
 /** The run as the store has it, or undefined when the store has no such run. */
-export type StoredRun = { status: "active" | "waiting" | "done"; result?: unknown; errorCode?: string } | undefined;
+export type StoredRun = { status: RunStatus; result?: unknown; errorCode?: string } | undefined;
 
 export type Verdict = { kind: "correct" } | { kind: "wrong" | "lost"; why: string };
 

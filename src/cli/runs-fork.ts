@@ -7,7 +7,7 @@ import { InvalidArgumentError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
 import { isPlainObject } from "../core/json-value.js";
 import type { Workflow } from "../core/workflow.js";
-import type { Checkpoint, RunStore } from "../persistence/run-store.js";
+import { isFinalStatus, type Checkpoint, type RunStatus, type RunStore } from "../persistence/run-store.js";
 import { forkRun, type ForkPatch } from "../runner/fork.js";
 import { resumeCommand, shellWord, type HintFlags } from "../cli-kit/resume-command.js";
 
@@ -23,7 +23,7 @@ export interface ForkFlags extends HintFlags {
 export interface CommitSummary {
   seq: number;
   state: string;
-  status: string;
+  status: RunStatus;
   iteration: number;
   messages: number;
   savedAt: number;
@@ -45,7 +45,7 @@ export async function commitHistory(store: RunStore, last: Checkpoint): Promise<
 
 /** The history as a table, with which commits a fork can start from. */
 export function historyLines(runId: string, commits: readonly CommitSummary[], f: Pick<HintFlags, "store"> = {}): string[] {
-  const rows = commits.map((c) => [String(c.seq), c.state, c.status, String(c.iteration), String(c.messages), new Date(c.savedAt).toISOString(), c.status === "done" ? "" : "yes"]);
+  const rows = commits.map((c) => [String(c.seq), c.state, c.status, String(c.iteration), String(c.messages), new Date(c.savedAt).toISOString(), isFinalStatus(c.status) ? "" : "yes"]);
   const head = ["seq", "state", "status", "iteration", "messages", "saved", "forkable"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const table = [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());

@@ -6,7 +6,7 @@
  */
 import type { WorkflowContext } from "../loop/context.js";
 import type { HumanDecisionEvent } from "../loop/human.js";
-import type { Checkpoint, RunInfo, RunStore } from "../persistence/run-store.js";
+import { isDamaged, type Checkpoint, type ListedRun, type RunStore } from "../persistence/run-store.js";
 import { childRunsOf, parentLinkOf } from "../runner/child-links.js";
 import { requestsWithLog } from "../runner/decisions.js";
 import { resumeCommand, type HintFlags } from "../cli-kit/resume-command.js";
@@ -20,13 +20,24 @@ export interface ShowFlags {
   json?: boolean | undefined;
 }
 
-/** Runs as an aligned table: id, workflow, session, state, status, seq, saved (and queue job). */
-export function runTable(runs: readonly (RunInfo & { job?: string })[]): string {
+/**
+ * Runs as an aligned table: id, workflow, session, state, status, seq, saved (and queue job). A
+ * run that cannot be read is a row with status "damaged", and a line under the table says where
+ * and why.
+ */
+export function runTable(runs: readonly (ListedRun & { job?: string })[]): string {
   const withJobs = runs.some((r) => r.job !== undefined);
-  const rows = runs.map((r) => [r.runId, r.workflow, r.sessionId ?? "-", r.state, r.status, String(r.seq), new Date(r.savedAt).toISOString(), ...(withJobs ? [r.job ?? "-"] : [])]);
+  const job = (r: { job?: string }) => (withJobs ? [r.job ?? "-"] : []);
+  const rows = runs.map((r) =>
+    isDamaged(r)
+      ? [r.runId, "-", r.sessionId ?? "-", "-", "damaged", "-", "-", ...job(r)]
+      : [r.runId, r.workflow, r.sessionId ?? "-", r.state, r.status, String(r.seq), new Date(r.savedAt).toISOString(), ...job(r)],
+  );
   const head = ["run", "workflow", "session", "state", "status", "seq", "saved", ...(withJobs ? ["job"] : [])];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+  const table = [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+  const damage = runs.filter(isDamaged).map((r) => `damaged ${r.runId}: ${r.damaged.message} (forge-ts runs delete ${r.runId} removes it)`);
+  return [...table, ...damage].join("\n");
 }
 
 /** `forge-ts runs show`: the latest checkpoint, a waiting run's requests, a fork's origin; --history, --events. */

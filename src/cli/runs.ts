@@ -12,7 +12,7 @@
  */
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest, type RunWaitingError } from "../core/errors.js";
 import type { ConnectedMcpServers } from "../mcp/connect-servers.js";
-import type { RunInfo, RunStore } from "../persistence/run-store.js";
+import type { RunStore } from "../persistence/run-store.js";
 import { replayRun } from "../runner/replay.js";
 import { redactionMapOf } from "../telemetry/redact-run.js";
 import type { LoadedWorkflow } from "../cli-kit/backends.js";
@@ -23,7 +23,8 @@ import type { HintFlags } from "../cli-kit/resume-command.js";
 import { DECIDE_COMMANDS, decideMain, waitingLines, type DecideCommand } from "./runs-decide.js";
 import { forkMain } from "./runs-fork.js";
 import { factoryOf, importModule, loadWorkflowModule } from "./workflow-module.js";
-import { runTable, showMain } from "./runs-show.js";
+import { deleteMain, listMain } from "./runs-list.js";
+import { showMain } from "./runs-show.js";
 
 const BACKEND_FLAGS = `Backend:
   --backend <name>       sim | ollama | llamaserver | llamafile | openai | anthropic [FORGE_BACKEND]
@@ -67,7 +68,10 @@ export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|retry|replay|de
 
   forge-ts runs list [--session <id>] [--status <s>] [--redis <url>] [--json]
                                                        runs in the store, oldest first; --status
-                                                       active | waiting | done | failed | cancelled;
+                                                       active | waiting | done | failed | cancelled
+                                                       | damaged (a run whose stored record cannot
+                                                       be read: listed with where, file:line or
+                                                       table/run@seq; runs delete removes it);
                                                        --redis <url>: each run's queue job and its
                                                        progress (state, iteration)
   forge-ts runs show <runId> [--events] [--history] [--json]
@@ -199,26 +203,6 @@ export async function runMain(args: readonly string[]): Promise<number> {
   }
 }
 
-const RUN_STATUSES = ["active", "waiting", "done", "failed", "cancelled"];
-
-/** Each run with its queue job, when it has one: BullMQ's state and the progress its worker published. */
-async function withJobs(redis: string, runs: RunInfo[]): Promise<(RunInfo & { job?: string })[]> {
-  const { createRunQueue } = await import("../queue/run-queue.js");
-  const queue = createRunQueue({ redis });
-  try {
-    const out: (RunInfo & { job?: string })[] = [];
-    for (const run of runs) {
-      const job = await queue.job(run.workflow, run.runId);
-      const p = job?.progress as { state?: unknown; iteration?: unknown } | undefined;
-      const progress = p && typeof p.state === "string" ? ` (${p.state}, iteration ${String(p.iteration)})` : "";
-      out.push(job ? { ...run, job: `${job.state}${progress}` } : run);
-    }
-    return out;
-  } finally {
-    await queue.close();
-  }
-}
-
 /** `forge-ts runs`. Resolves to the exit code. */
 export async function runsMain(args: readonly string[]): Promise<number> {
   const { values, positionals } = parse(args);
@@ -229,21 +213,11 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   const callId = decide ? extra.shift() : undefined;
   if (extra.length > 0) throw new InvalidArgumentError("arguments", `unexpected ${extra.join(" ")} (see forge-ts runs --help)`);
   const { store, label } = await storeOf(values);
-  if (sub === "list") {
-    const status = values.status;
-    if (status !== undefined && !RUN_STATUSES.includes(status)) {
-      throw new InvalidArgumentError("--status", `expected one of ${RUN_STATUSES.join(", ")}, got ${JSON.stringify(status)}`);
-    }
-    // active: not final (running, or left by a runner that died); waiting: for a person; the others name the final state.
-    const runs = (await store.listRuns(values.session ? { sessionId: values.session } : {})).filter(
-      (r) => status === undefined || (status === "active" || status === "waiting" ? r.status === status : r.state === status),
-    );
-    const listed = values.redis ? await withJobs(values.redis, runs) : runs;
-    console.log(values.json ? JSON.stringify(listed, null, 2) : listed.length > 0 ? runTable(listed) : `no runs in ${label}`);
-    return 0;
-  }
+  if (sub === "list") return listMain(store, label, values);
   if (!SUBCOMMANDS.includes(sub)) throw new InvalidArgumentError("runs", `unknown subcommand "${sub}"; use ${SUBCOMMANDS.join(", ")}`);
   if (!runId) throw new InvalidArgumentError("runId", `forge-ts runs ${sub} needs a run id (see forge-ts runs list)`);
+  // Before reading the run: a run whose records cannot be read is deleted too.
+  if (sub === "delete") return deleteMain(store, runId, label);
   const checkpoint = await store.latest(runId);
   if (!checkpoint) throw new InvalidArgumentError("runId", `no run ${runId} in ${label} (see forge-ts runs list)`);
   const hints: HintFlags = { ...values, ...(values.store !== undefined ? { store: label } : {}) };
@@ -258,11 +232,6 @@ export async function runsMain(args: readonly string[]): Promise<number> {
     }
   }
   if (sub === "show") return showMain(store, checkpoint, values, hints);
-  if (sub === "delete") {
-    await store.deleteRun(runId);
-    console.log(`deleted run ${runId}`);
-    return 0;
-  }
   if (!values.workflow) throw new InvalidArgumentError("--workflow", `${sub} needs the module that exports the run's workflow`);
   const { close, ...module } = await openWorkflow(values, values.workflow);
   try {

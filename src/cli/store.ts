@@ -3,23 +3,15 @@
  * a directory is a FileRunStore; a libSQL URL (`file:runs.db`, `libsql://host`, `http(s)://`,
  * `ws(s)://`) is a SqlRunStore, which needs the optional @libsql/client package; a
  * `postgres://` or `postgresql://` URL is a PostgresRunStore, which needs the optional pg
- * package (a clear error says which one is missing).
+ * package (a clear error says which one is missing). Which is which is decided by
+ * parseStoreSpec (src/persistence/store-spec.ts); any other scheme is refused before anything
+ * is created.
  */
 import path from "node:path";
 import { InvalidArgumentError } from "../core/errors.js";
 import { FileRunStore } from "../persistence/file-run-store.js";
 import type { RunStore } from "../persistence/run-store.js";
-
-const SQL_URL = /^(file:|libsql:|https?:|wss?:)/i;
-const POSTGRES_URL = /^postgres(ql)?:\/\//i;
-
-export type StoreKind = "directory" | "libsql" | "postgres";
-
-/** What a `--store` value names, before anything is opened. */
-export function storeKind(spec: string): StoreKind {
-  if (POSTGRES_URL.test(spec)) return "postgres";
-  return SQL_URL.test(spec) ? "libsql" : "directory";
-}
+import { parseStoreSpec } from "../persistence/store-spec.js";
 
 /**
  * The `--store` value a command uses: the flag, else FORGE_STORE, else `fallback` (`.forge` for
@@ -46,7 +38,7 @@ export interface OpenStoreOptions {
 /** @example const { store, label } = await openStore(storeSpec(values.store, ".forge")); */
 export async function openStore(spec: string, options: OpenStoreOptions = {}): Promise<{ store: RunStore; label: string }> {
   const { absolute, ...storeOptions } = options;
-  const kind = storeKind(spec);
+  const kind = parseStoreSpec(spec);
   if (kind === "postgres") {
     let postgres: typeof import("../persistence/postgres-run-store.js");
     try {

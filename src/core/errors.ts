@@ -14,7 +14,7 @@ export { type ErrorJSON, ForgeError, InvalidArgumentError } from "./errors/forge
 export { WorkflowDefinitionError, ToolDefinitionError, ToolCallError, ToolExecutionError, ToolResolutionError, ToolTimeoutError, ToolResultError, SchemaOracleError } from "./errors/tool-errors.js";
 export { MaxIterationsError, type BudgetReason, BudgetExhaustedError, StepEnforcementError, PrerequisiteError, WorkflowCancelledError, ContextBudgetExceeded, type CallbackName, CallbackError, ChildWorkflowError } from "./errors/run-errors.js";
 export { BudgetResolutionError, HardwareDetectionError, ContextDiscoveryError, BackendError, ThinkingNotSupportedError, StreamError, UnsupportedModelError, ClientContractError, GuardrailsExhaustedError, ServerError, type ProxyConfigIssue, ProxyConfigError, BackendBusyError } from "./errors/backend-errors.js";
-export { SnapshotError, StoreError, RunNotReplayableError, RunLockedError, RunLockLostError, SessionTurnFailedError } from "./errors/store-errors.js";
+export { SnapshotError, StoreError, CorruptRecordError, RunNotReplayableError, RunLockedError, RunLockLostError, SessionTurnFailedError } from "./errors/store-errors.js";
 export { type PendingHumanRequest, RunWaitingError, HumanDecisionError, HumanWaitTimeoutError } from "./errors/human-errors.js";
 export { McpServerError, McpToolError, EvalFixtureError } from "./errors/mcp-errors.js";
 export { describeError, safeString } from "./errors/describe-error.js";

@@ -1,7 +1,7 @@
 /**
  * A workflow run's end as an MCP tool result: done (the terminal tool's result), waiting for a
- * person (not an error: the run is saved and goes on once decided), or failed (`isError`, with
- * the typed error's name, code and message). The run id rides in `_meta` and in the text, so
+ * person (not an error: the run is saved and goes on once decided), or failed or cancelled
+ * (`isError`, with the typed error's name, code and message). The run id rides in `_meta` and in the text, so
  * the caller can follow the run with `forge-ts runs show <id>`.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -12,7 +12,8 @@ import { isPlainObject } from "../core/json-value.js";
 export const RUN_ID_META = "forge-ts/runId";
 export const RUN_STATUS_META = "forge-ts/status";
 
-export type RunStatus = "done" | "waiting" | "failed";
+/** The run's end, in the store's words (a cancelled run is "cancelled" there and here). */
+export type RunStatus = "done" | "waiting" | "failed" | "cancelled";
 
 const meta = (runId: string, status: RunStatus) => ({ [RUN_ID_META]: runId, [RUN_STATUS_META]: status });
 const runLine = (runId: string, status: RunStatus) => `forge-ts run ${runId}: ${status} (forge-ts runs show ${runId})`;
@@ -65,8 +66,9 @@ export function waitingResult(runId: string, requests: readonly PendingHumanRequ
 }
 
 /**
- * A run that failed (or could not start): `isError`, the error as `Name (CODE): message`, and as
- * `structuredContent.error` (a ForgeError's data stays out: it can hold the whole conversation).
+ * A run that failed (or could not start) or was cancelled: `isError`, the error as
+ * `Name (CODE): message`, and as `structuredContent.error` (a ForgeError's data stays out: it can
+ * hold the whole conversation). Status "cancelled" for WorkflowCancelledError, else "failed".
  *
  * @example
  * failedResult("r1", new MaxIterationsError(10, ...)); // { isError: true, content: [{ text: "MaxIterationsError (FORGE_MAX_ITERATIONS): ..." }, ...] }
@@ -75,13 +77,14 @@ export function failedResult(runId: string, error: unknown): CallToolResult {
   const name = error instanceof Error ? error.name : "Error";
   const code = ForgeError.isInstance(error) ? error.code : typeof (error as { code?: unknown } | null)?.code === "string" ? (error as { code: string }).code : undefined;
   const message = error instanceof Error ? error.message : String(error);
+  const status: RunStatus = code === "FORGE_WORKFLOW_CANCELLED" ? "cancelled" : "failed";
   return {
     isError: true,
     content: [
       { type: "text", text: `${name}${code ? ` (${code})` : ""}: ${message}` },
-      { type: "text", text: runLine(runId, "failed") },
+      { type: "text", text: runLine(runId, status) },
     ],
-    structuredContent: { status: "failed", runId, error: { name, ...(code ? { code } : {}), message } },
-    _meta: meta(runId, "failed"),
+    structuredContent: { status, runId, error: { name, ...(code ? { code } : {}), message } },
+    _meta: meta(runId, status),
   };
 }

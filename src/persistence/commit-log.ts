@@ -2,7 +2,7 @@
  * Reading a run's commit log back, the same way in every store: which records count, the
  * checkpoint they add up to (the last base with the deltas after it applied), and the events.
  */
-import { InvalidArgumentError, StoreError } from "../core/errors.js";
+import { CorruptRecordError, InvalidArgumentError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
 import { applyJson } from "./json-delta.js";
 import { checkedRunInfo, type Checkpoint, type CommitRecord, type RunEvent } from "./run-store.js";
@@ -37,24 +37,25 @@ export function lastBase(records: readonly CommitRecord[]): number {
 
 /**
  * The checkpoint `records` (valid, in order, freshly parsed: they are modified) add up to;
- * undefined for none. A StoreError when there is no base to start from or a delta does not apply.
+ * undefined for none. A CorruptRecordError when there is no base to start from or a delta does
+ * not apply (a record before it is damaged or missing).
  */
 export function rebuildCheckpoint(runId: string, records: CommitRecord[], location: string): Checkpoint | undefined {
   const last = records.at(-1);
   if (last === undefined) return undefined;
   const from = lastBase(records);
-  if (from < 0) throw new StoreError(`run ${runId}'s log has no whole snapshot to rebuild from (${location})`, runId, location);
+  if (from < 0) throw new CorruptRecordError(runId, location, JSON.stringify(recordOf(last)), "the log has no whole snapshot to rebuild from");
   let state: unknown = records[from]!.snapshot;
   for (const record of records.slice(from + 1)) {
     if (record.delta === undefined) continue;
     try {
       state = applyJson(state, record.delta, { inPlace: true });
     } catch (error) {
-      throw new StoreError(`run ${runId}'s commit ${record.seq} does not apply to the state before it (${location}): ${(error as Error).message}`, runId, location, { cause: error });
+      throw new CorruptRecordError(runId, location, JSON.stringify(record.delta), `commit ${record.seq} does not apply to the state before it: ${(error as Error).message}`, { cause: error });
     }
   }
   const info = checkedRunInfo(last, runId, location);
-  if (!isPlainObject(state)) throw new StoreError(`checkpoint of run ${runId} is malformed (${location}): snapshot is not an object`, runId, location);
+  if (!isPlainObject(state)) throw new CorruptRecordError(runId, location, JSON.stringify(state) ?? String(state), "the snapshot is not an object");
   return { ...info, snapshot: state as unknown as PersistedRun };
 }
 
@@ -63,21 +64,51 @@ export function eventsOf(records: readonly CommitRecord[]): RunEvent[] {
   return records.flatMap((r) => r.events ?? []);
 }
 
-/** A stored record, parsed and checked enough to rebuild from: a StoreError naming the run and where otherwise. */
+/**
+ * A stored record, parsed and checked enough to rebuild from: a CorruptRecordError naming the run
+ * and `location` (the file and line, or the table, run and seq) otherwise.
+ */
 export function parseRecord(text: string, runId: string, location: string): CommitRecord {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new StoreError(`run ${runId}'s log holds a corrupt record (${location}): ${(error as Error).message}`, runId, location, { cause: error });
-  }
+  const value = parseJson(text, runId, location);
   if (!isPlainObject(value) || typeof value.fence !== "number" || !Array.isArray(value.events ?? [])) {
-    throw new StoreError(`run ${runId}'s log holds a malformed record (${location})`, runId, location);
+    throw new CorruptRecordError(runId, location, text, "not a commit record: an object with a numeric fence and an events array");
   }
-  if (value.snapshot !== undefined && !isPlainObject(value.snapshot)) {
-    throw new StoreError(`checkpoint of run ${runId} is malformed (${location}): snapshot is not an object`, runId, location);
-  }
+  if (value.snapshot !== undefined && !isPlainObject(value.snapshot)) throw new CorruptRecordError(runId, location, text, "its snapshot is not an object");
   return value as unknown as CommitRecord;
+}
+
+/** A stored JSON text (a record, an events column), or a CorruptRecordError naming the run and `location`. */
+export function parseJson(text: string, runId: string, location: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CorruptRecordError(runId, location, text, `not JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** A stored events list (a database's events column), or a CorruptRecordError naming the run and `location`. */
+export function parseEvents(text: string, runId: string, location: string): RunEvent[] {
+  const value = parseJson(text, runId, location);
+  if (!Array.isArray(value)) throw new CorruptRecordError(runId, location, text, "the events are not an array");
+  return value as RunEvent[];
+}
+
+/**
+ * The session named by a run's readable records, for a run listed as damaged (every commit of a
+ * run carries the same sessionId). Texts that do not parse are passed over: the damage is
+ * reported by the caller, this only says what the others still tell.
+ */
+export function sessionNamedIn(texts: readonly string[]): string | undefined {
+  for (const text of texts) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    if (isPlainObject(value) && typeof value.sessionId === "string") return value.sessionId;
+  }
+  return undefined;
 }
 
 /** The record a store keeps for `commit`: everything but the run id. */

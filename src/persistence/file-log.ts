@@ -60,16 +60,23 @@ export async function dropTornTail(handle: FileHandle): Promise<number> {
   return 0;
 }
 
+/** Complete lines of a log; `first`: the line number of `lines[0]` (1-based), when known. */
+export interface LogLines {
+  lines: string[];
+  first: number | undefined;
+}
+
 /**
  * Complete lines from the end of the log: at least one commit line when the log has one (a
- * commit can be large, so the window doubles until it holds one).
+ * commit can be large, so the window doubles until it holds one). `first` is 1 when the window
+ * starts the log; otherwise the lines' numbers are unknown (counting them means reading it all).
  */
-export async function readTail(runId: string, file: string): Promise<string[]> {
+export async function readTail(runId: string, file: string): Promise<LogLines> {
   let handle: FileHandle;
   try {
     handle = await open(file, "r");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { lines: [], first: 1 };
     throw new StoreError(`cannot read ${file} of run ${runId}: ${(error as Error).message}`, runId, file, { cause: error });
   }
   try {
@@ -81,7 +88,7 @@ export async function readTail(runId: string, file: string): Promise<string[]> {
       const lines = buffer.toString("utf8").split("\n");
       lines.pop(); // "" after the last newline, or a torn line
       if (start > 0) lines.shift(); // cut mid-line
-      if (lines.some((line) => line.includes('"seq"')) || start === 0) return lines;
+      if (lines.some((line) => line.includes('"seq"')) || start === 0) return { lines, first: start === 0 ? 1 : undefined };
     }
   } finally {
     await handle.close();
@@ -97,6 +104,13 @@ export async function syncDir(runId: string, dir: string): Promise<void> {
       await handle.close();
     }
   });
+}
+
+/** A log's complete lines: the last one, without its newline, was torn by a crash and is left out. */
+export function completeLines(text: string): LogLines {
+  const lines = text.split("\n");
+  lines.pop();
+  return { lines, first: 1 };
 }
 
 export async function readIfExists(runId: string, file: string): Promise<string | undefined> {

@@ -20,11 +20,12 @@ import { mkdir, open, readdir, rm, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { InvalidArgumentError, RunLockedError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
-import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, seqBound, validRecords } from "./commit-log.js";
+import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, seqBound, sessionNamedIn, validRecords } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
+import { redactedSpec, storeKindOf } from "./store-spec.js";
 import { assertNoNewerLease, createLease, leaseFile, newestFence, removeOlderLeases, writeAtomically } from "./file-lease.js";
-import { appendLine, dropTornTail, io, LOG, readIfExists, readTail, syncDir } from "./file-log.js";
-import { assertRunId, byStart, checkedRunInfo, isRunId, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
+import { appendLine, completeLines, dropTornTail, io, LOG, readIfExists, readTail, syncDir, type LogLines } from "./file-log.js";
+import { assertRunId, checkedRunInfo, damagedRun, isDamageOf, isRunId, leaseMsOption, listingOrder, SessionViews, type Checkpoint, type Commit, type CommitRecord, type ListedRun, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
 
 /** A line of the log: a commit, or a lease marker (a fence, no seq). */
 type LogLine = CommitRecord | { fence: number; lease: string; seq?: undefined };
@@ -57,6 +58,10 @@ export class FileRunStore extends SessionViews implements RunStore {
     super();
     const dir: unknown = options?.dir ?? ".forge";
     if (typeof dir !== "string" || dir.length === 0) throw new InvalidArgumentError("dir", "expected a directory path");
+    // A URL given here would become a directory named after it (./mysql:/x): refused instead.
+    if (storeKindOf(dir) !== "directory") {
+      throw new InvalidArgumentError("dir", `${JSON.stringify(redactedSpec(dir))} is a URL, not a directory: a libSQL URL opens with SqlRunStore (forge-ts/sql), a postgres:// URL with PostgresRunStore (forge-ts/postgres); a relative directory with a colon in its name is written ./name`);
+    }
     this.dir = path.resolve(dir);
     this.#leaseMs = leaseMsOption(options.leaseMs);
     this.#autoRenew = options.autoRenew;
@@ -119,7 +124,7 @@ export class FileRunStore extends SessionViews implements RunStore {
     return eventsOf(await this.#records(runId));
   }
 
-  async listRuns(filter: { sessionId?: string } = {}): Promise<RunInfo[]> {
+  async listRuns(filter: { sessionId?: string } = {}): Promise<ListedRun[]> {
     const root = path.join(this.dir, "runs");
     let ids: string[];
     try {
@@ -128,13 +133,13 @@ export class FileRunStore extends SessionViews implements RunStore {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw new StoreError(`cannot list runs in ${root}: ${(error as Error).message}`, undefined, root, { cause: error });
     }
-    const runs: RunInfo[] = [];
+    const runs: ListedRun[] = [];
     for (const id of ids.filter(isRunId)) {
-      const info = await this.#tail(id);
+      const info = await this.#listed(id);
       if (!info) continue; // killed before its first commit, or deleted
       if (filter.sessionId === undefined || info.sessionId === filter.sessionId) runs.push(info);
     }
-    return runs.sort(byStart);
+    return listingOrder(runs);
   }
 
   async lock(runId: string): Promise<RunLease> {
@@ -219,17 +224,34 @@ export class FileRunStore extends SessionViews implements RunStore {
     const file = this.#logPath(runId);
     const text = await readIfExists(runId, file);
     if (text === undefined) return assertNotOldLayout(runId, path.dirname(file)).then(() => []);
-    return validRecords(parseLines(runId, text, file)).filter((r): r is CommitRecord => r.seq !== undefined);
+    return validRecords(parseLines(runId, completeLines(text), file)).map((line) => line.record as CommitRecord);
   }
 
-  /** The run as listed, from the end of its log only (listing must not read whole runs). */
+  /** The run's last commit as listed, from the end of its log only (listing must not read whole runs). */
   async #tail(runId: string): Promise<RunInfo | undefined> {
     const file = this.#logPath(runId);
-    const lines = await readTail(runId, file);
-    if (lines.length === 0) await assertNotOldLayout(runId, path.dirname(file));
-    const last = validRecords(lines.map((line) => parseRecord(line, runId, file) as LogLine)).at(-1);
-    if (last === undefined) return undefined;
-    return checkedRunInfo(last as CommitRecord, runId, file);
+    const tail = await readTail(runId, file);
+    if (tail.lines.length === 0) await assertNotOldLayout(runId, path.dirname(file));
+    return lastInfo(runId, tail, file);
+  }
+
+  /**
+   * #tail, or the run as damaged, naming its first line that cannot be read by number: the log
+   * is read whole for that (the tail's lines are not numbered), which only a damaged run pays.
+   */
+  async #listed(runId: string): Promise<ListedRun | undefined> {
+    try {
+      return await this.#tail(runId);
+    } catch (error) {
+      if (!isDamageOf(error, runId)) throw error;
+      const file = this.#logPath(runId);
+      const whole = completeLines((await readIfExists(runId, file)) ?? "");
+      try {
+        return lastInfo(runId, whole, file); // it reads now: repaired or removed since the tail was read
+      } catch (named) {
+        return damagedRun(runId, named, sessionNamedIn(whole.lines));
+      }
+    }
   }
 
   #logPath(runId: string): string {
@@ -253,11 +275,27 @@ async function assertNotOldLayout(runId: string, dir: string): Promise<void> {
   throw new StoreError(`run ${runId} was stored by an older forge-ts (${old}); this version keeps a commit log (log.jsonl) and cannot read it`, runId, old);
 }
 
-/** Lines of a log text; the last one without its newline was torn by a crash and is left out. */
-function parseLines(runId: string, text: string, file: string): LogLine[] {
-  const lines = text.split("\n");
-  lines.pop();
-  return lines.map((line) => parseRecord(line, runId, file) as LogLine);
+/** A log line parsed, with where it is: `<file>:<line>`, or the file when the line's number is unknown. */
+interface ParsedLine {
+  fence: number;
+  seq: number | undefined;
+  record: LogLine;
+  location: string;
+}
+
+/** The lines parsed; one that cannot be is a CorruptRecordError naming the file and line. */
+function parseLines(runId: string, { lines, first }: LogLines, file: string): ParsedLine[] {
+  return lines.map((line, i) => {
+    const location = first === undefined ? file : `${file}:${first + i}`;
+    const record = parseRecord(line, runId, location) as LogLine;
+    return { fence: record.fence, seq: record.seq, record, location };
+  });
+}
+
+/** The last commit that counts, as listed (undefined for none): its envelope checked, naming its line. */
+function lastInfo(runId: string, lines: LogLines, file: string): RunInfo | undefined {
+  const last = validRecords(parseLines(runId, lines, file)).at(-1);
+  return last && checkedRunInfo(last.record as CommitRecord, runId, last.location);
 }
 
 interface Appender {

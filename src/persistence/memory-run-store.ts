@@ -6,9 +6,9 @@
  */
 import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
-import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, seqBound } from "./commit-log.js";
+import { eventsOf, lastBase, parseRecord, rebuildCheckpoint, recordOf, seqBound, sessionNamedIn } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
-import { assertRunId, byStart, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
+import { assertRunId, checkedRunInfo, damagedRun, leaseMsOption, listingOrder, SessionViews, type Checkpoint, type Commit, type CommitRecord, type ListedRun, type RunEvent, type RunLease, type RunStore } from "./run-store.js";
 
 /** What a MemoryRunStore holds; two stores sharing it behave like two processes on one database. */
 export interface MemoryRunData {
@@ -46,7 +46,7 @@ export class MemoryRunStore extends SessionViews implements RunStore {
     const lease = this.data.leases.get(runId);
     if (!lease || lease.fence !== fence) throw lostError(runId, fence, lease?.fence);
     const log = this.data.logs.get(runId) ?? [];
-    const last = log.length > 0 ? (JSON.parse(log.at(-1)!) as CommitRecord).seq : 0;
+    const last = log.length > 0 ? parseRecord(log.at(-1)!, runId, where(runId, log.length)).seq : 0;
     if (seq <= last) throw new StoreError(`commit ${seq} of run ${runId} is not newer than the stored commit ${last}; a run never goes back`, runId, LOCATION);
     log.push(JSON.stringify(recordOf(commit)));
     this.data.logs.set(runId, log);
@@ -54,23 +54,27 @@ export class MemoryRunStore extends SessionViews implements RunStore {
 
   async latest(runId: string, at: { seq?: number } = {}): Promise<Checkpoint | undefined> {
     const upTo = seqBound(at);
-    const lines = this.#log(runId);
-    const records = lines.map((line) => parseRecord(line, runId, LOCATION)).filter((r) => r.seq <= upTo);
-    return rebuildCheckpoint(runId, records.slice(Math.max(0, lastBase(records))), LOCATION);
+    const records = this.#records(runId).filter((r) => r.seq <= upTo);
+    return rebuildCheckpoint(runId, records.slice(Math.max(0, lastBase(records))), where(runId));
   }
 
   async events(runId: string): Promise<RunEvent[]> {
-    return eventsOf(this.#log(runId).map((line) => parseRecord(line, runId, LOCATION)));
+    return eventsOf(this.#records(runId));
   }
 
-  async listRuns(filter: { sessionId?: string } = {}): Promise<RunInfo[]> {
-    const runs: RunInfo[] = [];
+  async listRuns(filter: { sessionId?: string } = {}): Promise<ListedRun[]> {
+    const runs: ListedRun[] = [];
     for (const [runId, log] of this.data.logs) {
       if (log.length === 0) continue;
-      const { fence: _f, events: _e, snapshot: _s, delta: _d, ...info } = parseRecord(log.at(-1)!, runId, LOCATION);
-      if (filter.sessionId === undefined || info.sessionId === filter.sessionId) runs.push({ runId, ...info });
+      let info: ListedRun;
+      try {
+        info = checkedRunInfo(parseRecord(log.at(-1)!, runId, where(runId, log.length)), runId, where(runId, log.length));
+      } catch (error) {
+        info = damagedRun(runId, error, sessionNamedIn(log));
+      }
+      if (filter.sessionId === undefined || info.sessionId === filter.sessionId) runs.push(info);
     }
-    return runs.sort(byStart);
+    return listingOrder(runs);
   }
 
   async lock(runId: string): Promise<RunLease> {
@@ -119,11 +123,15 @@ export class MemoryRunStore extends SessionViews implements RunStore {
     if (log && log.length > 0) log[log.length - 1] = text;
   }
 
-  #log(runId: string): string[] {
+  /** The run's records, parsed; one that cannot be is a CorruptRecordError naming its place. */
+  #records(runId: string): CommitRecord[] {
     assertRunId(runId);
-    return this.data.logs.get(runId) ?? [];
+    return (this.data.logs.get(runId) ?? []).map((line, i) => parseRecord(line, runId, where(runId, i + 1)));
   }
 }
+
+/** Where a run's record is kept, as errors name it: `memory#<runId>:<n>` for its n-th record. */
+const where = (runId: string, n?: number): string => `${LOCATION}#${runId}${n === undefined ? "" : `:${n}`}`;
 
 function lostError(runId: string, fence: number, current: number | undefined): RunLockLostError {
   return new RunLockLostError(runId, LOCATION, fence, current === undefined ? "the run has no lease" : `a newer holder (lease ${current}) took it over`);

@@ -11,11 +11,11 @@ import pg from "pg";
 import type { Pool } from "pg";
 import { ForgeError, InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
-import { parseRecord, rebuildCheckpoint, recordOf } from "./commit-log.js";
+import { parseEvents, parseRecord, rebuildCheckpoint, recordOf, seqBound } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
 import { postgresPlans, SCHEMA_NAME, type PostgresPlans } from "./postgres-plans.js";
-import { seqBound } from "./commit-log.js";
-import { assertRunId, byStart, checkedRunInfo, leaseMsOption, SessionViews, type Checkpoint, type Commit, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
+import { redactedSpec, storeKindOf } from "./store-spec.js";
+import { assertRunId, checkedRunInfo, damagedRun, leaseMsOption, listingOrder, SessionViews, type Checkpoint, type Commit, type ListedRun, type RunEvent, type RunLease, type RunStore } from "./run-store.js";
 
 export interface PostgresRunStoreOptions {
   /** `postgres://user:password@host:5432/database` (or `postgresql://`): the store opens a pool on it and ends it on close(). */
@@ -65,8 +65,8 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     }
     const { url, pool, autoRenew, schema = "public" } = options;
     if ((url === undefined) === (pool === undefined)) throw new InvalidArgumentError("url", "give either url (a postgres:// URL) or pool (a pg Pool), not both or neither");
-    if (url !== undefined && (typeof url !== "string" || !/^postgres(ql)?:\/\//i.test(url))) {
-      throw new InvalidArgumentError("url", `expected a postgres:// or postgresql:// URL such as "postgres://user:password@localhost:5432/forge", got ${typeof url === "string" ? JSON.stringify(redacted(url)) : typeof url}`);
+    if (url !== undefined && (typeof url !== "string" || storeKindOf(url) !== "postgres")) {
+      throw new InvalidArgumentError("url", `expected a postgres:// or postgresql:// URL such as "postgres://user:password@localhost:5432/forge", got ${typeof url === "string" ? JSON.stringify(redactedSpec(url)) : typeof url}`);
     }
     if (pool !== undefined && !isPool(pool)) {
       throw new InvalidArgumentError("pool", "expected a pg Pool (new Pool({ ... }) from the pg package)");
@@ -82,7 +82,7 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     this.schema = schema;
     this.#plans = postgresPlans(schema);
     this.#database = databaseOf(url ?? pool?.options?.connectionString) ?? pool?.options?.database ?? "postgres";
-    this.label = url !== undefined ? redacted(url) : `postgres:${this.#database}`;
+    this.label = url !== undefined ? redactedSpec(url) : `postgres:${this.#database}`;
   }
 
   async commit(commit: Commit): Promise<void> {
@@ -116,8 +116,8 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     assertRunId(runId);
     const upTo = seqBound(at);
     return this.#use(runId, "forge_log", async (pool, location) => {
-      const { rows } = await pool.query<{ body: string }>(this.#plans.latest, [runId, upTo]);
-      return rebuildCheckpoint(runId, rows.map((row) => parseRecord(row.body, runId, location)), location);
+      const { rows } = await pool.query<{ seq: string; body: string }>(this.#plans.latest, [runId, upTo]);
+      return rebuildCheckpoint(runId, rows.map((row) => parseRecord(row.body, runId, `${location}@${row.seq}`)), location);
     });
   }
 
@@ -125,14 +125,14 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     assertRunId(runId);
     return this.#use(runId, "forge_log", async (pool, location) => {
       const { rows } = await pool.query<{ seq: string; events: string }>(this.#plans.events, [runId]);
-      return rows.flatMap((row) => parseEvents(row.events, runId, location, row.seq));
+      return rows.flatMap((row) => parseEvents(row.events, runId, `${location}@${row.seq}`));
     });
   }
 
-  async listRuns(filter: { sessionId?: string } = {}): Promise<RunInfo[]> {
+  async listRuns(filter: { sessionId?: string } = {}): Promise<ListedRun[]> {
     return this.#use(undefined, "forge_runs", async (pool) => {
       const { rows } = await pool.query<RunRow>(this.#plans.listRuns, [filter.sessionId ?? null]);
-      return rows.map((row) => infoOf(row, this.#where("forge_runs", row.run_id))).sort(byStart);
+      return listingOrder(rows.map((row) => listedOf(row, this.#where("forge_runs", row.run_id))));
     });
   }
 
@@ -266,10 +266,14 @@ interface RunRow {
   saved_at: unknown;
 }
 
-/** A forge_runs row's envelope, checked: bigints come back as strings. */
-function infoOf(row: RunRow, location: string): RunInfo {
+/** A forge_runs row's envelope, checked (bigints come back as strings), or the run as damaged. */
+function listedOf(row: RunRow, location: string): ListedRun {
   const { seq, workflow, session_id: sessionId, state, status, created_at: createdAt, saved_at: savedAt } = row;
-  return checkedRunInfo({ seq: Number(seq), workflow, sessionId: sessionId ?? undefined, state, status, createdAt, savedAt }, row.run_id, location);
+  try {
+    return checkedRunInfo({ seq: Number(seq), workflow, sessionId: sessionId ?? undefined, state, status, createdAt, savedAt }, row.run_id, location);
+  } catch (error) {
+    return damagedRun(row.run_id, error, typeof sessionId === "string" ? sessionId : undefined);
+  }
 }
 
 /** Why a write under `fence` was refused, when the run's lease is no longer it (undefined: it still is). */
@@ -278,18 +282,6 @@ function lostError(runId: string, location: string, fence: number, current: numb
   if (current > fence) return new RunLockLostError(runId, location, fence, `a newer holder took the lease over (lease ${current})`);
   if (current < fence) return new RunLockLostError(runId, location, fence, `no such lease was granted (the run's lease is ${current})`);
   return undefined;
-}
-
-/** A log row's events column: a JSON array, or a StoreError naming the run, the commit and where. */
-function parseEvents(text: string, runId: string, location: string, seq: string): RunEvent[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new StoreError(`run ${runId}'s log holds a corrupt record at commit ${seq} (${location}): ${(error as Error).message}`, runId, location, { cause: error });
-  }
-  if (!Array.isArray(value)) throw new StoreError(`run ${runId}'s log holds a malformed record at commit ${seq} (${location}): events is not an array`, runId, location);
-  return value as RunEvent[];
 }
 
 /** Enough of a pg Pool to run queries on (a Pool from another copy of pg is one too). */
@@ -304,17 +296,6 @@ function databaseOf(url: string | undefined): string | undefined {
     return decodeURIComponent(new URL(url).pathname.slice(1)) || undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** The URL for errors and logs: a password in it is shown as "***". */
-function redacted(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, "//***@");
   }
 }
 

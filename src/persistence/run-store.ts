@@ -10,7 +10,7 @@
  * Implementations: MemoryRunStore, FileRunStore, SqlRunStore (libSQL), PostgresRunStore; one
  * contract suite (test/persistence/support/run-store-contract.ts) runs against each.
  */
-import { InvalidArgumentError, StoreError, type ErrorJSON } from "../core/errors.js";
+import { CorruptRecordError, ForgeError, InvalidArgumentError, StoreError, type ErrorJSON } from "../core/errors.js";
 import type { LLMResponse, Usage } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import type { JsonDelta } from "./json-delta.js";
@@ -22,12 +22,24 @@ import type { HumanDecision } from "../loop/human.js";
 // the store's event types keep one import point.
 export type { ParentLink };
 
-export type RunStatus = "active" | "waiting" | "done";
+/**
+ * "active" while the run can go on by itself; "waiting" while it waits for a person
+ * (`awaitingHuman`: nothing runs until a decision arrives); once it reached a final state, that
+ * state: "done", "failed" or "cancelled".
+ */
+export type RunStatus = "active" | "waiting" | "done" | "failed" | "cancelled";
 
-/** The store status of a run in `state`. */
+/** Every RunStatus, in the order a person reads them. */
+export const RUN_STATUSES: readonly RunStatus[] = ["active", "waiting", "done", "failed", "cancelled"];
+
+/** The store status of a run in `state` (`final`: the machine reached a final state). */
 export function statusOfState(state: string, final: boolean): RunStatus {
-  return final ? "done" : state === "awaitingHuman" ? "waiting" : "active";
+  if (final) return state === "failed" || state === "cancelled" ? state : "done";
+  return state === "awaitingHuman" ? "waiting" : "active";
 }
+
+/** The run reached a final state (done, failed or cancelled): nothing more happens to it. */
+export const isFinalStatus = (status: RunStatus): boolean => status !== "active" && status !== "waiting";
 
 /** One saved moment of a run: what `runner.resume(runId, workflow)` restores. */
 export interface Checkpoint {
@@ -38,10 +50,7 @@ export interface Checkpoint {
   sessionId?: string;
   /** The state the run was in ("inferring", "executingTools.running", "done", …). */
   state: string;
-  /**
-   * "active" while the run can go on by itself; "waiting" while it waits for a person
-   * (`awaitingHuman`: nothing runs until a decision arrives); "done" once it reached a final state.
-   */
+  /** "active", "waiting", or the final state it reached: "done", "failed", "cancelled" (RunStatus). */
   status: RunStatus;
   /** When the run started and when this checkpoint was taken (ms since epoch). */
   createdAt: number;
@@ -90,6 +99,45 @@ export type RunEvent =
 
 /** A run as listed: its latest checkpoint without the snapshot. */
 export type RunInfo = Omit<Checkpoint, "snapshot">;
+
+/** Where a stored record of a run could not be read, and why: a CorruptRecordError's location and message. */
+export interface RunDamage {
+  /** `<file>:<line>` (FileRunStore), `sqlite:<url>#<table>/<runId>[@<seq>]`, `postgres:<db>#<table>/<runId>[@<seq>]`, `memory#<runId>:<n>`. */
+  where: string;
+  message: string;
+}
+
+/**
+ * A run the store holds but whose listed record cannot be read (a log line or head row that does
+ * not parse): listed so it is seen and can be deleted; nothing else about it is known for sure.
+ * `sessionId` when the store can still tell (another record of it, a database row's session).
+ */
+export interface DamagedRunInfo {
+  runId: string;
+  sessionId?: string;
+  damaged: RunDamage;
+}
+
+/** An entry of `listRuns()`: a run, or a run that cannot be read. */
+export type ListedRun = RunInfo | DamagedRunInfo;
+
+/** @example const healthy = (await store.listRuns()).filter((r) => !isDamaged(r)); */
+export const isDamaged = (run: ListedRun): run is DamagedRunInfo => "damaged" in run;
+
+/**
+ * The listing entry of `runId` when `error` says one of its records cannot be read (a
+ * CorruptRecordError of this run); any other error (a store out of reach, another run's) is
+ * thrown on.
+ */
+export function damagedRun(runId: string, error: unknown, sessionId?: string): DamagedRunInfo {
+  if (!isDamageOf(error, runId)) throw error;
+  return { runId, ...(sessionId === undefined ? {} : { sessionId }), damaged: { where: error.location, message: error.message } };
+}
+
+/** `error` says a record of `runId` cannot be read (a CorruptRecordError, also from another copy of forge-ts). */
+export function isDamageOf(error: unknown, runId: string): error is CorruptRecordError {
+  return ForgeError.isInstance(error) && error.code === "FORGE_CORRUPT_RECORD" && (error as CorruptRecordError).runId === runId;
+}
 
 export interface SessionInfo {
   sessionId: string;
@@ -157,11 +205,18 @@ export interface RunStore {
   latest(runId: string, at?: { seq?: number }): Promise<Checkpoint | undefined>;
   /** The run's event log, oldest first. */
   events(runId: string): Promise<RunEvent[]>;
-  /** Every run, or a session's, oldest first. */
-  listRuns(filter?: { sessionId?: string }): Promise<RunInfo[]>;
-  /** Every session, most recently updated first. */
+  /**
+   * Every run, or a session's, oldest first. A run whose listed record cannot be read (its log's
+   * last line, its head row) is a DamagedRunInfo, after the others in id order; in a session's
+   * listing only when the store can tell it belongs there. One damaged run never hides another.
+   */
+  listRuns(filter?: { sessionId?: string }): Promise<ListedRun[]>;
+  /** Every session, most recently updated first (of its runs that can be read). */
   listSessions(): Promise<SessionInfo[]>;
-  /** The conversation so far: the messages of the session's latest finished run ([] for a new session). */
+  /**
+   * The conversation so far: the messages of the session's latest finished run ([] for a new
+   * session). A StoreError when a run of the session cannot be read: it may be the latest.
+   */
   history(sessionId: string): Promise<Message[]>;
   /**
    * Take the run's lease: a new run's, a released one, or an expired one (taken over, with a
@@ -169,7 +224,7 @@ export interface RunStore {
    * when it ends.
    */
   lock(runId: string): Promise<RunLease>;
-  /** Remove a run with its log (refused while another holder's lease is live). */
+  /** Remove a run with its log (refused while another holder's lease is live), damaged records and all. */
   deleteRun(runId: string): Promise<void>;
 }
 
@@ -206,22 +261,25 @@ export function checkedRunInfo(
   runId: string,
   location: string,
 ): RunInfo {
-  const bad = (what: string) => new StoreError(`checkpoint of run ${runId} is malformed (${location}): ${what}`, runId, location);
+  const bad = (what: string) => new CorruptRecordError(runId, location, JSON.stringify(fields), what);
   const { seq, workflow, sessionId, state, status, createdAt, savedAt } = fields;
   if (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 1) throw bad("seq is not a positive integer");
   if (typeof workflow !== "string") throw bad("workflow is not a string");
   if (sessionId !== undefined && typeof sessionId !== "string") throw bad("sessionId is not a string");
   if (typeof state !== "string") throw bad("state is not a string");
-  if (status !== "active" && status !== "waiting" && status !== "done") throw bad('status is not "active", "waiting" or "done"');
+  if (!RUN_STATUSES.includes(status as RunStatus)) throw bad(`status is not one of ${RUN_STATUSES.join(", ")}`);
   if (typeof createdAt !== "number" || typeof savedAt !== "number") throw bad("createdAt/savedAt are not numbers");
-  return { runId, seq, workflow, ...(sessionId === undefined ? {} : { sessionId }), state, status, createdAt, savedAt };
+  // forge-ts 0.1 stored "done" for every final run: a final run's status is its final state,
+  // derived here, so records written before and after read alike (no migration of stored rows).
+  const checked = isFinalStatus(status as RunStatus) ? statusOfState(state, true) : (status as RunStatus);
+  return { runId, seq, workflow, ...(sessionId === undefined ? {} : { sessionId }), state, status: checked, createdAt, savedAt };
 }
 
-/** Group runs into sessions (runs without a sessionId are left out), most recently updated first. */
-export function sessionsOf(runs: readonly RunInfo[]): SessionInfo[] {
+/** Group runs into sessions (runs without a sessionId, and damaged ones, are left out), most recently updated first. */
+export function sessionsOf(runs: readonly ListedRun[]): SessionInfo[] {
   const sessions = new Map<string, RunInfo[]>();
   for (const run of runs) {
-    if (run.sessionId === undefined) continue;
+    if (run.sessionId === undefined || isDamaged(run)) continue;
     const list = sessions.get(run.sessionId) ?? [];
     list.push(run);
     sessions.set(run.sessionId, list);
@@ -235,14 +293,35 @@ export function sessionsOf(runs: readonly RunInfo[]): SessionInfo[] {
 }
 
 /** Oldest first: by start, then by id so equal clocks still give one order. */
-export const byStart = (a: RunInfo, b: RunInfo): number => a.createdAt - b.createdAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0);
+export const byStart = (a: RunInfo, b: RunInfo): number => a.createdAt - b.createdAt || byId(a, b);
+
+const byId = (a: { runId: string }, b: { runId: string }): number => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0);
+
+/** A listing in its order: runs oldest first, then damaged runs (which have no times) by id. */
+export function listingOrder(runs: readonly ListedRun[]): ListedRun[] {
+  const damaged = runs.filter(isDamaged).sort(byId);
+  return [...runs.filter((r): r is RunInfo => !isDamaged(r)).sort(byStart), ...damaged];
+}
+
+/**
+ * A session's runs from its listing, or a StoreError naming a run of it that cannot be read: a
+ * session never goes on past a turn it cannot see (that turn may be its latest).
+ */
+export function sessionRuns(sessionId: string, runs: readonly ListedRun[]): RunInfo[] {
+  const damaged = runs.find(isDamaged);
+  if (damaged) {
+    const { runId, damaged: d } = damaged;
+    throw new StoreError(`session ${sessionId} holds run ${runId}, which cannot be read (${d.where}): delete it (forge-ts runs delete ${runId}) or repair it to go on; ${d.message}`, runId, d.where);
+  }
+  return runs as RunInfo[];
+}
 
 /**
  * The session views every store derives from its own listing: sessions grouped from runs, and a
  * session's history as the messages of its last finished turn. Stores extend it.
  */
 export abstract class SessionViews {
-  abstract listRuns(filter?: { sessionId?: string }): Promise<RunInfo[]>;
+  abstract listRuns(filter?: { sessionId?: string }): Promise<ListedRun[]>;
   abstract latest(runId: string): Promise<Checkpoint | undefined>;
 
   async listSessions(): Promise<SessionInfo[]> {
@@ -250,7 +329,7 @@ export abstract class SessionViews {
   }
 
   async history(sessionId: string): Promise<Message[]> {
-    const last = latestRun((await this.listRuns({ sessionId })).filter((r) => r.status === "done"));
+    const last = latestRun(sessionRuns(sessionId, await this.listRuns({ sessionId })).filter((r) => isFinalStatus(r.status)));
     return last ? ((await this.latest(last.runId))?.snapshot.context.messages ?? []) : [];
   }
 }

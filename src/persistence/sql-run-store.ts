@@ -18,9 +18,10 @@
 import { createClient, type Client, type InStatement, type Row } from "@libsql/client";
 import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
-import { parseRecord, rebuildCheckpoint, recordOf, seqBound } from "./commit-log.js";
+import { parseEvents, parseRecord, rebuildCheckpoint, recordOf, seqBound } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
-import { assertRunId, byStart, checkedRunInfo, leaseMsOption, SessionViews, type Checkpoint, type Commit, type CommitRecord, type RunEvent, type RunInfo, type RunLease, type RunStore } from "./run-store.js";
+import { redactedSpec, storeKindOf } from "./store-spec.js";
+import { assertRunId, checkedRunInfo, damagedRun, leaseMsOption, listingOrder, SessionViews, type Checkpoint, type Commit, type CommitRecord, type ListedRun, type RunEvent, type RunLease, type RunStore } from "./run-store.js";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS forge_runs (
@@ -92,8 +93,8 @@ export class SqlRunStore extends SessionViews implements RunStore {
     super();
     if (!isPlainObject(options)) throw new InvalidArgumentError("options", "expected { url } or { client }");
     const { url, client } = options;
-    if (client === undefined && (typeof url !== "string" || url.length === 0)) {
-      throw new InvalidArgumentError("url", 'expected a libSQL URL such as "file:runs.db" or ":memory:"');
+    if (client === undefined && (typeof url !== "string" || storeKindOf(url) !== "libsql")) {
+      throw new InvalidArgumentError("url", `expected a libSQL URL such as "file:runs.db", "libsql://host" or ":memory:", got ${typeof url === "string" ? JSON.stringify(redactedSpec(url)) : typeof url}`);
     }
     this.url = url ?? "client";
     this.#given = client;
@@ -142,25 +143,17 @@ export class SqlRunStore extends SessionViews implements RunStore {
     assertRunId(runId);
     return this.#use(runId, "forge_log", async (db, location) => {
       const { rows } = await db.execute({ sql: "SELECT seq, events FROM forge_log WHERE run_id = ? ORDER BY seq", args: [runId] });
-      return rows.flatMap((row) => {
-        try {
-          const events: unknown = JSON.parse(String(row.events));
-          if (!Array.isArray(events)) throw new Error("not an array");
-          return events as RunEvent[];
-        } catch (error) {
-          throw new StoreError(`event log of run ${runId} has a corrupt entry ${String(row.seq)} (${location}): ${(error as Error).message}`, runId, location, { cause: error });
-        }
-      });
+      return rows.flatMap((row) => parseEvents(String(row.events), runId, `${location}@${String(row.seq)}`));
     });
   }
 
-  async listRuns(filter: { sessionId?: string } = {}): Promise<RunInfo[]> {
+  async listRuns(filter: { sessionId?: string } = {}): Promise<ListedRun[]> {
     return this.#use(undefined, "forge_runs", async (db) => {
       const { rows } =
         filter.sessionId === undefined
           ? await db.execute(`SELECT ${INFO} FROM forge_runs`)
           : await db.execute({ sql: `SELECT ${INFO} FROM forge_runs WHERE session_id = ?`, args: [filter.sessionId] });
-      return rows.map((row) => this.#info(row)).sort(byStart);
+      return listingOrder(rows.map((row) => this.#listed(row)));
     });
   }
 
@@ -224,12 +217,16 @@ export class SqlRunStore extends SessionViews implements RunStore {
     if (client !== undefined && client !== this.#given) client.close();
   }
 
-  /** A head row, checked: SQLite columns hold whatever was written to them. */
-  #info(row: Row): RunInfo {
+  /** A head row, checked (SQLite columns hold whatever was written to them), or the run as damaged. */
+  #listed(row: Row): ListedRun {
     const runId = String(row.run_id);
     const { seq, workflow, session_id: sessionId, state, status, created_at: createdAt, saved_at: savedAt } = row;
     const fields = { seq, workflow, sessionId: sessionId === null ? undefined : sessionId, state, status, createdAt, savedAt };
-    return checkedRunInfo(fields, runId, this.#where("forge_runs", runId));
+    try {
+      return checkedRunInfo(fields, runId, this.#where("forge_runs", runId));
+    } catch (error) {
+      return damagedRun(runId, error, typeof sessionId === "string" ? sessionId : undefined);
+    }
   }
 
   #where(table: string, runId?: string): string {

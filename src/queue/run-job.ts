@@ -9,7 +9,7 @@ import { DelayedError, UnrecoverableError, type Job, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { InvalidArgumentError, reviveError, SessionTurnFailedError, WorkflowCancelledError, type ErrorJSON } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
-import type { RunStore } from "../persistence/run-store.js";
+import { isFinalStatus, type RunStore } from "../persistence/run-store.js";
 import { WorkflowRunner, type RunOutcome } from "../runner.js";
 import type { WorkflowRunnerOptions } from "../runner/options.js";
 import type { RunJobData } from "./enqueue-options.js";
@@ -95,7 +95,8 @@ async function admit(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, tok
     // Finished in the store: runOrResume answers from it. Otherwise the turn ended without
     // finishing (failed fast, cancelled, given up) and the turns after it went on: running it
     // now would break the session's order.
-    if ((await ctx.store.latest(run.runId))?.status === "done") return;
+    const stored = await ctx.store.latest(run.runId);
+    if (stored && isFinalStatus(stored.status)) return;
     const o = admission.outcome;
     const root = o === undefined || o === "done" ? { kind: "failed" as const, runId: run.runId, turn: admission.turn } : o;
     const error = new SessionTurnFailedError(sessionId, run.runId, admission.turn, root.runId, root.turn, root.kind);
@@ -166,7 +167,7 @@ async function runOrResume(store: RunStore, runner: WorkflowRunner, workflow: Wo
       return runOrResume(store, runner, workflow, d, signal);
     }
   }
-  if (checkpoint.status !== "done") return runner.proceed(d.runId, workflow, { signal, ...traceContext });
+  if (!isFinalStatus(checkpoint.status)) return runner.proceed(d.runId, workflow, { signal, ...traceContext });
   // Finished before its worker could report it.
   const context = checkpoint.snapshot.context as { terminal?: { result: unknown }; error?: ErrorJSON };
   if (context.error) throw reviveError(context.error);

@@ -17,7 +17,7 @@ import type { HumanDecisionEvent } from "../loop/human.js";
 import { diffJson } from "../persistence/json-delta.js";
 import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
 import { redactContext, redactRunEvent, type RedactionMap } from "../telemetry/redact-run.js";
-import { latestRun, statusOfState, type Commit, type RunEvent, type RunLease, type RunStatus, type RunStore } from "../persistence/run-store.js";
+import { isFinalStatus, latestRun, sessionRuns, statusOfState, type Commit, type RunEvent, type RunLease, type RunStatus, type RunStore } from "../persistence/run-store.js";
 
 /** What a run on a runner with a store holds while it runs. */
 export interface RunRecord {
@@ -50,9 +50,9 @@ export async function sessionSeed(
   if (options.from !== undefined || options.initialMessages !== undefined) {
     throw new InvalidArgumentError("sessionId", "the session's history seeds the turn: give sessionId, or from / initialMessages, not both");
   }
-  const last = latestRun(await store.listRuns({ sessionId }));
+  const last = latestRun(sessionRuns(sessionId, await store.listRuns({ sessionId })));
   if (!last) return undefined;
-  if (last.status !== "done") {
+  if (!isFinalStatus(last.status)) {
     throw new InvalidArgumentError(
       "sessionId",
       `session ${sessionId}'s last turn (run ${last.runId}) did not finish: resume it first (runner.resume("${last.runId}", workflow))`,

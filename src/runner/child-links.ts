@@ -6,7 +6,7 @@
  * run's children reads the listing (no event logs) and then the start events of the few runs
  * named like its children only.
  */
-import { isRunId, type ParentLink, type RunEvent, type RunInfo, type RunStore } from "../persistence/run-store.js";
+import { isDamaged, isRunId, type ListedRun, type ParentLink, type RunEvent, type RunInfo, type RunStore } from "../persistence/run-store.js";
 
 const CHILD_SUFFIX = /^(\d+)-(\d+)$/;
 
@@ -34,14 +34,15 @@ export type ChildRunInfo = RunInfo & { callId: string };
 
 /**
  * The runs `runId`'s tool calls started, in listing order (oldest first): those named like its
- * children whose start event names it. `runs`: the store's listing, when the caller has it.
+ * children whose start event names it. `runs`: the store's listing, when the caller has it. A
+ * damaged run is not among them (its link cannot be read; the listing marks it).
  *
  * @example
  * for (const child of await childRunsOf(store, "quote-1")) console.log(child.runId, child.callId, child.state);
  */
-export async function childRunsOf(store: RunStore, runId: string, runs?: readonly RunInfo[]): Promise<ChildRunInfo[]> {
+export async function childRunsOf(store: RunStore, runId: string, runs?: readonly ListedRun[]): Promise<ChildRunInfo[]> {
   const prefix = `${runId}.`;
-  const named = (runs ?? (await store.listRuns())).filter((r) => r.runId.startsWith(prefix) && CHILD_SUFFIX.test(r.runId.slice(prefix.length)));
+  const named = (runs ?? (await store.listRuns())).filter((r): r is RunInfo => !isDamaged(r) && r.runId.startsWith(prefix) && CHILD_SUFFIX.test(r.runId.slice(prefix.length)));
   const linked = await Promise.all(
     named.map(async (info) => {
       const parent = parentLinkOf(await store.events(info.runId));

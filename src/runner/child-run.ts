@@ -24,7 +24,7 @@ import type { ChildRunOptions } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";
 import type { WorkflowContext } from "../loop/context.js";
 import type { HumanRequest } from "../loop/human.js";
-import type { Checkpoint, RunStore } from "../persistence/run-store.js";
+import { isFinalStatus, type Checkpoint, type RunStore } from "../persistence/run-store.js";
 import { childRunId, parentLinkOf } from "./child-links.js";
 import { assertWorkflow, type ResumeOptions, type RunOptions, type WorkflowRunnerOptions } from "./options.js";
 
@@ -97,7 +97,7 @@ async function continued(caller: CallingRun, call: ChildCall, store: RunStore, l
   }
   const runner = caller.runner(caller.options);
   const signal = { signal: call.signal, ...(call.traceContext ? { traceContext: call.traceContext } : {}) };
-  if (last.status !== "done") return resultOf(await afterLease(call.signal, () => runner.proceed(runId, workflow, signal)), workflow.name);
+  if (!isFinalStatus(last.status)) return resultOf(await afterLease(call.signal, () => runner.proceed(runId, workflow, signal)), workflow.name);
   const ctx = last.snapshot.context as WorkflowContext;
   if (last.state === "done") return ctx.terminal?.result;
   if (last.state === "cancelled") return await afterLease(call.signal, () => runner.retry(runId, workflow, signal));

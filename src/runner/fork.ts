@@ -25,7 +25,7 @@ import type { Workflow } from "../core/workflow.js";
 import { estimateTokensChars4 } from "../context/token-estimator.js";
 import { canonicalJson } from "../guardrails/canonical-json.js";
 import type { WorkflowContext } from "../loop/context.js";
-import { assertRunId, type Checkpoint, type RunStatus, type RunStore } from "../persistence/run-store.js";
+import { assertRunId, isFinalStatus, type Checkpoint, type RunStatus, type RunStore } from "../persistence/run-store.js";
 import { CONTEXT_MESSAGES_REF, issueLines, PersistedRunSchema } from "../persistence/snapshot-schema.js";
 import { assertRestorable, type PersistedRun } from "../persistence/snapshot.js";
 import { assertWorkflow } from "./options.js";
@@ -99,10 +99,10 @@ async function resumableAt(store: RunStore, runId: string, at: number): Promise<
   if (at > last.seq) throw new InvalidArgumentError("at", `run ${runId} has commits 1 to ${last.seq}, not ${at}`);
   const checkpoint = at === last.seq ? last : await store.latest(runId, { seq: at });
   if (!checkpoint) throw new StoreError(`run ${runId} has no commit ${at}`, runId, "store");
-  if (checkpoint.status !== "done") return checkpoint;
+  if (!isFinalStatus(checkpoint.status)) return checkpoint;
   for (let seq = at - 1; seq >= 1; seq--) {
     const earlier = await store.latest(runId, { seq });
-    if (earlier && earlier.status !== "done") {
+    if (earlier && !isFinalStatus(earlier.status)) {
       throw new InvalidArgumentError("at", `commit ${at} of run ${runId} is final (${checkpoint.state}): nothing goes on from there; the nearest earlier commit a fork can start from is ${seq} (${earlier.state})`);
     }
   }

@@ -24,7 +24,7 @@ const { runMain, runsMain } = await import("../../src/cli/runs.js");
 const { workerMain } = await import("../../src/cli/worker.js");
 const { visualizeMain } = await import("../../src/cli/visualize.js");
 const { mcpMain } = await import("../../src/cli/mcp.js");
-const { storeKind, storeSpec } = await import("../../src/cli/store.js");
+const { storeSpec } = await import("../../src/cli/store.js");
 
 const MODULE = "src/cli/demo-module.ts"; // exports a Workflow and the Oracle sim plays
 const SPEC = "file:runs-flag-test.db";
@@ -65,10 +65,7 @@ describe("--store: one reader for every command", () => {
     expect(opened).toEqual(["file:env.db"]);
   });
 
-  it("names what a value is: a directory, a libSQL URL or a postgres URL", () => {
-    expect(["runs", "./.forge", "file:runs.db", "libsql://h", "https://h", "postgres://h/db", "postgresql://h"].map(storeKind)).toEqual([
-      "directory", "directory", "libsql", "libsql", "libsql", "postgres", "postgres",
-    ]);
+  it("takes the flag, else FORGE_STORE, else the fallback", () => {
     vi.stubEnv("FORGE_STORE", "");
     expect(storeSpec(undefined)).toBeUndefined();
     expect(storeSpec(undefined, ".forge")).toBe(".forge");

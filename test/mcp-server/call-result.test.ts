@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MaxIterationsError, RunWaitingError } from "../../src/core/errors.js";
+import { MaxIterationsError, RunWaitingError, WorkflowCancelledError } from "../../src/core/errors.js";
 import { doneResult, failedResult, RUN_ID_META, RUN_STATUS_META, waitingResult } from "../../src/mcp-server/call-result.js";
 
 const text = (r: { content: unknown[] }, i = 0) => (r.content[i] as { text: string }).text;
@@ -34,6 +34,14 @@ describe("call results", () => {
     expect(result._meta).toEqual({ [RUN_ID_META]: "r2", [RUN_STATUS_META]: "failed" });
     expect(text(failedResult("r3", new TypeError("boom")))).toBe("TypeError: boom");
     expect(text(failedResult("r3", "thrown string"))).toBe("Error: thrown string");
+  });
+
+  it("a cancelled run is isError with status cancelled, as the store lists it", () => {
+    const result = failedResult("r5", new WorkflowCancelledError([], [], 2, "client cancelled"));
+    expect(result.isError).toBe(true);
+    expect(result.content).toContainEqual({ type: "text", text: "forge-ts run r5: cancelled (forge-ts runs show r5)" });
+    expect(result.structuredContent).toMatchObject({ status: "cancelled", runId: "r5", error: { code: "FORGE_WORKFLOW_CANCELLED" } });
+    expect(result._meta).toEqual({ [RUN_ID_META]: "r5", [RUN_STATUS_META]: "cancelled" });
   });
 
   it("a run waiting for a person is not an error: its requests, and the lines given", () => {

@@ -13,6 +13,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import { cliArgs } from "../support/cli.js";
+import { readableRuns } from "../support/readable-runs.js";
 
 const fixtures = "test/mcp-server/fixtures";
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("FORGE_")));
@@ -90,7 +91,7 @@ describe("forge-ts mcp --http (Streamable HTTP, simulated model)", () => {
     });
     await expect(call).rejects.toThrow("stop");
     const store = new FileRunStore({ dir });
-    await expect.poll(async () => (await store.listRuns()).filter((r) => r.workflow === "slow").map((r) => r.state), { timeout: 30_000 }).toEqual(["cancelled"]);
+    await expect.poll(async () => readableRuns(await store.listRuns()).filter((r) => r.workflow === "slow").map((r) => r.state), { timeout: 30_000 }).toEqual(["cancelled"]);
   });
 
   it("shuts down on SIGTERM (exit 0)", async () => {

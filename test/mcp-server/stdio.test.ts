@@ -11,6 +11,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import { builtModule, cliArgs } from "../support/cli.js";
+import { readableRuns } from "../support/readable-runs.js";
 
 const fixtures = "test/mcp-server/fixtures";
 const quote = { task: "Prepare a quote for 250 units of part PN-4471 from Acme Fasteners.", promptVars: { company: "Northwind Industrial Supply" } };
@@ -113,7 +114,7 @@ describe("forge-ts mcp over stdio (simulated model)", () => {
     });
     await expect(call).rejects.toThrow("the user changed their mind");
     const store = new FileRunStore({ dir });
-    await expect.poll(async () => (await store.listRuns()).filter((r) => r.workflow === "slow").map((r) => r.state), { timeout: 30_000 }).toEqual(["cancelled"]);
+    await expect.poll(async () => readableRuns(await store.listRuns()).filter((r) => r.workflow === "slow").map((r) => r.state), { timeout: 30_000 }).toEqual(["cancelled"]);
     // The server goes on serving.
     expect((await client.listTools()).tools).toHaveLength(4);
   });
@@ -141,7 +142,7 @@ describe("forge-ts mcp over stdio (simulated model)", () => {
     };
     await expect.poll(alive, { timeout: 30_000 }).toBe(false);
     expect(stderr).toContain("forge-ts mcp: the client closed stdin, shutting down");
-    const slow = (await new FileRunStore({ dir }).listRuns()).filter((r) => r.workflow === "slow");
+    const slow = readableRuns(await new FileRunStore({ dir }).listRuns()).filter((r) => r.workflow === "slow");
     expect(slow.map((r) => r.state)).toEqual(["cancelled", "cancelled"]);
   });
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createClient, type InStatement } from "@libsql/client";
+import { createClient, type InStatement, type ResultSet } from "@libsql/client";
 import { describe, expect, it } from "vitest";
 import { StoreError } from "../../src/core/errors.js";
 import type { RunEvent, RunStore } from "../../src/persistence/run-store.js";
@@ -12,11 +12,11 @@ const freshDir = () => mkdtempSync(path.join(tmpdir(), "forge-sql-store-"));
 const freshUrl = () => "file:" + path.join(freshDir(), "runs.db");
 
 /** Write to the store's database over a second connection, as another process would. */
-async function writeBehind(store: RunStore, statement: InStatement): Promise<void> {
+async function writeBehind(store: RunStore, statement: InStatement): Promise<ResultSet> {
   await store.listRuns(); // the store creates its schema on first use
   const client = createClient({ url: (store as SqlRunStore).url });
   try {
-    await client.execute(statement);
+    return await client.execute(statement);
   } finally {
     client.close();
   }
@@ -26,7 +26,12 @@ runStoreContract("SqlRunStore", {
   make: (options) => new SqlRunStore({ url: freshUrl(), ...options }),
   reopen: (store, options) => new SqlRunStore({ url: (store as SqlRunStore).url, ...options }),
   async corruptLast(store, runId) {
-    await writeBehind(store, { sql: "UPDATE forge_log SET body = substr(body, 1, length(body) / 2) WHERE run_id = ? AND seq = (SELECT MAX(seq) FROM forge_log WHERE run_id = ?)", args: [runId, runId] });
+    const { rows } = await writeBehind(store, { sql: "UPDATE forge_log SET body = substr(body, 1, length(body) / 2) WHERE run_id = ? AND seq = (SELECT MAX(seq) FROM forge_log WHERE run_id = ?) RETURNING seq", args: [runId, runId] });
+    return `sqlite:${(store as SqlRunStore).url}#forge_log/${runId}@${String(rows[0]?.seq)}`;
+  },
+  async corruptListed(store, runId) {
+    await writeBehind(store, { sql: "UPDATE forge_runs SET status = 'paused' WHERE run_id = ?", args: [runId] });
+    return `sqlite:${(store as SqlRunStore).url}#forge_runs/${runId}`;
   },
   close: (store) => (store as SqlRunStore).close(),
 });
@@ -50,13 +55,17 @@ describe("SqlRunStore", () => {
     await store.close();
   });
 
-  it("a corrupt row is a StoreError naming the run: an event list, a column of the wrong type", async () => {
+  it("a corrupt row is a CorruptRecordError naming the table, run and seq; a bad head row is listed as damaged with its session, whose next turn is refused", async () => {
     const store = new SqlRunStore({ url: freshUrl() });
     await seeded(store, "r1");
     await writeBehind(store, { sql: "UPDATE forge_log SET events = '[{\"type\":' WHERE run_id = 'r1'" });
-    await expect(store.events("r1")).rejects.toMatchObject({ runId: "r1", location: `sqlite:${store.url}#forge_log/r1` });
-    await writeBehind(store, { sql: "UPDATE forge_runs SET status = 'paused' WHERE run_id = 'r1'" });
-    await expect(store.listRuns()).rejects.toThrow(/run r1 is malformed.*status/);
+    await expect(store.events("r1")).rejects.toMatchObject({ code: "FORGE_CORRUPT_RECORD", runId: "r1", location: `sqlite:${store.url}#forge_log/r1@1`, snippet: '[{"type":' });
+    await writeBehind(store, { sql: "UPDATE forge_runs SET status = 'paused', session_id = 's' WHERE run_id = 'r1'" });
+    const where = `sqlite:${store.url}#forge_runs/r1`;
+    const damaged = { runId: "r1", sessionId: "s", damaged: { where, message: expect.stringMatching(/status is not one of active, waiting, done, failed, cancelled/) } };
+    expect(await store.listRuns()).toEqual([damaged]);
+    expect(await store.listRuns({ sessionId: "s" })).toEqual([damaged]);
+    await expect(store.history("s")).rejects.toThrow(/session s holds run r1, which cannot be read/);
     await store.close();
   });
 

@@ -19,6 +19,7 @@ import { createRunQueue, type RunQueue } from "../../src/queue/run-queue.js";
 import { startRunWorker } from "../../src/queue/run-worker.js";
 import { oracle, workflow } from "../fixtures/queue-workflow.js";
 import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
+import { readableRuns } from "../support/readable-runs.js";
 
 let redis: TestRedis;
 let queue: RunQueue;
@@ -68,7 +69,7 @@ describe("run queue", { timeout: 120_000 }, () => {
     expect(turns.map((t) => t.turn)).toEqual([1, 2, 3, 4]);
     // Each turn sees the facts of every turn before it.
     expect(await Promise.all(turns.map((t) => t.result(60_000)))).toEqual(["I remember 1 fact(s).", "I remember 2 fact(s).", "I remember 3 fact(s).", "I remember 4 fact(s)."]);
-    const runs = await store.listRuns({ sessionId: "ordered" });
+    const runs = readableRuns(await store.listRuns({ sessionId: "ordered" }));
     for (let i = 1; i < runs.length; i++) expect(runs[i]!.createdAt).toBeGreaterThanOrEqual(runs[i - 1]!.savedAt);
   });
 

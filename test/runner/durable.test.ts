@@ -152,7 +152,7 @@ describe("runs with a store", () => {
     writeFileSync(file, [lines[0]!.slice(0, 100), ...lines.slice(1)].join("\n"));
     const corrupt = await runner(store).resume("kept", workflow).catch((e: unknown) => e);
     expect(corrupt).toBeInstanceOf(StoreError);
-    expect(corrupt).toMatchObject({ runId: "kept", location: file });
+    expect(corrupt).toMatchObject({ code: "FORGE_CORRUPT_RECORD", runId: "kept", location: `${file}:1` });
     // nothing was lost: the good checkpoint resumes (to its finished result), and no lock was left behind
     writeFileSync(file, good);
     await expect(runner(store).resume("kept", workflow)).resolves.toEqual({ done: "all done" });
@@ -191,7 +191,7 @@ describe("runs with a store", () => {
     };
     const failed = await runner(store, down).run(workflow, "go", { ...vars, runId: "flaky" }).catch((e: unknown) => e);
     expect(failed).toMatchObject({ code: "FORGE_BACKEND" });
-    expect(await store.latest("flaky")).toMatchObject({ state: "failed", status: "done" });
+    expect(await store.latest("flaky")).toMatchObject({ state: "failed", status: "failed" });
     const ranBefore = log.map((e) => e.key);
     await expect(runner(store).retry("flaky", workflow)).resolves.toEqual({ done: "all done" });
     expect(await store.latest("flaky")).toMatchObject({ state: "done", status: "done" });

@@ -16,6 +16,7 @@ import { defineTool, humanInputTool } from "../../src/core/tool.js";
 import { Workflow } from "../../src/core/workflow.js";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import { WorkflowRunner } from "../../src/runner.js";
+import { readableRuns } from "../support/readable-runs.js";
 
 const ran: { tool: string; args: unknown }[] = [];
 const refund = defineTool({
@@ -54,7 +55,7 @@ describe("human in the loop", () => {
     expect(outcome).toMatchObject({ status: "waiting", runId: "r-approve", requests: [{ tool: "refund", kind: "approval", args: { order: "B2", amount: 500 } }] });
     expect(ran).toEqual([]);
     expect(await s.latest("r-approve")).toMatchObject({ status: "waiting", state: "awaitingHuman" });
-    expect((await s.listRuns()).map((r) => r.status)).toEqual(["waiting"]);
+    expect(readableRuns(await s.listRuns()).map((r) => r.status)).toEqual(["waiting"]);
     const callId = outcome.status === "waiting" ? outcome.requests[0]!.callId : "";
 
     const other = runnerWith(model(call("finish", { summary: "unused" })), { store: s });

@@ -70,7 +70,7 @@ describe("workflowTool", () => {
     expect(result).toMatch(/^\[ToolError\] research: workflow "research" \(run runaway\.1-0\) failed: MaxIterationsError: Workflow exceeded 3 iteration/);
 
     const child = await store.latest("runaway.1-0");
-    expect(child).toMatchObject({ state: "failed", status: "done" });
+    expect(child).toMatchObject({ state: "failed", status: "failed" });
     expect((child!.snapshot.context as WorkflowContext).error).toMatchObject({ code: "FORGE_MAX_ITERATIONS" });
     expect(effects.started.filter((e) => e.startsWith("lookup"))).toHaveLength(3);
     expect(await store.latest("runaway")).toMatchObject({ state: "done" });

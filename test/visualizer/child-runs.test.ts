@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { WorkflowContext } from "../../src/loop/context.js";
 import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
-import type { RunInfo, RunStore } from "../../src/persistence/run-store.js";
+import type { RunStore } from "../../src/persistence/run-store.js";
 import { parentLinkOf } from "../../src/runner/child-links.js";
 import { forkRun } from "../../src/runner/fork.js";
 import { Feed } from "../../visualizer/feed.js";
@@ -15,6 +15,7 @@ import type { RunSummary, WireEvent } from "../../visualizer/protocol.js";
 import { createVisualizer, type Visualizer } from "../../visualizer/server.js";
 import { storedRunDetails } from "../../visualizer/stored-run-details.js";
 import { plannerWorkflow, researchWorkflow, runPlanner } from "./support/child-run.js";
+import { readableRuns } from "../support/readable-runs.js";
 
 const open: Visualizer[] = [];
 afterEach(async () => {
@@ -104,7 +105,7 @@ describe("child runs in the run list", () => {
       events: (runId: string) => store.events(runId),
     } as Pick<RunStore, "latest" | "events"> as RunStore;
     const details = storedRunDetails(broken);
-    const listed: RunInfo[] = await store.listRuns();
+    const listed = readableRuns(await store.listRuns());
     const byId = Object.fromEntries((await details(listed)).map((d, i) => [listed[i]!.runId, d]));
     expect(byId.fine).toEqual({ iteration: 2 });
     expect(byId["fine.1-0"]).toEqual({ iteration: null, unreadable: expect.stringMatching(/run fine\.1-0: .*disk on fire/) });

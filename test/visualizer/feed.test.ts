@@ -46,6 +46,14 @@ describe("Feed", () => {
     expect(feed.since("a", 5).lost).toBe(2);
   });
 
+  it("says a live run's status in the store's words: cancelled, failed, waiting", () => {
+    const feed = new Feed();
+    const at = (runId: string, value: string, status: "active" | "done" | "error"): WireEvent => ({ ...base(runId, 1), type: "@xstate.snapshot", event: { type: "e" }, snapshot: { value, status, context: {} } });
+    feed.ingest([at("c", "cancelled", "done"), at("f", "failed", "done"), at("d", "done", "done"), at("w", "awaitingHuman", "active"), at("i", "inferring", "active"), at("e", "inferring", "error")]);
+    const statuses = Object.fromEntries(feed.runs().map((r) => [r.runId, [r.status, r.live]]));
+    expect(statuses).toEqual({ c: ["cancelled", false], f: ["failed", false], d: ["done", false], w: ["waiting", true], i: ["active", true], e: ["failed", false] });
+  });
+
   it("bounds a run's bytes too, always keeping the newest event", () => {
     const feed = new Feed({ maxBytesPerRun: 10 });
     feed.ingest([micro("a", 1), micro("a", 2)]);

@@ -34,6 +34,27 @@ export class StoreError extends ForgeError {
 }
 
 /**
+ * One stored record of a run cannot be read: a log line or a row that does not parse, or whose
+ * fields have the wrong shape. `location` names it (`<file>:<line>`, or `<table>/<runId>@<seq>`
+ * for a database row), `snippet` is the start of its raw text. Only this run is affected: a
+ * listing marks it damaged and shows the others, and deleting it removes it.
+ */
+export class CorruptRecordError extends StoreError {
+  override readonly code = "FORGE_CORRUPT_RECORD";
+  declare readonly runId: string;
+  /** The start of the record's raw text (at most 80 characters). */
+  readonly snippet: string;
+  constructor(runId: string, location: string, raw: string, reason: string, options?: { cause?: unknown }) {
+    const snippet = raw.length > 80 ? `${raw.slice(0, 79)}…` : raw;
+    super(`run ${runId}'s stored record at ${location} cannot be read (${reason}); it begins ${JSON.stringify(snippet)}`, runId, location, options);
+    this.snippet = snippet;
+  }
+  override get data() {
+    return { ...super.data, snippet: this.snippet };
+  }
+}
+
+/**
  * A run's event log cannot re-drive it: call arguments in it were masked when it was written
  * (`WorkflowRunner({ redactStoredLogs: true })`), so a replay would validate and match other
  * calls than the run made. Resume still works (it reads the checkpoints, which keep what it needs).

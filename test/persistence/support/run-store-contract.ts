@@ -4,11 +4,12 @@
  * second store over the same data (another process, another machine).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../../../src/core/errors.js";
+import { CorruptRecordError, InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../../../src/core/errors.js";
 import { createMessage, MessageType, type Message } from "../../../src/core/messages.js";
 import { diffJson } from "../../../src/persistence/json-delta.js";
 import type { Commit, RunEvent, RunLease, RunStore } from "../../../src/persistence/run-store.js";
 import type { PersistedRun } from "../../../src/persistence/snapshot.js";
+import { readableRuns } from "../../support/readable-runs.js";
 
 export interface StoreOptions {
   leaseMs?: number;
@@ -21,8 +22,16 @@ export interface ContractHooks {
   make(options?: StoreOptions): Promise<RunStore> | RunStore;
   /** A second store over the same data as `store`, as another process would open it. */
   reopen(store: RunStore, options?: StoreOptions): Promise<RunStore> | RunStore;
-  /** Corrupt the run's last record in storage (truncate it mid-way). */
-  corruptLast(store: RunStore, runId: string): Promise<void>;
+  /**
+   * Damage the run's last log record, which `latest()` reads (cut it mid-way); resolves to where
+   * it is, as errors name it: `<file>:<line>`, `sqlite:…#forge_log/<runId>@<seq>`, …
+   */
+  corruptLast(store: RunStore, runId: string): Promise<string>;
+  /**
+   * Damage what `listRuns()` reads of the run (a file log's last line, a database's head row);
+   * resolves to where it is, as the listing names it.
+   */
+  corruptListed(store: RunStore, runId: string): Promise<string>;
   /** Close what the store opened (connections), if anything. */
   close?(store: RunStore): Promise<void>;
 }
@@ -115,6 +124,23 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
       expect((await store.listRuns()).find((r) => r.runId === "r1")).toMatchObject({ status: "waiting" });
       expect(await store.events("r1")).toEqual([fork, decision]);
       await lease.release();
+    });
+
+    it("a final run's status is its final state, also where forge-ts 0.1 stored \"done\" for every final state", async () => {
+      const store = await make();
+      await seed(store, "ok", { createdAt: 1, state: "done", status: "done" });
+      await seed(store, "failed", { createdAt: 2, state: "failed", status: "failed" });
+      await seed(store, "cancelled", { createdAt: 3, state: "cancelled", status: "cancelled" });
+      // As forge-ts 0.1 wrote them: read by the state, with no migration of what is stored.
+      await seed(store, "old-failed", { createdAt: 4, state: "failed", status: "done" });
+      await seed(store, "old-cancelled", { createdAt: 5, state: "cancelled", status: "done" });
+      await seed(store, "waiting", { createdAt: 6, state: "awaitingHuman", status: "waiting" });
+      await seed(store, "active", { createdAt: 7 });
+      const expected = [["ok", "done"], ["failed", "failed"], ["cancelled", "cancelled"], ["old-failed", "failed"], ["old-cancelled", "cancelled"], ["waiting", "waiting"], ["active", "active"]];
+      for (const s of [store, await reopen(store)]) {
+        expect(readableRuns(await s.listRuns()).map((r) => [r.runId, r.status])).toEqual(expected);
+        for (const [runId, status] of expected) expect((await s.latest(runId!))?.status).toBe(status);
+      }
     });
 
     it("never lets a run go back: a commit not newer than the stored one is a StoreError and the newer one stays", async () => {
@@ -261,17 +287,27 @@ export function runStoreContract(name: string, hooks: ContractHooks): void {
       await again.release();
     });
 
-    it("a corrupt record is a StoreError naming the run", async () => {
+    it("a damaged record is confined to its run: listed as damaged beside the others, read as a CorruptRecordError naming where, deleted", async () => {
       const store = await make();
-      await seed(store, "r1");
-      await hooks.corruptLast(store, "r1");
-      const error = await (async () => {
-        await store.latest("r1");
-        await store.events("r1");
-      })().catch((e: unknown) => e);
+      for (const [runId, createdAt] of [["a", 1], ["b", 2], ["c", 3]] as const) await seed(store, runId, { createdAt });
+      const listedAt = await hooks.corruptListed(store, "b");
+      for (const s of [store, await reopen(store)]) {
+        const runs = await s.listRuns();
+        expect(runs.map((r) => r.runId)).toEqual(["a", "c", "b"]); // the damaged run after the others: it has no times
+        expect(runs[2]).toEqual({ runId: "b", damaged: { where: listedAt, message: expect.stringContaining(`run b's stored record at ${listedAt} cannot be read`) } });
+        expect(runs.slice(0, 2)).toMatchObject([{ runId: "a", seq: 1, status: "active" }, { runId: "c", seq: 1, status: "active" }]);
+      }
+      const recordAt = await hooks.corruptLast(store, "b");
+      const error = await store.latest("b").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CorruptRecordError);
       expect(error).toBeInstanceOf(StoreError);
-      expect((error as StoreError).runId).toBe("r1");
-      expect((error as StoreError).message).toContain("r1");
+      expect(error).toMatchObject({ code: "FORGE_CORRUPT_RECORD", runId: "b", location: recordAt, snippet: expect.stringMatching(/^\{/) });
+      expect((error as Error).message).toContain(`run b's stored record at ${recordAt} cannot be read`);
+      expect((await store.latest("c"))?.seq).toBe(1);
+      await store.deleteRun("b");
+      expect((await store.listRuns()).map((r) => r.runId)).toEqual(["a", "c"]);
+      expect(await store.latest("b")).toBeUndefined();
+      expect(await store.events("b")).toEqual([]);
     });
 
     it("refuses run ids that cannot name a run", async () => {
