@@ -12,13 +12,16 @@
  */
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest, type RunWaitingError } from "../core/errors.js";
 import type { ConnectedMcpServers } from "../mcp/connect-servers.js";
-import type { RunInfo, RunStore } from "../persistence/run-store.js";
+import { assertRunId, type RunInfo, type RunStore } from "../persistence/run-store.js";
+import type { Workflow } from "../core/workflow.js";
 import { replayRun } from "../runner/replay.js";
 import { redactionMapOf } from "../telemetry/redact-run.js";
 import type { LoadedWorkflow } from "../cli-kit/backends.js";
 import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "../cli-kit/interrupt.js";
 import { parseCliArgs } from "./parse-cli-args.js";
-import { runnerFor, storeOf } from "./run-runner.js";
+import { backendSettings, runnerFor, storeOf } from "./run-runner.js";
+import { launchOf, recordedLaunch, withLaunch } from "./run-launch.js";
+import { promptVarsOf } from "./prompt-vars.js";
 import type { HintFlags } from "../cli-kit/resume-command.js";
 import { DECIDE_COMMANDS, decideMain, waitingLines, type DecideCommand } from "./runs-decide.js";
 import { forkMain } from "./runs-fork.js";
@@ -39,6 +42,8 @@ const BACKEND_FLAGS = `Backend:
   --timeout <ms>         per backend request, default 300000                    [FORGE_TIMEOUT]
   --budget <tokens>      context budget in tokens, default 8192                  [FORGE_BUDGET]
   --max-iterations <n>   model calls per run, default 10
+  --recommended-sampling the model card's sampling values (ollama, llamaserver, llamafile;
+                         an unknown model is refused)
 MCP servers (their tools go to the module's createWorkflow({ mcpTools, mcpServers })):
   --mcp "<command …>"    a stdio MCP server to spawn (repeatable; named mcp-1, mcp-2, …)
   --mcp-url <url>        a Streamable HTTP MCP server (repeatable; named mcp-url-1, …)
@@ -54,10 +59,17 @@ resume" continues it without re-running a finished tool.
   --store <dir|url>      run store: a directory (default ./.forge), a libSQL URL or postgres://…  [FORGE_STORE]
   --session <id>         continue this session's conversation (one run per turn)
   --run-id <id>          name the run (default: a random UUID)
+  --var <name>=<value>   the value of the system prompt's {name} placeholder (repeatable;
+                         a name the prompt has no placeholder for is refused)
+  --vars <file.json>     placeholder values from a JSON object of strings ({"team": "ops"});
+                         --var wins; names the prompt does not use are ignored
 ${BACKEND_FLAGS}
   -h, --help
 
-Prints the run id first, then the result as JSON; a run that needs a person (a tool with
+A placeholder without a value is refused (exit 2) before the run starts; a run continuing a
+--session's conversation takes the prompt its first turn filled, so no --var is needed (or
+taken) there. The run records its module (as an absolute path), backend and model, so the
+commands that continue it need none of them. Prints the run id first, then the result as JSON; a run that needs a person (a tool with
 needsApproval, a human-input tool) stops waiting: its pending requests are printed with the
 commands that decide them ("forge-ts runs approve|reject|answer") and continue it
 ("forge-ts runs resume"). Exit codes: 0 done or waiting, 1 the run failed or the backend is
@@ -74,7 +86,7 @@ export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|retry|replay|de
                                                        a run's latest checkpoint, its pending requests
                                                        when it waits for a person (and its event log;
                                                        --history: every commit's seq and state)
-  forge-ts runs resume <runId> --workflow <module> --backend <name> --model <name>
+  forge-ts runs resume <runId> [--workflow <module>] [--backend <name>] [--model <name>]
                                                        continue a run from its latest checkpoint (a
                                                        waiting run takes the decisions recorded since,
                                                        or still waits: exit 0)
@@ -92,16 +104,23 @@ export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|retry|replay|de
                                                        a new run starting from commit <seq> (see
                                                        --history), the parent unchanged; --workflow
                                                        checks the fork (and edited args) against it
-  forge-ts runs retry <runId> --workflow <module> --backend <name> --model <name>
+  forge-ts runs retry <runId> [--workflow <module>] [--backend <name>] [--model <name>]
                                                        run a failed or cancelled run again from its
                                                        last state before it ended
-  forge-ts runs replay <runId> --workflow <module>      re-drive the statechart from the run's event log
+  forge-ts runs replay <runId> [--workflow <module>]    re-drive the statechart from the run's event log
                                                        (no model, no tools): its states and result
   forge-ts runs delete <runId>                         remove a run (refused while it is locked)
 
   --store <dir|url>      run store: a directory (default ./.forge), a libSQL URL or postgres://…  [FORGE_STORE]
 ${BACKEND_FLAGS}
   -h, --help
+
+resume, retry and replay default --workflow, --backend, --model, --base-url, --mode, --think and
+--recommended-sampling to what "forge-ts run" (or the demo) recorded when it started the run (a
+fork: the run it was forked from); a flag given wins, and the backend's settings are taken only
+with the recorded backend. Runs recorded before forge-ts kept this need the flags. No --var:
+a run's system prompt was filled when it started, and resume and retry continue from its stored
+messages.
 
 Exit codes: 0 done (or waiting for a person), 1 a run failed or the store could not be read, 2 bad
 flags, an unknown run, or a decision the run refuses.`;
@@ -131,6 +150,9 @@ const OPTIONS = {
   timeout: { type: "string" },
   budget: { type: "string" },
   "max-iterations": { type: "string" },
+  "recommended-sampling": { type: "boolean" },
+  var: { type: "string", multiple: true },
+  vars: { type: "string" },
   mcp: { type: "string", multiple: true },
   "mcp-url": { type: "string", multiple: true },
   "mcp-config": { type: "string" },
@@ -175,17 +197,23 @@ export async function runMain(args: readonly string[]): Promise<number> {
   if (values.help) return console.log(RUN_HELP), 0;
   const [modulePath, message, ...extra] = positionals;
   if (!modulePath || message === undefined || extra.length > 0) throw new InvalidArgumentError("arguments", 'expected <workflow-module> "<message>" (see forge-ts run --help)');
+  const runId = values["run-id"] ?? globalThis.crypto.randomUUID();
+  assertRunId(runId);
+  const { store, label } = await storeOf(values);
   const { close, ...module } = await openWorkflow(values, modulePath);
   const interrupt = onInterrupt();
   try {
-    let label: string | undefined;
-    const runner = await runnerFor(values, module, (l) => (label = l));
+    // Checked before the run id is printed: a run refused for its flags leaves nothing behind.
+    const promptVars = await runPromptVars(values, module.workflow, modulePath, store);
+    const runner = await runnerFor(values, module, store);
     if (typeof runner === "string") return console.error(runner), 1;
-    const hints: HintFlags = { ...values, workflow: modulePath, ...(values.store !== undefined ? { store: label } : {}) };
-    const runId = values["run-id"] ?? globalThis.crypto.randomUUID();
+    const { backend, flags } = backendSettings(values);
+    const launch = launchOf(modulePath, backend!, flags);
+    const hints: HintFlags = { ...values, workflow: modulePath, ...(values.store !== undefined ? { store: label } : {}), launch };
     console.log(`run ${runId}`);
     try {
-      const outcome = await runner.start(module.workflow, message, { runId, signal: interrupt.signal, ...(values.session ? { sessionId: values.session } : {}) });
+      const options = { runId, signal: interrupt.signal, launch, ...(promptVars ? { promptVars } : {}), ...(values.session ? { sessionId: values.session } : {}) };
+      const outcome = await runner.start(module.workflow, message, options);
       if (outcome.status === "waiting") return console.log(waitingLines(runId, outcome.requests, hints, redactionMapOf(module.workflow.tools)).join("\n")), 0;
       console.log(JSON.stringify(outcome.result, null, 2));
       return 0;
@@ -197,6 +225,19 @@ export async function runMain(args: readonly string[]): Promise<number> {
     interrupt.dispose();
     await close();
   }
+}
+
+/**
+ * The run's prompt variables from --var / --vars. A turn that continues a --session's
+ * conversation starts from its messages, system prompt included: no variables, and none taken.
+ */
+async function runPromptVars(values: Values, workflow: Workflow, modulePath: string, store: RunStore): Promise<Record<string, string> | undefined> {
+  const continuing = values.session !== undefined && (await store.listRuns({ sessionId: values.session })).length > 0;
+  if (!continuing) return promptVarsOf(values, workflow, modulePath);
+  if (values.var || values.vars !== undefined) {
+    throw new InvalidArgumentError(values.var ? "--var" : "--vars", `session ${values.session} continues its conversation, whose system prompt its first turn filled; give the values to a session's first turn`);
+  }
+  return undefined;
 }
 
 const RUN_STATUSES = ["active", "waiting", "done", "failed", "cancelled"];
@@ -223,11 +264,15 @@ async function withJobs(redis: string, runs: RunInfo[]): Promise<(RunInfo & { jo
 export async function runsMain(args: readonly string[]): Promise<number> {
   const { values, positionals } = parse(args);
   const [sub, runId, ...extra] = positionals;
-  if (values.help || sub === undefined) return console.log(RUNS_HELP), values.help ? 0 : 2;
+  if (values.help) return console.log(RUNS_HELP), 0;
+  if (sub === undefined) return console.error(RUNS_HELP), 2;
   const decide = (DECIDE_COMMANDS as readonly string[]).includes(sub) ? (sub as DecideCommand) : undefined;
   // approve|reject|answer take the call id after the run id.
   const callId = decide ? extra.shift() : undefined;
   if (extra.length > 0) throw new InvalidArgumentError("arguments", `unexpected ${extra.join(" ")} (see forge-ts runs --help)`);
+  if (values.var || values.vars !== undefined) {
+    throw new InvalidArgumentError(values.var ? "--var" : "--vars", "only forge-ts run takes prompt variables: a run's system prompt was filled when it started, and resume and retry continue from its stored messages");
+  }
   const { store, label } = await storeOf(values);
   if (sub === "list") {
     const status = values.status;
@@ -246,7 +291,8 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   if (!runId) throw new InvalidArgumentError("runId", `forge-ts runs ${sub} needs a run id (see forge-ts runs list)`);
   const checkpoint = await store.latest(runId);
   if (!checkpoint) throw new InvalidArgumentError("runId", `no run ${runId} in ${label} (see forge-ts runs list)`);
-  const hints: HintFlags = { ...values, ...(values.store !== undefined ? { store: label } : {}) };
+  const launch = sub === "delete" ? undefined : await recordedLaunch(store, runId);
+  const hints: HintFlags = { ...values, ...(values.store !== undefined ? { store: label } : {}), ...(launch ? { launch } : {}) };
   if (decide) return decideMain(decide, store, runId, callId, hints);
   if (sub === "fork") {
     if (!values.workflow) return forkMain(store, runId, hints, undefined);
@@ -263,10 +309,14 @@ export async function runsMain(args: readonly string[]): Promise<number> {
     console.log(`deleted run ${runId}`);
     return 0;
   }
-  if (!values.workflow) throw new InvalidArgumentError("--workflow", `${sub} needs the module that exports the run's workflow`);
-  const { close, ...module } = await openWorkflow(values, values.workflow);
+  // The run's recorded launch fills the flags not given (run-launch.ts).
+  const flags = withLaunch(values, launch);
+  if (!flags.workflow) {
+    throw new InvalidArgumentError("--workflow", `${sub} needs the module that exports the run's workflow: run ${runId} records none (started before forge-ts recorded it, or not by forge-ts run)`);
+  }
+  const { close, ...module } = await openWorkflow(flags, flags.workflow);
   try {
-    return await continueRun(sub, runId, module, store, values, hints);
+    return await continueRun(sub, runId, module, store, flags, hints);
   } finally {
     await close();
   }
@@ -285,7 +335,7 @@ async function continueRun(sub: string, runId: string, module: LoadedWorkflow, s
     else console.log(`${replay.states.join(" → ")}\nstate ${replay.state}${"result" in replay ? `, result ${JSON.stringify(replay.result)}` : ""}`);
     return 0;
   }
-  const runner = await runnerFor(values, module);
+  const runner = await runnerFor(values, module, store);
   if (typeof runner === "string") return console.error(runner), 1;
   const waiting = (requests: readonly PendingHumanRequest[]) => (console.log(waitingLines(runId, requests, hints, redactionMapOf(workflow.tools)).join("\n")), 0);
   if (sub === "resume") {
