@@ -42,7 +42,8 @@ const BACKEND_FLAGS = `Backend:
   --timeout <ms>         per backend request, default 300000                    [FORGE_TIMEOUT]
   --budget <tokens>      context budget in tokens, default 8192                  [FORGE_BUDGET]
   --max-iterations <n>   model calls per run, default 10
-  --recommended-sampling the model card's sampling values (ollama, llamaserver, llamafile;
+  --recommended-sampling
+                         the model card's sampling values (ollama, llamaserver, llamafile;
                          an unknown model is refused)
 MCP servers (their tools go to the module's createWorkflow({ mcpTools, mcpServers })):
   --mcp "<command …>"    a stdio MCP server to spawn (repeatable; named mcp-1, mcp-2, …)
@@ -66,10 +67,12 @@ resume" continues it without re-running a finished tool.
 ${BACKEND_FLAGS}
   -h, --help
 
-A placeholder without a value is refused (exit 2) before the run starts; a run continuing a
---session's conversation takes the prompt its first turn filled, so no --var is needed (or
-taken) there. The run records its module (as an absolute path), backend and model, so the
-commands that continue it need none of them. Prints the run id first, then the result as JSON; a run that needs a person (a tool with
+A system-prompt placeholder without a value is refused (exit 2) before the run starts; a turn
+continuing a --session's conversation takes the prompt its first turn filled, so it needs (and
+takes) no --var. The run records its module (as an absolute path), backend and model: the
+commands that continue it need none of them.
+
+Prints the run id first, then the result as JSON; a run that needs a person (a tool with
 needsApproval, a human-input tool) stops waiting: its pending requests are printed with the
 commands that decide them ("forge-ts runs approve|reject|answer") and continue it
 ("forge-ts runs resume"). Exit codes: 0 done or waiting, 1 the run failed or the backend is
