@@ -7,10 +7,12 @@ import { readFileSync } from "node:fs";
 import { InvalidArgumentError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
 import { promptPlaceholders, type Workflow } from "../core/workflow.js";
+import type { RunStore } from "../persistence/run-store.js";
 
 export interface PromptVarFlags {
   var?: readonly string[] | undefined;
   vars?: string | undefined;
+  session?: string | undefined;
 }
 
 /** A `--vars` file: a JSON object whose values are all strings. */
@@ -65,4 +67,18 @@ export function promptVarsOf(flags: PromptVarFlags, workflow: Workflow, modulePa
     );
   }
   return vars;
+}
+
+/**
+ * The prompt variables of `forge-ts run`: promptVarsOf, except for a turn that continues a
+ * `--session`'s conversation, which starts from its messages, system prompt included: no
+ * variables, and none taken.
+ */
+export async function runPromptVars(flags: PromptVarFlags, workflow: Workflow, modulePath: string, store: RunStore): Promise<Record<string, string> | undefined> {
+  const continuing = flags.session !== undefined && (await store.listRuns({ sessionId: flags.session })).length > 0;
+  if (!continuing) return promptVarsOf(flags, workflow, modulePath);
+  if (flags.var || flags.vars !== undefined) {
+    throw new InvalidArgumentError(flags.var ? "--var" : "--vars", `session ${flags.session} continues its conversation, whose system prompt its first turn filled; give the values to a session's first turn`);
+  }
+  return undefined;
 }

@@ -3,7 +3,8 @@
  * directory, or a libSQL URL: see store.ts).
  *
  *   forge-ts run <workflow-module> "<message>" --backend ollama --model qwen3:8b [--session id]
- *   forge-ts runs list | show <runId> | resume <runId> --workflow <module> --backend ... | delete <runId>
+ *   forge-ts runs list | show <runId> | resume <runId> [--workflow <module> --backend ...] | delete <runId>
+ *   (resume, retry and replay default to the module, backend and model the run recorded: run-launch.ts)
  *   forge-ts runs approve|reject|answer <runId> [callId] ...   (runs-decide.ts)
  *   forge-ts runs fork <runId> --at <seq> ...                  (runs-fork.ts)
  *
@@ -13,7 +14,6 @@
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest, type RunWaitingError } from "../core/errors.js";
 import type { ConnectedMcpServers } from "../mcp/connect-servers.js";
 import { assertRunId, type RunInfo, type RunStore } from "../persistence/run-store.js";
-import type { Workflow } from "../core/workflow.js";
 import { replayRun } from "../runner/replay.js";
 import { redactionMapOf } from "../telemetry/redact-run.js";
 import type { LoadedWorkflow } from "../cli-kit/backends.js";
@@ -21,8 +21,8 @@ import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "../cli-kit/inte
 import { parseCliArgs } from "./parse-cli-args.js";
 import { backendSettings, runnerFor, storeOf } from "./run-runner.js";
 import { launchOf, recordedLaunch, withLaunch } from "./run-launch.js";
-import { promptVarsOf } from "./prompt-vars.js";
-import type { HintFlags } from "../cli-kit/resume-command.js";
+import { runPromptVars } from "./prompt-vars.js";
+import { resumeCommand, type HintFlags } from "../cli-kit/resume-command.js";
 import { DECIDE_COMMANDS, decideMain, waitingLines, type DecideCommand } from "./runs-decide.js";
 import { forkMain } from "./runs-fork.js";
 import { factoryOf, importModule, loadWorkflowModule } from "./workflow-module.js";
@@ -201,13 +201,17 @@ export async function runMain(args: readonly string[]): Promise<number> {
   const [modulePath, message, ...extra] = positionals;
   if (!modulePath || message === undefined || extra.length > 0) throw new InvalidArgumentError("arguments", 'expected <workflow-module> "<message>" (see forge-ts run --help)');
   const runId = values["run-id"] ?? globalThis.crypto.randomUUID();
-  assertRunId(runId);
+  assertRunId(runId); // before the id is printed
   const { store, label } = await storeOf(values);
   const { close, ...module } = await openWorkflow(values, modulePath);
   const interrupt = onInterrupt();
   try {
     // Checked before the run id is printed: a run refused for its flags leaves nothing behind.
     const promptVars = await runPromptVars(values, module.workflow, modulePath, store);
+    if (values["run-id"] !== undefined && (await store.latest(runId))) {
+      const existing = { ...(values.store !== undefined ? { store: label } : {}), launch: await recordedLaunch(store, runId) };
+      throw new InvalidArgumentError("--run-id", `run ${runId} already exists in ${label}: continue it with ${resumeCommand(runId, existing)}, or choose another id`);
+    }
     const runner = await runnerFor(values, module, store);
     if (typeof runner === "string") return console.error(runner), 1;
     const { backend, flags } = backendSettings(values);
@@ -228,19 +232,6 @@ export async function runMain(args: readonly string[]): Promise<number> {
     interrupt.dispose();
     await close();
   }
-}
-
-/**
- * The run's prompt variables from --var / --vars. A turn that continues a --session's
- * conversation starts from its messages, system prompt included: no variables, and none taken.
- */
-async function runPromptVars(values: Values, workflow: Workflow, modulePath: string, store: RunStore): Promise<Record<string, string> | undefined> {
-  const continuing = values.session !== undefined && (await store.listRuns({ sessionId: values.session })).length > 0;
-  if (!continuing) return promptVarsOf(values, workflow, modulePath);
-  if (values.var || values.vars !== undefined) {
-    throw new InvalidArgumentError(values.var ? "--var" : "--vars", `session ${values.session} continues its conversation, whose system prompt its first turn filled; give the values to a session's first turn`);
-  }
-  return undefined;
 }
 
 const RUN_STATUSES = ["active", "waiting", "done", "failed", "cancelled"];

@@ -19,6 +19,7 @@ import { WorkflowRunner } from "../../src/runner.js";
 import { forkRun } from "../../src/runner/fork.js";
 import { oracle, workflow } from "./fixtures/weather-workflow.js";
 import { inProcess } from "../support/in-process-cli.js";
+import { cliCommand } from "../../src/cli-kit/cli-command.js";
 
 const MODULE = "test/cli/fixtures/weather-workflow.ts";
 const storeDir = () => path.join(mkdtempSync(path.join(tmpdir(), "forge-launch-")), "store");
@@ -70,6 +71,15 @@ describe("the launch record in the store", () => {
     expect(replayed).toMatchObject({ code: 0, stdout: expect.stringContaining('state done, result "Yes: 21 °C in Lisbon."') });
     const resumed = await inProcess((a) => runsMain(a), ["resume", "r1", "--store", store]);
     expect(resumed).toMatchObject({ code: 0, stdout: '"Yes: 21 °C in Lisbon."' });
+  });
+
+  it("a --run-id the store already has is refused before an id is printed, with the command that continues that run", async () => {
+    const store = storeDir();
+    const run = () => inProcess((a) => runMain(a), [MODULE, "Is it warm?", "--backend", "sim", "--store", store, "--run-id", "r1", "--var", "team=ops"]);
+    expect((await run()).code).toBe(0);
+    const again = await run();
+    expect([again.code, again.stdout]).toEqual([2, ""]);
+    expect(again.stderr).toBe(`forge-ts: Invalid --run-id: run r1 already exists in ${store}: continue it with ${cliCommand()} runs resume r1 --store ${store}, or choose another id [FORGE_INVALID_ARGUMENT]`);
   });
 
   it("a fork's record is its parent's", async () => {
