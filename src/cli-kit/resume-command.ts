@@ -18,6 +18,10 @@ export interface HintFlags {
   mode?: string | undefined;
   think?: string | undefined;
   "recommended-sampling"?: boolean | undefined;
+  /** The MCP servers a module's createWorkflow takes its tools from: not recorded (a command may hold a secret), so repeated as given. */
+  mcp?: readonly string[] | undefined;
+  "mcp-url"?: readonly string[] | undefined;
+  "mcp-config"?: string | undefined;
   /** What the run's start event recorded of its launch: `runs resume|retry` default to it, so a hint need not repeat it. */
   launch?: RunLaunch | undefined;
 }
@@ -61,5 +65,7 @@ export function resumeCommand(runId: string, f: HintFlags, sub: "resume" | "retr
     return recorded === undefined && placeholder ? ` --${name} ${placeholder}` : "";
   };
   const sampling = f["recommended-sampling"] && recordedFlag(f.launch, "recommended-sampling", f.backend) === undefined ? " --recommended-sampling" : "";
-  return `${cliCommand()} runs ${sub} ${shellWord(runId)}${flag("workflow", "<module>")}${flag("backend", "<name>")}${flag("model", f.backend === "sim" ? undefined : "<name>")}${flag("base-url")}${flag("mode")}${flag("think")}${sampling}${storeFlag(f)}`;
+  const servers = [...(f.mcp ?? []).map((c) => ` --mcp ${shellWord(c)}`), ...(f["mcp-url"] ?? []).map((u) => ` --mcp-url ${shellWord(u)}`), f["mcp-config"] !== undefined ? ` --mcp-config ${shellWord(f["mcp-config"])}` : ""].join("");
+  const model = flag("model", f.backend === "sim" ? undefined : "<name>");
+  return `${cliCommand()} runs ${sub} ${shellWord(runId)}${flag("workflow", "<module>")}${flag("backend", "<name>")}${model}${flag("base-url")}${flag("mode")}${flag("think")}${sampling}${servers}${storeFlag(f)}`;
 }

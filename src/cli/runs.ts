@@ -121,7 +121,8 @@ ${BACKEND_FLAGS}
 resume, retry and replay default --workflow, --backend, --model, --base-url, --mode, --think and
 --recommended-sampling to what "forge-ts run" (or the demo) recorded when it started the run (a
 fork: the run it was forked from); a flag given wins, and the backend's settings are taken only
-with the recorded backend. Runs recorded before forge-ts kept this need the flags. No --var:
+with the recorded backend. Runs recorded before forge-ts kept this need the flags, and MCP
+servers are never recorded: give --mcp, --mcp-url, --mcp-config again. No --var:
 a run's system prompt was filled when it started, and resume and retry continue from its stored
 messages.
 

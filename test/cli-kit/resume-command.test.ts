@@ -21,6 +21,10 @@ describe("resumeCommand", () => {
   it("with a launch record: a flag given that differs from it is repeated", () => {
     expect(resumeCommand("r1", { launch, model: "qwen3:14b" })).toBe(`${CLI} runs resume r1 --model qwen3:14b`);
     expect(resumeCommand("r1", { launch, workflow: "other.mjs", "recommended-sampling": true })).toBe(`${CLI} runs resume r1 --workflow other.mjs --recommended-sampling`);
+    // MCP servers are not recorded (a command line may hold a secret): repeated as given.
+    expect(resumeCommand("r1", { launch, mcp: ["node fs.js /tmp"], "mcp-url": ["http://h/mcp"], "mcp-config": "m.json", store: "s" })).toBe(
+      `${CLI} runs resume r1 --mcp 'node fs.js /tmp' --mcp-url http://h/mcp --mcp-config m.json --store s`,
+    );
     // Another backend: the record's model and URL are not its, so the model must be given.
     expect(resumeCommand("r1", { launch, backend: "llamaserver" })).toBe(`${CLI} runs resume r1 --backend llamaserver --model <name>`);
   });
