@@ -34,7 +34,7 @@ export { providerName, requestModel } from "./telemetry/provider-name.js";
 export { injectTraceCarrier, extractTraceCarrier, type TraceCarrier } from "./telemetry/trace-carrier.js";
 export { spanRefIn, TRACE_KEY, type SpanRef } from "./telemetry/span-ref.js";
 export { redactArgs, REDACTED } from "./telemetry/redact.js";
-export type { Checkpoint, Commit, CommitRecord, DamagedRunInfo, ListedRun, ParentLink, RunDamage, RunEvent, RunInfo, RunLease, RunLock, RunStatus, RunStore, SessionInfo } from "./persistence/run-store.js";
+export type { Checkpoint, Commit, CommitRecord, DamagedRunInfo, ListedRun, ParentLink, RunDamage, RunEvent, RunInfo, RunLaunch, RunLease, RunLock, RunStatus, RunStore, SessionInfo } from "./persistence/run-store.js";
 export { DEFAULT_LEASE_MS, isDamaged } from "./persistence/run-store.js";
 export { diffJson, applyJson, type JsonDelta } from "./persistence/json-delta.js";
 export {

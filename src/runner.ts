@@ -221,7 +221,12 @@ export class WorkflowRunner {
     }
     const meta = { runId: input.runId, workflow: workflow.name, sessionId, createdAt: startedAt, seq: 0, state: "start", status: "active" as const };
     const writer = new CheckpointWriter(store, lease, meta, () => this.#now(), this.#storedRedaction(workflow));
-    writer.record({ type: "start", input, ...(options.parent ? { parent: { runId: options.parent.runId, callId: options.parent.callId } } : {}) });
+    writer.record({
+      type: "start",
+      input,
+      ...(options.parent ? { parent: { runId: options.parent.runId, callId: options.parent.callId } } : {}),
+      ...(options.launch ? { launch: { ...options.launch } } : {}),
+    });
     return { input, record: { lease, writer, recorded: new Map() } };
   }
 

@@ -12,6 +12,7 @@ import { OpenAICompatClient } from "../clients/openai-compat.js";
 import { BackendError, InvalidArgumentError, SchemaOracleError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
 import type { Workflow } from "../core/workflow.js";
+import { getSamplingDefaults } from "../models/sampling.js";
 import { positiveInt } from "./int-flag.js";
 
 export const BACKENDS = ["sim", "ollama", "llamaserver", "llamafile", "openai", "anthropic"] as const;
@@ -33,6 +34,8 @@ export interface BackendOptions {
   apiKeyFlag?: string;
   /** The proxy's --forward-auth: each caller brings the key, so none is needed at start. */
   keyFromCaller?: boolean;
+  /** `--recommended-sampling`: the model card's sampling values (ollama, llamaserver, llamafile). */
+  recommendedSampling?: boolean;
 }
 
 /** @example assertBackend("ollama") */
@@ -52,6 +55,7 @@ export interface BackendFlags {
   timeout?: string | undefined;
   /** The command's key flag, when it is not `--api-key`. */
   apiKeyFlag?: string | undefined;
+  recommendedSampling?: boolean | undefined;
 }
 
 /**
@@ -71,7 +75,22 @@ export function backendOptionsFrom(backend: BackendName, f: BackendFlags): Backe
     ...(apiKey ? { apiKey } : {}),
     timeoutMs: positiveInt("timeout", f.timeout, 300_000),
     apiKeyFlag: f.apiKeyFlag ?? "--api-key",
+    ...(f.recommendedSampling ? { recommendedSampling: true } : {}),
   };
+}
+
+/**
+ * The simulated model's `--model`: a fault profile by name (the library's SimulatedClient also
+ * takes a FaultProfile object, which a command line cannot pass).
+ *
+ * @example simProfile(undefined, "clean"); // "clean"
+ */
+export function simProfile(model: string | undefined, fallback: keyof typeof FAULT_PROFILES): keyof typeof FAULT_PROFILES {
+  const profile = model ?? fallback;
+  if (!Object.hasOwn(FAULT_PROFILES, profile)) {
+    throw new InvalidArgumentError("--model", `the simulated model (--backend sim) takes a fault profile as its model: ${Object.keys(FAULT_PROFILES).join(", ")}; got "${profile}"`);
+  }
+  return profile as keyof typeof FAULT_PROFILES;
 }
 
 export const DEFAULT_BASE_URLS: Partial<Record<BackendName, string>> = {
@@ -92,9 +111,17 @@ export function buildClient(o: BackendOptions): LLMClient {
   assertBackend(o.backend);
   const baseUrl = o.baseUrl ?? DEFAULT_BASE_URLS[o.backend];
   const timeout = o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
+  const sampling = o.recommendedSampling ? { recommendedSampling: true } : {};
+  if (o.recommendedSampling && (o.backend === "openai" || o.backend === "anthropic")) {
+    throw new InvalidArgumentError("--recommended-sampling", `the ${o.backend} backend takes no model-card sampling values; ollama, llamaserver and llamafile do`);
+  }
+  // The clients would throw UnsupportedModelError (exit 1); on a command line it is a flag to drop.
+  if (o.recommendedSampling && !getSamplingDefaults(o.ggufPath ?? o.model)) {
+    throw new InvalidArgumentError("--recommended-sampling", `forge-ts knows no model-card sampling values for "${o.ggufPath ?? o.model}"; leave the flag out`);
+  }
   switch (o.backend) {
     case "ollama":
-      return new OllamaClient({ model: o.model, ...(baseUrl ? { baseUrl } : {}), ...(o.think !== undefined ? { think: o.think } : {}), ...timeout });
+      return new OllamaClient({ model: o.model, ...(baseUrl ? { baseUrl } : {}), ...(o.think !== undefined ? { think: o.think } : {}), ...sampling, ...timeout });
     case "llamaserver":
     case "llamafile": {
       if (o.mode !== undefined && !MODES.includes(o.mode as LlamafileMode)) {
@@ -105,6 +132,7 @@ export function buildClient(o: BackendOptions): LLMClient {
         ...(baseUrl ? { baseUrl } : {}),
         ...(o.mode ? { mode: o.mode as LlamafileMode } : {}),
         ...(o.think !== undefined ? { think: o.think } : {}),
+        ...sampling,
         ...timeout,
       });
     }
@@ -204,13 +232,13 @@ export async function runClients(
   if (!backend) throw new InvalidArgumentError("--backend", `required (${BACKENDS.join(", ")})`);
   assertBackend(backend);
   if (backend === "sim") {
-    const profile = flags.model ?? "clean";
-    if (!Object.hasOwn(FAULT_PROFILES, profile)) throw new InvalidArgumentError("--model", `the simulated model's profiles are ${Object.keys(FAULT_PROFILES).join(", ")}; got "${profile}"`);
+    const profile = simProfile(flags.model, "clean");
+    if (flags.recommendedSampling) throw new InvalidArgumentError("--recommended-sampling", "the simulated model has no sampling to set; ollama, llamaserver and llamafile take it");
     const oracles = new Map(modules.map((m) => [m.workflow, simulatedOracle(m)]));
     const clientFor = (workflow: Workflow) => {
       const oracle = oracles.get(workflow);
       if (!oracle) throw new InvalidArgumentError("workflow", `"${workflow.name}" is not one of the loaded workflow modules`);
-      return new SimulatedClient({ oracle, workflow, profile: profile as keyof typeof FAULT_PROFILES, seed: 1 });
+      return new SimulatedClient({ oracle, workflow, profile, seed: 1 });
     };
     return { clientFor, label: `the simulated model (profile ${profile})` };
   }

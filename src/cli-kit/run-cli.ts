@@ -28,13 +28,23 @@ export function isUsageError(error: unknown): boolean {
   return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_");
 }
 
-/** One line for the terminal: `Name: message`, with a ForgeError's stable code. */
-export function errorLine(error: unknown): string {
-  if (ForgeError.isInstance(error)) return `${error.name} (${error.code}): ${error.message}`;
+/**
+ * An error in one line, the message first and then what identifies it: a ForgeError's stable
+ * code (`<message> [FORGE_CODE]`, to search for), `(see --help)` for a flag parseArgs refused,
+ * another error's class name unless it is a plain Error.
+ *
+ * @example errorText(new InvalidArgumentError("--port", "expected 0..65535")); // "Invalid --port: expected 0..65535 [FORGE_INVALID_ARGUMENT]"
+ */
+export function errorText(error: unknown): string {
+  if (ForgeError.isInstance(error)) return `${error.message} [${error.code}]`;
   // parseArgs throws a TypeError; its name says nothing to someone who mistyped a flag.
   if (isUsageError(error)) return `${(error as Error).message} (see --help)`;
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  if (!(error instanceof Error)) return String(error);
+  return error.name === "Error" ? error.message : `${error.message} [${error.name}]`;
 }
+
+/** The line a command prints for an error: `forge-ts: ` and errorText. */
+export const errorLine = (error: unknown): string => `forge-ts: ${errorText(error)}`;
 
 /**
  * A command's main to its exit code: what it returned (nothing is 0), or for a thrown error its

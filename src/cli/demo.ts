@@ -16,14 +16,15 @@ import { WorkflowRunner } from "../runner.js";
 import type { InspectionSink } from "../runner/options.js";
 import type { InspectionEvent } from "xstate";
 import { connectVisualizer, DEFAULT_VISUALIZER_URL } from "../../visualizer/inspector.js";
-import { assertBackend, backendLabel, backendOptionsFrom, buildClient, unreachable } from "../cli-kit/backends.js";
-import { demoModuleArg } from "./demo-module.js";
+import { assertBackend, backendLabel, backendOptionsFrom, buildClient, simProfile, unreachable } from "../cli-kit/backends.js";
+import { DEMO_MODULE_PATH } from "./demo-module.js";
+import { launchOf } from "./run-launch.js";
 import { intFlag } from "../cli-kit/int-flag.js";
 import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "../cli-kit/interrupt.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { demoApprover } from "./demo-approver.js";
 import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "./demo-workflow.js";
-import { errorLine, isMainModule, runCli } from "../cli-kit/run-cli.js";
+import { errorText, isMainModule, runCli } from "../cli-kit/run-cli.js";
 import { redactionMapOf, redactMessage } from "../telemetry/redact-run.js";
 
 /** Quotes whose total is above this need a person's approval (the demo's 250 × 0.34 = 85 USD does). */
@@ -40,6 +41,9 @@ ${DEMO_APPROVAL_ABOVE_USD} USD waits for a person's approval: the demo approves 
   --mode <mode>        llamaserver/llamafile: native | prompt | auto (default auto)           [FORGE_MODE]
   --think <bool>       thinking on/off for models that support it                           [FORGE_THINK]
   --api-key <key>      openai/anthropic key (or OPENAI_API_KEY / ANTHROPIC_API_KEY)
+  --recommended-sampling
+                       the model card's sampling values (ollama, llamaserver, llamafile; an
+                       unknown model is refused)
   --seed <n>           simulated model seed (default 15)                                     [FORGE_SEED]
   --budget <tokens>    context budget (default: the backend's context length, else 8192)    [FORGE_BUDGET]
   --max-iterations <n> default 12
@@ -102,6 +106,7 @@ export async function demoMain(args: readonly string[], command = "npm start --"
       mode: { type: "string", ...(env.FORGE_MODE ? { default: env.FORGE_MODE } : {}) },
       think: { type: "string", ...(env.FORGE_THINK ? { default: env.FORGE_THINK } : {}) },
       "api-key": { type: "string" },
+      "recommended-sampling": { type: "boolean", default: false },
       seed: { type: "string", default: env.FORGE_SEED ?? "15" },
       budget: { type: "string", ...(env.FORGE_BUDGET ? { default: env.FORGE_BUDGET } : {}) },
       "max-iterations": { type: "string", default: "12" },
@@ -125,15 +130,17 @@ export async function demoMain(args: readonly string[], command = "npm start --"
   const int = (name: string, raw: string | undefined) => intFlag(name, raw, { min: 0 });
   const seed = int("seed", values.seed) ?? 15;
   const demo = supplierQuoteWorkflow({ approvalAboveUsd: DEMO_APPROVAL_ABOVE_USD });
-  const model = values.model ?? (backend === "sim" ? "small-model" : undefined);
+  const model = backend === "sim" ? simProfile(values.model, "small-model") : values.model;
   if (!model) throw new InvalidArgumentError("--model", `backend ${backend} needs --model (or FORGE_MODEL)`);
+  if (backend === "sim" && values["recommended-sampling"]) throw new InvalidArgumentError("--recommended-sampling", "the simulated model has no sampling to set; ollama, llamaserver and llamafile take it");
 
-  const backendOptions = backendOptionsFrom(backend, { model, baseUrl: values["base-url"], mode: values.mode, think: values.think, apiKey: values["api-key"], timeout: values.timeout });
+  const backendFlags = { model, baseUrl: values["base-url"], mode: values.mode, think: values.think, apiKey: values["api-key"], timeout: values.timeout, recommendedSampling: values["recommended-sampling"] };
+  const backendOptions = backendOptionsFrom(backend, backendFlags);
   const latencyMs = int("latency", values.latency) ?? (values.visualize ? 600 : 0);
   if (values.latency !== undefined && backend !== "sim") throw new InvalidArgumentError("--latency", "only the simulated model (--backend sim) takes a latency");
   const client: LLMClient =
     backend === "sim"
-      ? new SimulatedClient({ oracle: demo.oracle, workflow: demo.workflow, profile: model as "small-model", seed, usage: true, latencyMs })
+      ? new SimulatedClient({ oracle: demo.oracle, workflow: demo.workflow, profile: model as ReturnType<typeof simProfile>, seed, usage: true, latencyMs })
       : buildClient(backendOptions);
   // Fail before the run, not after it: a visualizer that is not there would show nothing.
   const visualizer = values.visualize ? await connectVisualizer(values["visualizer-url"]) : undefined;
@@ -205,9 +212,11 @@ export async function demoMain(args: readonly string[], command = "npm start --"
     onHumanRequest: demoApprover({ interactive, say, label: yellow("human  ") }),
   });
   const runId = `demo-${Date.now().toString(36)}`;
+  // Recorded with the run: `runs retry|resume` of it need no --workflow, --backend or --model.
+  const launch = launchOf(DEMO_MODULE_PATH, backend, backendFlags);
   const interrupt = onInterrupt();
   try {
-    const result = await runner.run(demo.workflow, demo.userInput, { promptVars: demo.promptVars, runId, signal: interrupt.signal });
+    const result = await runner.run(demo.workflow, demo.userInput, { promptVars: demo.promptVars, runId, signal: interrupt.signal, launch });
     if (opened) say(`${dim("stored ")} run ${runId} in ${opened.label}`);
     const stats = runner.lastRunStats!;
     say(
@@ -218,13 +227,12 @@ export async function demoMain(args: readonly string[], command = "npm start --"
     return 0;
   } catch (error) {
     if (interrupt.interrupted) {
-      const { model: m, baseUrl, mode, think } = backendOptions;
-      const hints = opened && { store: opened.label, workflow: demoModuleArg(), backend, model: m, "base-url": baseUrl, mode, think: think?.toString() };
-      console.error(interruptedLines(runId, hints).join("\n"));
+      // The run recorded its module, backend and model (launch): the command needs only the store.
+      console.error(interruptedLines(runId, opened && { store: opened.label, launch }).join("\n"));
       return INTERRUPTED_EXIT;
     }
     const stats = runner.lastRunStats;
-    console.error(`${red("failed")}: ${errorLine(error)}`);
+    console.error(`${red("failed")}: ${errorText(error)}`);
     if (ForgeError.isInstance(error)) console.error(dim(JSON.stringify(error.data).slice(0, 500)));
     if (stats) console.error(dim(`after ${stats.iterations} model calls; completed: ${stats.completedSteps.join(", ") || "none"}`));
     return 1;

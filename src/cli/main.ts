@@ -44,9 +44,14 @@ function packageVersion(): string {
 
 async function main(args: readonly string[]): Promise<number | void> {
   const [command, ...rest] = args;
-  if (command === undefined || command === "-h" || command === "--help") {
+  if (command === "-h" || command === "--help") {
     console.log(USAGE);
     return 0;
+  }
+  // No command is a usage error: the usage goes where errors go, and the exit code says so.
+  if (command === undefined) {
+    console.error(USAGE);
+    return 2;
   }
   if (command === "-v" || command === "--version") {
     console.log(packageVersion());

@@ -50,6 +50,8 @@ Backend:
   --timeout <ms>            per backend request, default 300000                    [FORGE_TIMEOUT]
   --budget <tokens>         context budget in tokens, default 8192                  [FORGE_BUDGET]
   --max-iterations <n>      model calls per run, default 10
+  --recommended-sampling    the model card's sampling values (ollama, llamaserver, llamafile;
+                            an unknown model is refused)
   -h, --help
 
 A backend that does not answer at start is a warning (calls fail until it does). Exit codes: 0
@@ -83,7 +85,7 @@ export async function mcpMain(args: readonly string[], version: string, io: Io =
   const loaded = await Promise.all(modules.map(async (m) => ({ path: path.resolve(m), ...(await loadWorkflowModule(m)) })));
   const workflows = loaded.map((m) => m.workflow);
   const tools = [...server.workflowToolNames(workflows).keys()].join(", ");
-  const flags = { model: values.model, baseUrl: values["base-url"], mode: values.mode, think: values.think, apiKey: values["backend-api-key"], apiKeyFlag: "--backend-api-key", timeout: values.timeout };
+  const flags = { model: values.model, baseUrl: values["base-url"], mode: values.mode, think: values.think, apiKey: values["backend-api-key"], apiKeyFlag: "--backend-api-key", timeout: values.timeout, recommendedSampling: values["recommended-sampling"] };
   const { clientFor, label: backend, problem } = await runClients(values.backend, flags, loaded);
   const { store, label: storeLabel } = await openStore(storeSpec(values.store, ".forge"), { absolute: true });
   if (problem) console.error(`forge-ts mcp: warning: ${problem}; calls fail until it answers`);
@@ -127,6 +129,7 @@ function parse(args: readonly string[]) {
       timeout: { type: "string", ...str("FORGE_TIMEOUT") },
       budget: { type: "string", ...str("FORGE_BUDGET") },
       "max-iterations": { type: "string" },
+      "recommended-sampling": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   }).values;

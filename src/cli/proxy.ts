@@ -38,6 +38,8 @@ Backend:
   --backend-api-key <key>   backend credential (else OPENAI_API_KEY / ANTHROPIC_API_KEY) [FORGE_BACKEND_API_KEY]
   --timeout <ms>            per backend request: headers wait and idle gap, default 300000 (→ 504) [FORGE_TIMEOUT]
   --pin-model               always use --model, ignore the model name callers send     [FORGE_PIN_MODEL]
+  --recommended-sampling    the model card's sampling values (ollama, llamaserver, llamafile;
+                            an unknown model is refused)                             [FORGE_RECOMMENDED_SAMPLING]
   --forward-auth            pass each caller's key (Bearer / x-api-key) to the backend
                             instead of --backend-api-key; not with --api-key          [FORGE_FORWARD_AUTH]
 
@@ -93,6 +95,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       think: { type: "string", ...str("FORGE_THINK") },
       "backend-api-key": { type: "string", ...str("FORGE_BACKEND_API_KEY") },
       "pin-model": { type: "boolean", default: truthy(env.FORGE_PIN_MODEL) },
+      "recommended-sampling": { type: "boolean", default: truthy(env.FORGE_RECOMMENDED_SAMPLING) },
       timeout: { type: "string", ...str("FORGE_TIMEOUT") },
       "forward-auth": { type: "boolean", default: truthy(env.FORGE_FORWARD_AUTH) },
       port: { type: "string", default: env.FORGE_PORT ?? "8081" },
@@ -182,6 +185,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     apiKeyFlag: "--backend-api-key",
     keyFromCaller: values["forward-auth"],
+    recommendedSampling: values["recommended-sampling"],
   });
   const proxy = createProxy({ client, model: values.model, forwardModel: !values["pin-model"], ...serving });
   const mode = backend === "llamaserver" || backend === "llamafile" ? ` mode ${values.mode ?? "auto"}${(values.mode ?? "auto") === "auto" ? " (native tools first; falls back to prompt mode once if the server refuses them, and logs it)" : ""}` : "";
@@ -209,7 +213,7 @@ async function loadPolicy(path: string): Promise<{ input: ProxyPolicyInput; poli
 }
 
 /** The flags a config file replaces. */
-const BACKEND_FLAGS = ["backend", "model", "base-url", "mode", "think", "backend-api-key", "timeout", "pin-model"] as const;
+const BACKEND_FLAGS = ["backend", "model", "base-url", "mode", "think", "backend-api-key", "timeout", "pin-model", "recommended-sampling"] as const;
 
 /** Listen, print where, report the backends, and serve until SIGINT/SIGTERM. */
 async function serve(

@@ -7,7 +7,7 @@
 import { ContextManager } from "../context/context-manager.js";
 import type { RunStore } from "../persistence/run-store.js";
 import { WorkflowRunner } from "../runner.js";
-import { runClients, type LoadedWorkflow } from "../cli-kit/backends.js";
+import { runClients, type BackendFlags, type LoadedWorkflow } from "../cli-kit/backends.js";
 import { positiveInt } from "../cli-kit/int-flag.js";
 import { openStore, storeSpec } from "./store.js";
 
@@ -23,6 +23,7 @@ export interface RunnerFlags {
   timeout?: string | undefined;
   budget?: string | undefined;
   "max-iterations"?: string | undefined;
+  "recommended-sampling"?: boolean | undefined;
 }
 
 const env = (name: string): string | undefined => (process.env[name] ? process.env[name] : undefined);
@@ -32,27 +33,30 @@ export function storeOf(values: Pick<RunnerFlags, "store">): Promise<{ store: Ru
   return openStore(storeSpec(values.store, ".forge"));
 }
 
-/**
- * A runner on the flags' backend with the store; a real backend is asked whether it answers
- * first (the string returned says why not). `opened` learns the store's label (a postgres URL's
- * password hidden) for the hints a waiting or interrupted run prints.
- */
-export async function runnerFor(values: RunnerFlags, module: LoadedWorkflow, opened?: (label: string) => void): Promise<WorkflowRunner | string> {
-  const { clientFor, problem } = await runClients(
-    values.backend ?? env("FORGE_BACKEND"),
-    {
+/** The backend a run gets: each flag, else its FORGE_* variable. */
+export function backendSettings(values: RunnerFlags): { backend: string | undefined; flags: BackendFlags } {
+  return {
+    backend: values.backend ?? env("FORGE_BACKEND"),
+    flags: {
       model: values.model ?? env("FORGE_MODEL"),
       baseUrl: values["base-url"] ?? env("FORGE_BASE_URL"),
       mode: values.mode ?? env("FORGE_MODE"),
       think: values.think ?? env("FORGE_THINK"),
       apiKey: values["api-key"],
       timeout: values.timeout ?? env("FORGE_TIMEOUT"),
+      recommendedSampling: values["recommended-sampling"],
     },
-    [module],
-  );
+  };
+}
+
+/**
+ * A runner on the flags' backend with `store`; a real backend is asked whether it answers
+ * first (the string returned says why not).
+ */
+export async function runnerFor(values: RunnerFlags, module: LoadedWorkflow, store: RunStore): Promise<WorkflowRunner | string> {
+  const { backend, flags } = backendSettings(values);
+  const { clientFor, problem } = await runClients(backend, flags, [module]);
   if (problem) return problem;
-  const { store, label } = await storeOf(values);
-  opened?.(label);
   return new WorkflowRunner({
     client: clientFor(module.workflow),
     contextManager: new ContextManager({ budgetTokens: positiveInt("budget", values.budget ?? env("FORGE_BUDGET"), 8192) }),

@@ -10,6 +10,7 @@ import type { HumanDecision } from "../loop/human.js";
 import type { RunStore } from "../persistence/run-store.js";
 import { recordDecision } from "../runner/decisions.js";
 import { errorLine } from "../cli-kit/run-cli.js";
+import { cliCommand } from "../cli-kit/cli-command.js";
 import { resumeCommand, shellWord, storeFlag, type HintFlags } from "../cli-kit/resume-command.js";
 
 export const DECIDE_COMMANDS = ["approve", "reject", "answer"] as const;
@@ -37,12 +38,13 @@ export function waitingLines(runId: string, requests: readonly PendingHumanReque
   // Printed args are a report: the tools' `redact` names are masked.
   for (const r of requests) lines.push(`  ${r.callId}  ${r.tool}  ${r.kind}  ${JSON.stringify(redactCall(r.tool, r.args, redact))}  asked ${new Date(r.askedAt).toISOString()}`);
   const store = storeFlag(f);
+  const runs = `${cliCommand()} runs`;
   for (const r of requests) {
     const call = `${shellWord(runId)} ${shellWord(r.callId)}`;
     lines.push(
       r.kind === "approval"
-        ? `decide: forge-ts runs approve ${call} [--args <json>]${store}   or   forge-ts runs reject ${call} --reason <text>${store}`
-        : `decide: forge-ts runs answer ${call} --answer <text|json>${store}   or   forge-ts runs reject ${call} --reason <text>${store}`,
+        ? `decide: ${runs} approve ${call} [--args <json>]${store}   or   ${runs} reject ${call} --reason <text>${store}`
+        : `decide: ${runs} answer ${call} --answer <text|json>${store}   or   ${runs} reject ${call} --reason <text>${store}`,
     );
   }
   lines.push(`then:   ${resumeCommand(runId, f)}`);

@@ -9,7 +9,8 @@ import { isPlainObject } from "../core/json-value.js";
 import type { Workflow } from "../core/workflow.js";
 import { isFinalStatus, type Checkpoint, type RunStatus, type RunStore } from "../persistence/run-store.js";
 import { forkRun, type ForkPatch } from "../runner/fork.js";
-import { resumeCommand, shellWord, type HintFlags } from "../cli-kit/resume-command.js";
+import { cliCommand } from "../cli-kit/cli-command.js";
+import { resumeCommand, shellWord, storeFlag, type HintFlags } from "../cli-kit/resume-command.js";
 
 export interface ForkFlags extends HintFlags {
   at?: string | undefined;
@@ -49,8 +50,7 @@ export function historyLines(runId: string, commits: readonly CommitSummary[], f
   const head = ["seq", "state", "status", "iteration", "messages", "saved", "forkable"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const table = [head, ...rows].map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
-  const store = f.store !== undefined ? ` --store ${shellWord(f.store)}` : "";
-  return [...table, `fork from a commit: forge-ts runs fork ${shellWord(runId)} --at <seq> [--patch-message <index>=<text>] [--patch-args <callId>=<json>]${store}`];
+  return [...table, `fork from a commit: ${cliCommand()} runs fork ${shellWord(runId)} --at <seq> [--patch-message <index>=<text>] [--patch-args <callId>=<json>]${storeFlag(f)}`];
 }
 
 /** `i=text` and `callId=json`: split at the first "=". */
@@ -108,8 +108,7 @@ export async function forkMain(store: RunStore, runId: string, f: ForkFlags, wor
   const fork = await forkRun(store, runId, { at, patch: patchFromFlags(f), ...(f["run-id"] !== undefined ? { runId: f["run-id"] } : {}), ...(workflow ? { workflow } : {}) });
   if (f.json) return console.log(JSON.stringify(fork, null, 2)), 0;
   console.log(`run ${fork.runId}`);
-  const storeFlag = f.store !== undefined ? ` --store ${shellWord(f.store)}` : "";
-  const waits = fork.status === "waiting" ? `; it waits for a person (forge-ts runs show ${fork.runId}${storeFlag})` : "";
+  const waits = fork.status === "waiting" ? `; it waits for a person (${cliCommand()} runs show ${shellWord(fork.runId)}${storeFlag(f)})` : "";
   console.log(`forked from run ${runId} at commit ${at} (${fork.state})${waits}; continue with: ${resumeCommand(fork.runId, f)}`);
   return 0;
 }

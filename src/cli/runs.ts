@@ -3,7 +3,8 @@
  * directory, or a libSQL URL: see store.ts).
  *
  *   forge-ts run <workflow-module> "<message>" --backend ollama --model qwen3:8b [--session id]
- *   forge-ts runs list | show <runId> | resume <runId> --workflow <module> --backend ... | delete <runId>
+ *   forge-ts runs list | show <runId> | resume <runId> [--workflow <module> --backend ...] | delete <runId>
+ *   (resume, retry and replay default to the module, backend and model the run recorded: run-launch.ts)
  *   forge-ts runs approve|reject|answer <runId> [callId] ...   (runs-decide.ts)
  *   forge-ts runs fork <runId> --at <seq> ...                  (runs-fork.ts)
  *
@@ -12,14 +13,16 @@
  */
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest, type RunWaitingError } from "../core/errors.js";
 import type { ConnectedMcpServers } from "../mcp/connect-servers.js";
-import type { RunStore } from "../persistence/run-store.js";
+import { assertRunId, type RunStore } from "../persistence/run-store.js";
 import { replayRun } from "../runner/replay.js";
 import { redactionMapOf } from "../telemetry/redact-run.js";
 import type { LoadedWorkflow } from "../cli-kit/backends.js";
 import { INTERRUPTED_EXIT, interruptedLines, onInterrupt } from "../cli-kit/interrupt.js";
 import { parseCliArgs } from "./parse-cli-args.js";
-import { runnerFor, storeOf } from "./run-runner.js";
-import type { HintFlags } from "../cli-kit/resume-command.js";
+import { backendSettings, runnerFor, storeOf } from "./run-runner.js";
+import { launchOf, recordedLaunch, withLaunch } from "./run-launch.js";
+import { runPromptVars } from "./prompt-vars.js";
+import { resumeCommand, type HintFlags } from "../cli-kit/resume-command.js";
 import { DECIDE_COMMANDS, decideMain, waitingLines, type DecideCommand } from "./runs-decide.js";
 import { forkMain } from "./runs-fork.js";
 import { factoryOf, importModule, loadWorkflowModule } from "./workflow-module.js";
@@ -40,6 +43,9 @@ const BACKEND_FLAGS = `Backend:
   --timeout <ms>         per backend request, default 300000                    [FORGE_TIMEOUT]
   --budget <tokens>      context budget in tokens, default 8192                  [FORGE_BUDGET]
   --max-iterations <n>   model calls per run, default 10
+  --recommended-sampling
+                         the model card's sampling values (ollama, llamaserver, llamafile;
+                         an unknown model is refused)
 MCP servers (their tools go to the module's createWorkflow({ mcpTools, mcpServers })):
   --mcp "<command …>"    a stdio MCP server to spawn (repeatable; named mcp-1, mcp-2, …)
   --mcp-url <url>        a Streamable HTTP MCP server (repeatable; named mcp-url-1, …)
@@ -55,8 +61,17 @@ resume" continues it without re-running a finished tool.
   --store <dir|url>      run store: a directory (default ./.forge), a libSQL URL or postgres://…  [FORGE_STORE]
   --session <id>         continue this session's conversation (one run per turn)
   --run-id <id>          name the run (default: a random UUID)
+  --var <name>=<value>   the value of the system prompt's {name} placeholder (repeatable;
+                         a name the prompt has no placeholder for is refused)
+  --vars <file.json>     placeholder values from a JSON object of strings ({"team": "ops"});
+                         --var wins; names the prompt does not use are ignored
 ${BACKEND_FLAGS}
   -h, --help
+
+A system-prompt placeholder without a value is refused (exit 2) before the run starts; a turn
+continuing a --session's conversation takes the prompt its first turn filled, so it needs (and
+takes) no --var. The run records its module (as an absolute path), backend and model: the
+commands that continue it need none of them.
 
 Prints the run id first, then the result as JSON; a run that needs a person (a tool with
 needsApproval, a human-input tool) stops waiting: its pending requests are printed with the
@@ -78,7 +93,7 @@ export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|retry|replay|de
                                                        a run's latest checkpoint, its pending requests
                                                        when it waits for a person (and its event log;
                                                        --history: every commit's seq and state)
-  forge-ts runs resume <runId> --workflow <module> --backend <name> --model <name>
+  forge-ts runs resume <runId> [--workflow <module>] [--backend <name>] [--model <name>]
                                                        continue a run from its latest checkpoint (a
                                                        waiting run takes the decisions recorded since,
                                                        or still waits: exit 0)
@@ -96,16 +111,24 @@ export const RUNS_HELP = `Usage: forge-ts runs <list|show|resume|retry|replay|de
                                                        a new run starting from commit <seq> (see
                                                        --history), the parent unchanged; --workflow
                                                        checks the fork (and edited args) against it
-  forge-ts runs retry <runId> --workflow <module> --backend <name> --model <name>
+  forge-ts runs retry <runId> [--workflow <module>] [--backend <name>] [--model <name>]
                                                        run a failed or cancelled run again from its
                                                        last state before it ended
-  forge-ts runs replay <runId> --workflow <module>      re-drive the statechart from the run's event log
+  forge-ts runs replay <runId> [--workflow <module>]    re-drive the statechart from the run's event log
                                                        (no model, no tools): its states and result
   forge-ts runs delete <runId>                         remove a run (refused while it is locked)
 
   --store <dir|url>      run store: a directory (default ./.forge), a libSQL URL or postgres://…  [FORGE_STORE]
 ${BACKEND_FLAGS}
   -h, --help
+
+resume, retry and replay default --workflow, --backend, --model, --base-url, --mode, --think and
+--recommended-sampling to what "forge-ts run" (or the demo) recorded when it started the run (a
+fork: the run it was forked from); a flag given wins, and the backend's settings are taken only
+with the recorded backend. Runs recorded before forge-ts kept this need the flags, and MCP
+servers are never recorded: give --mcp, --mcp-url, --mcp-config again. No --var:
+a run's system prompt was filled when it started, and resume and retry continue from its stored
+messages.
 
 Exit codes: 0 done (or waiting for a person), 1 a run failed or the store could not be read, 2 bad
 flags, an unknown run, or a decision the run refuses.`;
@@ -135,6 +158,9 @@ const OPTIONS = {
   timeout: { type: "string" },
   budget: { type: "string" },
   "max-iterations": { type: "string" },
+  "recommended-sampling": { type: "boolean" },
+  var: { type: "string", multiple: true },
+  vars: { type: "string" },
   mcp: { type: "string", multiple: true },
   "mcp-url": { type: "string", multiple: true },
   "mcp-config": { type: "string" },
@@ -179,17 +205,27 @@ export async function runMain(args: readonly string[]): Promise<number> {
   if (values.help) return console.log(RUN_HELP), 0;
   const [modulePath, message, ...extra] = positionals;
   if (!modulePath || message === undefined || extra.length > 0) throw new InvalidArgumentError("arguments", 'expected <workflow-module> "<message>" (see forge-ts run --help)');
+  const runId = values["run-id"] ?? globalThis.crypto.randomUUID();
+  assertRunId(runId); // before the id is printed
+  const { store, label } = await storeOf(values);
   const { close, ...module } = await openWorkflow(values, modulePath);
   const interrupt = onInterrupt();
   try {
-    let label: string | undefined;
-    const runner = await runnerFor(values, module, (l) => (label = l));
+    // Checked before the run id is printed: a run refused for its flags leaves nothing behind.
+    const promptVars = await runPromptVars(values, module.workflow, modulePath, store);
+    if (values["run-id"] !== undefined && (await store.latest(runId))) {
+      const existing = { ...(values.store !== undefined ? { store: label } : {}), launch: await recordedLaunch(store, runId) };
+      throw new InvalidArgumentError("--run-id", `run ${runId} already exists in ${label}: continue it with ${resumeCommand(runId, existing)}, or choose another id`);
+    }
+    const runner = await runnerFor(values, module, store);
     if (typeof runner === "string") return console.error(runner), 1;
-    const hints: HintFlags = { ...values, workflow: modulePath, ...(values.store !== undefined ? { store: label } : {}) };
-    const runId = values["run-id"] ?? globalThis.crypto.randomUUID();
+    const { backend, flags } = backendSettings(values);
+    const launch = launchOf(modulePath, backend!, flags);
+    const hints: HintFlags = { ...values, workflow: modulePath, ...(values.store !== undefined ? { store: label } : {}), launch };
     console.log(`run ${runId}`);
     try {
-      const outcome = await runner.start(module.workflow, message, { runId, signal: interrupt.signal, ...(values.session ? { sessionId: values.session } : {}) });
+      const options = { runId, signal: interrupt.signal, launch, ...(promptVars ? { promptVars } : {}), ...(values.session ? { sessionId: values.session } : {}) };
+      const outcome = await runner.start(module.workflow, message, options);
       if (outcome.status === "waiting") return console.log(waitingLines(runId, outcome.requests, hints, redactionMapOf(module.workflow.tools)).join("\n")), 0;
       console.log(JSON.stringify(outcome.result, null, 2));
       return 0;
@@ -207,11 +243,15 @@ export async function runMain(args: readonly string[]): Promise<number> {
 export async function runsMain(args: readonly string[]): Promise<number> {
   const { values, positionals } = parse(args);
   const [sub, runId, ...extra] = positionals;
-  if (values.help || sub === undefined) return console.log(RUNS_HELP), values.help ? 0 : 2;
+  if (values.help) return console.log(RUNS_HELP), 0;
+  if (sub === undefined) return console.error(RUNS_HELP), 2;
   const decide = (DECIDE_COMMANDS as readonly string[]).includes(sub) ? (sub as DecideCommand) : undefined;
   // approve|reject|answer take the call id after the run id.
   const callId = decide ? extra.shift() : undefined;
   if (extra.length > 0) throw new InvalidArgumentError("arguments", `unexpected ${extra.join(" ")} (see forge-ts runs --help)`);
+  if (values.var || values.vars !== undefined) {
+    throw new InvalidArgumentError(values.var ? "--var" : "--vars", "only forge-ts run takes prompt variables: a run's system prompt was filled when it started, and resume and retry continue from its stored messages");
+  }
   const { store, label } = await storeOf(values);
   if (sub === "list") return listMain(store, label, values);
   if (!SUBCOMMANDS.includes(sub)) throw new InvalidArgumentError("runs", `unknown subcommand "${sub}"; use ${SUBCOMMANDS.join(", ")}`);
@@ -220,7 +260,8 @@ export async function runsMain(args: readonly string[]): Promise<number> {
   if (sub === "delete") return deleteMain(store, runId, label);
   const checkpoint = await store.latest(runId);
   if (!checkpoint) throw new InvalidArgumentError("runId", `no run ${runId} in ${label} (see forge-ts runs list)`);
-  const hints: HintFlags = { ...values, ...(values.store !== undefined ? { store: label } : {}) };
+  const launch = await recordedLaunch(store, runId);
+  const hints: HintFlags = { ...values, ...(values.store !== undefined ? { store: label } : {}), ...(launch ? { launch } : {}) };
   if (decide) return decideMain(decide, store, runId, callId, hints);
   if (sub === "fork") {
     if (!values.workflow) return forkMain(store, runId, hints, undefined);
@@ -232,10 +273,14 @@ export async function runsMain(args: readonly string[]): Promise<number> {
     }
   }
   if (sub === "show") return showMain(store, checkpoint, values, hints);
-  if (!values.workflow) throw new InvalidArgumentError("--workflow", `${sub} needs the module that exports the run's workflow`);
-  const { close, ...module } = await openWorkflow(values, values.workflow);
+  // The run's recorded launch fills the flags not given (run-launch.ts).
+  const flags = withLaunch(values, launch);
+  if (!flags.workflow) {
+    throw new InvalidArgumentError("--workflow", `${sub} needs the module that exports the run's workflow: run ${runId} records none (started before forge-ts recorded it, or not by forge-ts run)`);
+  }
+  const { close, ...module } = await openWorkflow(flags, flags.workflow);
   try {
-    return await continueRun(sub, runId, module, store, values, hints);
+    return await continueRun(sub, runId, module, store, flags, hints);
   } finally {
     await close();
   }
@@ -254,7 +299,7 @@ async function continueRun(sub: string, runId: string, module: LoadedWorkflow, s
     else console.log(`${replay.states.join(" → ")}\nstate ${replay.state}${"result" in replay ? `, result ${JSON.stringify(replay.result)}` : ""}`);
     return 0;
   }
-  const runner = await runnerFor(values, module);
+  const runner = await runnerFor(values, module, store);
   if (typeof runner === "string") return console.error(runner), 1;
   const waiting = (requests: readonly PendingHumanRequest[]) => (console.log(waitingLines(runId, requests, hints, redactionMapOf(workflow.tools)).join("\n")), 0);
   if (sub === "resume") {

@@ -47,7 +47,7 @@ Runs' backend (with --workflow):
                          (sim plays the module's exported "oracle", else a schema-driven
                          one; one --workflow only)
   --model <name>         for sim: clean (default) | small-model | chaotic           [FORGE_MODEL]
-  --base-url, --mode, --think, --api-key, --timeout   as for forge-ts run
+  --base-url, --mode, --think, --api-key, --timeout, --recommended-sampling   as for forge-ts run
   --budget <tokens>      context budget, default 8192
   --max-iterations <n>   default 10
   -h, --help
@@ -84,6 +84,7 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
       timeout: { type: "string" },
       budget: { type: "string" },
       "max-iterations": { type: "string" },
+      "recommended-sampling": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -195,7 +196,7 @@ async function clientFor(values: Values, modules: LoadedWorkflow[]): Promise<(()
   // One runner factory serves every workflow of this worker, so sim can play one module only.
   if (backend === "sim" && modules.length !== 1) throw new InvalidArgumentError("--backend", 'sim plays one workflow module (its exported oracle, else a schema-driven one); give one --workflow');
   const flag = (name: string) => values[name] as string | undefined;
-  const flags = { model: flag("model"), baseUrl: flag("base-url"), mode: flag("mode"), think: flag("think"), apiKey: flag("api-key"), timeout: flag("timeout") };
+  const flags = { model: flag("model"), baseUrl: flag("base-url"), mode: flag("mode"), think: flag("think"), apiKey: flag("api-key"), timeout: flag("timeout"), recommendedSampling: values["recommended-sampling"] === true };
   const { clientFor, problem } = await runClients(backend, flags, modules);
   return problem ?? (() => clientFor(modules[0]!.workflow));
 }

@@ -23,6 +23,17 @@ export interface WorkflowOptions {
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
+ * The `{placeholders}` of a workflow's system prompt, each once, in order: the `promptVars` a
+ * run of it must give.
+ *
+ * @example
+ * promptPlaceholders(new Workflow({ ..., systemPromptTemplate: "You help {user} at {company}." })); // ["user", "company"]
+ */
+export function promptPlaceholders(workflow: Pick<Workflow, "systemPromptTemplate">): string[] {
+  return [...new Set(Array.from(workflow.systemPromptTemplate.matchAll(PLACEHOLDER), (m) => m[1]!))];
+}
+
+/**
  * @example
  * const wf = new Workflow({ name: "weather", tools: { get_weather: weather, answer },
  *   requiredSteps: ["get_weather"], terminalTool: "answer",

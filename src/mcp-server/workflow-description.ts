@@ -1,12 +1,8 @@
 /** What an MCP client (and the model behind it) reads about a workflow tool. */
-import type { Workflow } from "../core/workflow.js";
+import { promptPlaceholders, type Workflow } from "../core/workflow.js";
 
-const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-/** The `{placeholders}` of a workflow's system prompt, each once, in order. */
-export function promptPlaceholders(workflow: Workflow): string[] {
-  return [...new Set(Array.from(workflow.systemPromptTemplate.matchAll(PLACEHOLDER), (m) => m[1]!))];
-}
+// Defined beside the template's renderer (one pattern); re-exported here for forge-ts/mcp.
+export { promptPlaceholders };
 
 /**
  * The tool's description: the workflow's own `description` when it has one, else one naming its

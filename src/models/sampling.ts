@@ -135,7 +135,7 @@ export function resolveSampling(model: string, options: ResolveSamplingOptions):
   if (defaults && !infoLogged.has(model)) {
     infoLogged.add(model);
     (options.logger ?? consoleLogger).info(
-      `Recommended sampling values exist for "${model}" (${JSON.stringify(defaults)}); pass recommendedSampling: true to use them`,
+      `Recommended sampling values exist for "${model}" (${JSON.stringify(defaults)}); to use them, pass recommendedSampling: true (forge-ts commands: --recommended-sampling)`,
     );
   }
   return explicit;

@@ -68,7 +68,7 @@ export type RunEvent =
    * A new run's machine input (history seed, budgets): where a replay starts. `parent`: the run
    * was started by a tool call of another run (`workflowTool`): that run and the call's id.
    */
-  | { type: "start"; input: WorkflowInput; parent?: ParentLink; redacted?: true }
+  | { type: "start"; input: WorkflowInput; parent?: ParentLink; redacted?: true; launch?: RunLaunch }
   /**
    * A fork's first event, instead of `start`: the run began as a copy of commit `from.seq` of
    * run `from.runId` (its state is this run's first commit; see src/runner/fork.ts).
@@ -96,6 +96,24 @@ export type RunEvent =
    */
   | { type: "decision"; callId: string; decision: HumanDecision; at: number }
   | { type: "end"; state: string; error?: ErrorJSON };
+
+/**
+ * How a run was launched from the command line (`forge-ts run`, the demo with `--store`), kept in
+ * its start event so `forge-ts runs resume|retry|replay` need no flags for it. Never a
+ * credential: a key comes from the flags or the environment of each command, and a `baseUrl` is
+ * kept without its user and password. Runs started before it existed have none.
+ */
+export interface RunLaunch {
+  /** The workflow module, as an absolute path. */
+  module: string;
+  /** The backend name (`sim`, `ollama`, ...) and its model (for `sim`, the fault profile). */
+  backend: string;
+  model: string;
+  baseUrl?: string;
+  mode?: string;
+  think?: boolean;
+  recommendedSampling?: true;
+}
 
 /** A run as listed: its latest checkpoint without the snapshot. */
 export type RunInfo = Omit<Checkpoint, "snapshot">;

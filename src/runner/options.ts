@@ -18,7 +18,7 @@ import type { WorkflowContext } from "../loop/context.js";
 import type { HumanDecision, HumanRequest } from "../loop/human.js";
 import { maxResultCharsProblem } from "../loop/result-cap.js";
 import type { PersistedRun } from "../persistence/snapshot.js";
-import { isRunId, type ParentLink, type RunStore } from "../persistence/run-store.js";
+import { isRunId, type ParentLink, type RunLaunch, type RunStore } from "../persistence/run-store.js";
 import type { ForgeMetrics } from "../telemetry/metrics.js";
 
 /** An inspection observer that may also take streamed chunks and be flushed (see `inspect`). */
@@ -140,6 +140,12 @@ export interface RunOptions {
    * start event, so `forge-ts runs show` links the two.
    */
   parent?: ParentLink;
+  /**
+   * How the run was launched (module path, backend, model), recorded in its start event with a
+   * store: `forge-ts runs resume|retry|replay <runId>` then need no `--workflow`, `--backend` or
+   * `--model`. `forge-ts run` and the demo set it; never put a credential in it.
+   */
+  launch?: RunLaunch;
   /** The OpenTelemetry context the run span continues (default: the active context). */
   traceContext?: Context;
 }
@@ -302,7 +308,30 @@ export function assertRunOptions(options: unknown): asserts options is RunOption
   if (parent !== undefined && !(isPlainObject(parent) && isRunId(parent.runId) && typeof parent.callId === "string")) {
     throw new InvalidArgumentError("parent", `expected { runId, callId } naming the calling run and its tool call, got ${previewValue(parent)}`);
   }
+  assertRunLaunch((options as RunOptions).launch);
   assertTraceContext((options as RunOptions).traceContext);
+}
+
+const LAUNCH_FIELDS: Record<keyof RunLaunch, (v: unknown) => boolean> = {
+  module: (v) => typeof v === "string" && v.length > 0,
+  backend: (v) => typeof v === "string" && v.length > 0,
+  model: (v) => typeof v === "string" && v.length > 0,
+  baseUrl: (v) => typeof v === "string",
+  mode: (v) => typeof v === "string",
+  think: (v) => typeof v === "boolean",
+  recommendedSampling: (v) => v === true,
+};
+
+/** A launch record (RunOptions.launch): plain JSON with its own fields only, since it is stored as given. */
+export function assertRunLaunch(launch: unknown): asserts launch is RunLaunch | undefined {
+  if (launch === undefined) return;
+  const fields = isPlainObject(launch) ? launch : {};
+  const missing = (["module", "backend", "model"] as const).filter((k) => !(k in fields));
+  const wrong = Object.entries(fields).filter(([k, v]) => !(Object.hasOwn(LAUNCH_FIELDS, k) && LAUNCH_FIELDS[k as keyof RunLaunch](v)));
+  if (!isPlainObject(launch) || missing.length > 0 || wrong.length > 0) {
+    const shape = "{ module, backend, model (non-empty strings), baseUrl?, mode? (strings), think? (boolean), recommendedSampling?: true }";
+    throw new InvalidArgumentError("launch", `expected ${shape}, got ${previewValue(launch)}`);
+  }
 }
 
 function assertTraceContext(value: unknown): void {

@@ -5,6 +5,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { demoMain } from "../../src/cli/demo.js";
+import { runsMain } from "../../src/cli/runs.js";
+import { resetSamplingInfoLog } from "../../src/models/sampling.js";
 import { cliArgs } from "../support/cli.js";
 import { inProcess } from "../support/in-process-cli.js";
 import { REFUSED_URL } from "../support/refused-url.js";
@@ -83,11 +85,29 @@ describe("npm start (src/cli/demo.ts)", () => {
     [["--timeout", "0"], "--timeout"],
     [["--timeout", "soon"], "--timeout"],
     [["--seed", "-1"], "--seed"],
+    // The simulated model's --model is a profile name: the CLI cannot pass a FaultProfile object.
+    [["--model", "nope"], 'Invalid --model: the simulated model (--backend sim) takes a fault profile as its model: clean, small-model, chaotic; got "nope"'],
+    [["--recommended-sampling"], "Invalid --recommended-sampling: the simulated model has no sampling to set"],
+    [["--backend", "ollama", "--model", "mystery:1b", "--recommended-sampling", "--base-url", REFUSED_URL], 'forge-ts knows no model-card sampling values for "mystery:1b"; leave the flag out'],
+    [["--backend", "openai", "--model", "m", "--recommended-sampling", "--base-url", REFUSED_URL], "the openai backend takes no model-card sampling values"],
   ])("exits 2 on bad flags %j", async (args, message) => {
     const { code, stderr } = await inProcess((a) => demoMain(a), args);
     expect(code).toBe(2);
     expect(stderr).toContain(message);
     expect(stderr).not.toContain("TypeError");
+    expect(stderr).not.toContain("FaultProfile object");
+  });
+
+  it("the model card's sampling hint names the flag that exists; given, the flag leaves nothing to hint", async () => {
+    const args = ["--backend", "ollama", "--model", "qwen3:8b", "--base-url", REFUSED_URL];
+    resetSamplingInfoLog();
+    const hinted = await inProcess((a) => demoMain(a), args);
+    expect(hinted.code).toBe(1); // nothing answers at REFUSED_URL
+    expect(hinted.stderr).toMatch(/Recommended sampling values exist for "qwen3:8b" .*; to use them, pass recommendedSampling: true \(forge-ts commands: --recommended-sampling\)/);
+    resetSamplingInfoLog();
+    const given = await inProcess((a) => demoMain(a), [...args, "--recommended-sampling"]);
+    expect(given.code).toBe(1);
+    expect(given.stderr).not.toContain("Recommended sampling values exist");
   });
 });
 
@@ -111,5 +131,13 @@ describe("forge-ts command (src/cli/main.ts)", () => {
   }, 300_000);
   it("rejects an unknown command with exit code 2", async () => {
     await expect(cli(["fly"])).rejects.toMatchObject({ code: 2 });
+  }, 300_000);
+  it("no command: the usage on stderr and exit 2 (--help: on stdout, exit 0)", async () => {
+    const bare = await cli([]).catch((e: unknown) => e as { code: number; stdout: string; stderr: string });
+    expect(bare).toMatchObject({ code: 2, stdout: "" });
+    expect((bare as { stderr: string }).stderr).toMatch(/^Usage: forge-ts <command> \[options\]\n/);
+    expect((await cli(["--help"])).stdout).toMatch(/^Usage: forge-ts <command> \[options\]\n/);
+    const runs = await inProcess((a) => runsMain(a), []);
+    expect(runs).toMatchObject({ code: 2, stdout: "", stderr: expect.stringMatching(/^Usage: forge-ts runs /) });
   }, 300_000);
 });

@@ -29,7 +29,7 @@ describe("forge-ts proxy (CLI)", () => {
       if (req.path === "/api/tags") return sendJson(res, 200, { models: [{ name: "qwen3:8b", modified_at: "2026-01-01T00:00:00Z" }] });
       sendJson(res, 200, ollamaChat({ content: '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>' }, "qwen3:8b"));
     });
-    const child = spawn(process.execPath, cli("--backend", "ollama", "--model", "qwen3:8b", "--base-url", backend.url, "--port", "0", "--context-length", "6000"), {
+    const child = spawn(process.execPath, cli("--backend", "ollama", "--model", "qwen3:8b", "--base-url", backend.url, "--port", "0", "--context-length", "6000", "--recommended-sampling"), {
       env: { ...env, NO_COLOR: "1" },
     });
     children.push(child);
@@ -57,6 +57,9 @@ describe("forge-ts proxy (CLI)", () => {
     // --context-length replaces asking Ollama (/api/show), and caps the num_ctx it is sent.
     expect(backend.to("/api/show")).toHaveLength(0);
     expect(backend.to("/api/chat")[0]!.body.options.num_ctx).toBe(4096);
+    // --recommended-sampling: qwen3's card values go with each request, and nothing hints at them.
+    expect(backend.to("/api/chat")[0]!.body.options).toMatchObject({ temperature: 0.6, top_p: 0.95, top_k: 20, min_p: 0 });
+    expect(stderr).not.toContain("Recommended sampling values exist");
 
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGINT");
@@ -80,6 +83,9 @@ describe("forge-ts proxy (CLI)", () => {
     [["--backend", "ollama", "--model", "m", "--timeout", "0"], "--timeout"],
     [["--backend", "ollama", "--model", "m", "--context-length", "lots"], "--context-length"],
     [["--backend", "openai", "--model", "m", "--forward-auth", "--api-key", "k"], "cannot be combined with --api-key"],
+    [["--backend", "openai", "--model", "m", "--base-url", "http://127.0.0.1:1/v1", "--recommended-sampling"], "the openai backend takes no model-card sampling values"],
+    [["--backend", "ollama", "--model", "mystery:1b", "--recommended-sampling"], 'no model-card sampling values for "mystery:1b"'],
+    [["--config", "proxy.json", "--recommended-sampling"], "cannot be combined with --recommended-sampling"],
   ])("exits 2 on bad flags %j", async (args, message) => {
     const { code, stderr } = await inProcess((a) => proxyMain(a), args);
     expect(code).toBe(2);

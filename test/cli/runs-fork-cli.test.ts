@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeServer } from "../clients/support/fake-server.js";
-import { cliSession, MODULE, startRefundModel } from "./support/refund-cli.js";
+import { CLI, cliSession, MODULE, startRefundModel } from "./support/refund-cli.js";
 
 let ollama: FakeServer;
 beforeAll(async () => {
@@ -31,8 +31,9 @@ describe("forge-ts runs fork", () => {
 
     // From before the model answered, with the user's message reworded: the fork asks instead.
     const forked = await cli(["runs", "fork", "p", "--at", "1", "--patch-message", "1=ask me first", "--run-id", "f-ask", "--store", store]);
-    expect(forked.stdout).toBe(`run f-ask\nforked from run p at commit 1 (inferring); continue with: forge-ts runs resume f-ask --workflow <module> --backend <name> --model <name> --store ${store}\n`);
-    const asked = await cli(["runs", "resume", "f-ask", "--workflow", MODULE, ...backend]);
+    // A fork continues with what its parent recorded: no --workflow, --backend or --model to fill in.
+    expect(forked.stdout).toBe(`run f-ask\nforked from run p at commit 1 (inferring); continue with: ${CLI} runs resume f-ask --store ${store}\n`);
+    const asked = await cli(["runs", "resume", "f-ask", "--store", store]);
     expect(asked.stdout).toMatch(/run f-ask is waiting for a person \(1 pending\):\n {2}\S+ {2}ask_user {2}input/);
 
     // From the wait, with the refund's amount edited (checked against the workflow's schema).

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeServer } from "../clients/support/fake-server.js";
 import { cliArgs } from "../support/cli.js";
-import { cliSession, MODULE, startRefundModel, type Msg } from "./support/refund-cli.js";
+import { CLI, cliSession, MODULE, startRefundModel, type Msg } from "./support/refund-cli.js";
 
 let ollama: FakeServer;
 beforeAll(async () => {
@@ -38,8 +38,9 @@ describe("forge-ts runs approve | reject | answer", () => {
     const out = await runUntilWaiting([MODULE, "refund order A1", ...backend, "--run-id", "r-ok"], childEnv);
     expect(out).toMatch(/^run r-ok\nrun r-ok is waiting for a person \(1 pending\):\n {2}(\S+) {2}refund {2}approval {2}\{"order":"A1","amount":500\} {2}asked \d{4}-/);
     const callId = /^ {2}(\S+) {2}refund/m.exec(out)![1]!;
-    expect(out).toContain(`decide: forge-ts runs approve r-ok ${callId} [--args <json>] --store ${store}`);
-    expect(out).toContain(`then:   forge-ts runs resume r-ok --workflow ${MODULE} --backend ollama --model refund-model --base-url ${ollama.url} --store ${store}`);
+    expect(out).toContain(`decide: ${CLI} runs approve r-ok ${callId} [--args <json>] --store ${store}`);
+    // The run recorded its module, backend, model and URL: the command that continues it needs only the store.
+    expect(out).toContain(`then:   ${CLI} runs resume r-ok --store ${store}`);
     expect(refunds()).toEqual([]);
 
     expect((await cli(["runs", "list", "--status", "waiting", "--store", store])).stdout).toMatch(/r-ok +refunds +- +awaitingHuman +waiting/);
@@ -48,14 +49,15 @@ describe("forge-ts runs approve | reject | answer", () => {
     expect(shown.stdout).toContain(`  ${callId}  refund  approval  {"order":"A1","amount":500}  asked `);
 
     const approved = await cli(["runs", "approve", "r-ok", "--store", store]);
-    expect(approved.stdout.trim()).toBe(`approved refund (call ${callId}) on run r-ok; still pending: none; continue with: forge-ts runs resume r-ok --workflow <module> --backend <name> --model <name> --store ${store}`);
+    expect(approved.stdout.trim()).toBe(`approved refund (call ${callId}) on run r-ok; still pending: none; continue with: ${CLI} runs resume r-ok --store ${store}`);
     expect((await cli(["runs", "approve", "r-ok", callId, "--store", store])).stdout).toMatch(/^already recorded: approve of refund/);
     const conflict = await failure(["runs", "reject", "r-ok", callId, "--reason", "changed my mind", "--store", store]);
     expect(conflict.code).toBe(2);
-    expect(conflict.stderr.trim()).toMatch(/^HumanDecisionError \(FORGE_HUMAN_DECISION\): call \S+ \(refund\) was already decided: approve$/);
+    expect(conflict.stderr.trim()).toMatch(/^forge-ts: call \S+ \(refund\) was already decided: approve \[FORGE_HUMAN_DECISION\]$/);
     expect((await cli(["runs", "show", "r-ok", "--store", store])).stdout).toContain(`decided ${callId} (refund): approve, applied when the run is resumed`);
 
-    const resumed = await cli(["runs", "resume", "r-ok", "--workflow", MODULE, ...backend]);
+    // The printed command, run as printed (after the words that start forge-ts).
+    const resumed = await cli(approved.stdout.trim().split("continue with: ")[1]!.slice(CLI.length).trim().split(/\s+/));
     expect(JSON.parse(resumed.stdout)).toEqual({ summary: "refunded 500 on A1" });
     await cli(["runs", "resume", "r-ok", "--workflow", MODULE, ...backend]);
     expect(refunds().map(({ order, amount }) => ({ order, amount }))).toEqual([{ order: "A1", amount: 500 }]);

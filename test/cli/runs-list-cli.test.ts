@@ -65,7 +65,7 @@ describe("forge-ts runs list / show / delete with a damaged run", () => {
 
     const shown = await cli(["runs", "show", "bad", ...store]);
     expect(shown.code).toBe(1);
-    expect(shown.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(new RegExp(`^CorruptRecordError \\(FORGE_CORRUPT_RECORD\\): run bad's stored record at ${escaped(badLog)}:3 cannot be read`))]);
+    expect(shown.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(new RegExp(`^forge-ts: run bad's stored record at ${escaped(badLog)}:3 cannot be read.* \\[FORGE_CORRUPT_RECORD\\]$`))]);
 
     const json = JSON.parse((await runs(["list", "--json", ...store])).stdout) as unknown[];
     expect(json).toContainEqual({ runId: "bad", damaged: { where: `${badLog}:3`, message: expect.stringContaining("cannot be read") } });

@@ -54,11 +54,11 @@ describe("--store <dir|url>", () => {
       (e: { code: number; stdout: string; stderr: string }) => e,
     );
     expect(refused.code).toBe(2);
-    expect(refused.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^InvalidArgumentError \(FORGE_INVALID_ARGUMENT\): Invalid --store: "mysql:\/\/x" is not a run store; use a directory .*postgres:\/\//)]);
+    expect(refused.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^forge-ts: Invalid --store: "mysql:\/\/x" is not a run store; use a directory .*postgres:\/\/.* \[FORGE_INVALID_ARGUMENT\]$/)]);
     expect(readdirSync(cwd)).toEqual([]);
     // The other commands read --store the same way (in-process: the spawn above covers the process path).
     for (const args of [["list", "--store", "sqlite:/p/runs.db"], ["show", "r1", "--store", "redis://127.0.0.1:6379"]]) {
-      expect(await inProcess((a) => runsMain(a), args)).toMatchObject({ code: 2, stderr: expect.stringMatching(/^InvalidArgumentError .*Invalid --store: .* is not a run store/) });
+      expect(await inProcess((a) => runsMain(a), args)).toMatchObject({ code: 2, stderr: expect.stringMatching(/^forge-ts: Invalid --store: .* is not a run store/) });
     }
   }, 300_000);
 });

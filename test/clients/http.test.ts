@@ -47,6 +47,15 @@ describe("http helpers", () => {
     expect(error).toMatchObject({ statusCode: 503, body: '{"error":"loading model"}' });
   });
 
+  it("a non-2xx answer with an empty body says so in its message", async () => {
+    server = await startFakeServer((_req, res) => {
+      res.statusCode = 404;
+      res.end();
+    });
+    const error = await httpCall(`${server.url}/x`, { timeoutMs: 1000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ statusCode: 404, body: "", message: "Backend answered HTTP 404: (empty body)" });
+  });
+
   it("an already-aborted signal rejects before any request", async () => {
     server = await startFakeServer((_req, res) => sendJson(res, 200, {}));
     await expect(httpCall(`${server.url}/x`, { timeoutMs: 1000, signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });

@@ -293,7 +293,7 @@ describe("npm run eval:batch with a managed row (child process)", () => {
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split("\n").filter((l) => !l.startsWith("[eval] "));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^ServerError \(FORGE_SERVER\): llamaserver:Tiny-Q4_K_M:native@reforged\+gguf=\S+: llamaserver did not start: .*its last output: llama_model_load: error loading model/);
+    expect(lines[0]).toMatch(/^forge-ts: llamaserver:Tiny-Q4_K_M:native@reforged\+gguf=\S+: llamaserver did not start: .*its last output: llama_model_load: error loading model.* \[FORGE_SERVER\]$/);
     expect(existsSync(out) ? readFileSync(out, "utf8") : "").toBe("");
   }, 120_000);
 

@@ -54,7 +54,7 @@ describe("eval against a dead backend", () => {
     writeFileSync(join(dir, "cfg.json"), JSON.stringify({ name: "dead", scenarios: ["basic_2step"], rows: [{ backend: "ollama", model: "qwen3:8b", baseUrl: url }] }));
     const r = await cli("eval/cli/batch.ts", ["--config", join(dir, "cfg.json"), "--runs", "1", "--out", join(dir, "out.jsonl")]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/BackendError \(FORGE_BACKEND\): ollama:qwen3:8b@reforged\+url=http:\/\/127\.0\.0\.1:\d+: backend ollama qwen3:8b at .* is unreachable/);
+    expect(r.stderr).toMatch(/forge-ts: ollama:qwen3:8b@reforged\+url=http:\/\/127\.0\.0\.1:\d+: backend ollama qwen3:8b at .* is unreachable.* \[FORGE_BACKEND\]/);
   }, 300_000);
 });
 

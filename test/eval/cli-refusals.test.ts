@@ -51,6 +51,6 @@ describe("eval flags", () => {
   it("npm run eval:batch -- --out /nonexistent/x: one line, exit 2, no stack", async () => {
     const error = (await exec(process.execPath, cliArgs("eval/cli/batch.ts", "--config", "sim", "--runs", "1", "--out", "/nonexistent/x")).catch((e: unknown) => e)) as { code: number; stderr: string };
     expect(error.code).toBe(2);
-    expect(error.stderr.trim().split("\n")).toEqual(["InvalidArgumentError (FORGE_INVALID_ARGUMENT): Invalid --out: cannot write /nonexistent/x: the directory /nonexistent does not exist"]);
+    expect(error.stderr.trim().split("\n")).toEqual(["forge-ts: Invalid --out: cannot write /nonexistent/x: the directory /nonexistent does not exist [FORGE_INVALID_ARGUMENT]"]);
   }, 120_000);
 });

@@ -114,7 +114,7 @@ describe("eval:report over several files", () => {
     const path = file(runs(A, 2, 1, () => true));
     const missing = await cli([path, join(dir, "nope.jsonl")]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr.trim()).toBe(`InvalidArgumentError (FORGE_INVALID_ARGUMENT): Invalid results: ${join(dir, "nope.jsonl")} does not exist`);
+    expect(missing.stderr.trim()).toBe(`forge-ts: Invalid results: ${join(dir, "nope.jsonl")} does not exist [FORGE_INVALID_ARGUMENT]`);
     const help = await cli(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/results\.jsonl \[more\.jsonl \.\.\.\][\s\S]*--exclude-scenario[\s\S]*--include-partial[\s\S]*Exit codes/);

@@ -31,7 +31,7 @@ async function exits2(args: string[]): Promise<string> {
 describe("forge-ts mcp (CLI)", () => {
   it("exits 2 with one line on a workflow module that cannot be loaded", async () => {
     expect(await exits2(["--workflow", "test/mcp-server/fixtures/nope.ts", "--backend", "sim"])).toMatch(
-      /^InvalidArgumentError \(FORGE_INVALID_ARGUMENT\): Invalid workflow-module: cannot import test\/mcp-server\/fixtures\/nope.ts/,
+      /^forge-ts: Invalid workflow-module: cannot import test\/mcp-server\/fixtures\/nope.ts.* \[FORGE_INVALID_ARGUMENT\]\n$/,
     );
   });
 

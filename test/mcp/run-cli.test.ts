@@ -110,7 +110,8 @@ describe("forge-ts run with MCP servers", () => {
     expect(noFactory.stderr).toMatch(/must export createWorkflow\(\{ mcpTools, mcpServers \}\)/);
     const dead = await failure(["run", MODULE, "hi", "--mcp", `"${process.execPath}" "${FILESYSTEM_BIN}" /nonexistent/forge-ts-dir`, ...model()]);
     expect(dead.code).toBe(1);
-    expect(dead.stderr).toMatch(/McpServerError \(FORGE_MCP_SERVER\): MCP server "mcp-1" could not be started/);
+    expect(dead.stderr).toMatch(/^forge-ts: MCP server "mcp-1" could not be started/);
+    expect(dead.stderr).toContain("[FORGE_MCP_SERVER]");
     expect(dead.stderr).toContain("None of the specified directories are accessible");
     const badConfig = await failure(["run", MODULE, "hi", "--mcp-config", path.join(root, "missing.json"), ...model()]);
     expect(badConfig.code).toBe(2);

@@ -86,7 +86,8 @@ describe("resolveSampling", () => {
     resolveSampling("qwen3:8b", { recommendedSampling: false, logger });
     resolveSampling("mystery", { recommendedSampling: false, logger });
     expect(logger.lines).toHaveLength(1);
-    expect(logger.lines[0]).toMatch(/^INFO Recommended sampling values exist for "qwen3:8b".*recommendedSampling: true/);
+    // Both ways to opt in: the library option and the forge-ts commands' flag.
+    expect(logger.lines[0]).toMatch(/^INFO Recommended sampling values exist for "qwen3:8b".*; to use them, pass recommendedSampling: true \(forge-ts commands: --recommended-sampling\)$/);
   });
 
   it("toWireSampling maps to snake_case extras", () => {

@@ -50,7 +50,7 @@ export class BackendError extends ForgeError {
     message?: string,
     options?: { cause?: unknown },
   ) {
-    super(message ?? `Backend answered HTTP ${statusCode}: ${body.slice(0, 500)}`, options);
+    super(message ?? `Backend answered HTTP ${statusCode}: ${body.trim() === "" ? "(empty body)" : body.slice(0, 500)}`, options);
   }
   override get data() {
     return { statusCode: this.statusCode, body: this.body };

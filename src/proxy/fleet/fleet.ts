@@ -54,6 +54,7 @@ export function fleetFromConfig(config: ProxyConfig, defaultModel?: string): Fle
       ...(d.baseUrl !== undefined ? { baseUrl: d.baseUrl } : {}),
       ...(d.mode !== undefined ? { mode: d.mode } : {}),
       ...(d.think !== undefined ? { think: d.think } : {}),
+      ...(d.recommendedSampling !== undefined ? { recommendedSampling: d.recommendedSampling } : {}),
       ...(d.apiKey !== undefined ? { apiKey: d.apiKey } : {}),
       ...(d.timeoutMs !== undefined ? { timeoutMs: d.timeoutMs } : {}),
       // Not refused here: callers may bring the key (--forward-auth), and health shows a backend that refuses.

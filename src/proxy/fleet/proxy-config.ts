@@ -18,7 +18,8 @@
  * ```
  *
  * - `backends.<name>`: `backend` is one of `forge-ts proxy --backend`'s names and is built by the
- *   same factory (src/cli-kit/backends.ts); `model` is the name sent to that backend; `maxConcurrent`
+ *   same factory (src/cli-kit/backends.ts), as are `baseUrl`, `mode`, `think`, `timeoutMs` and
+ *   `recommendedSampling` (the flags' settings); `model` is the name sent to that backend; `maxConcurrent`
  *   (default unlimited) is its slot count; `apiKey` is a literal or `$NAME` of an environment
  *   variable, read at load time; `contextLength` (tokens) is the backend's window, in place of
  *   what it reports (Ollama /api/show, llama-server /props n_ctx; an OpenAI-compatible server
@@ -55,6 +56,7 @@ const backendSchema = z
     maxConcurrent: positive("maxConcurrent").optional(),
     mode: z.enum(["native", "prompt", "auto"], { error: "mode must be native, prompt or auto" }).optional(),
     think: z.boolean().optional(),
+    recommendedSampling: z.boolean().optional(),
     timeoutMs: positive("timeoutMs").optional(),
     apiKey: name.optional(),
     contextLength: positive("contextLength").optional(),

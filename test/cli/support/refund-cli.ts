@@ -12,8 +12,12 @@ import { promisify } from "node:util";
 import { ollamaChat, type ModelReply } from "../../clients/support/wire.js";
 import { sendJson, startFakeServer, type FakeServer } from "../../clients/support/fake-server.js";
 import { builtModule, cliArgs } from "../../support/cli.js";
+import { cliCommand } from "../../../src/cli-kit/cli-command.js";
 
 const exec = promisify(execFile);
+/** How the spawned CLI (built JavaScript, this process's environment) starts the commands it prints. */
+export const CLI = cliCommand({ source: false });
+
 /** The fixture workflow as the spawned CLI loads it (its built twin): the path it prints back. */
 export const MODULE = builtModule("test/fixtures/approval-workflow.ts");
 

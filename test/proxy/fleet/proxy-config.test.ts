@@ -52,6 +52,7 @@ describe("a valid config", () => {
       maxConcurrent: fc.integer({ min: 1, max: 64 }),
       mode: fc.constantFrom("native", "prompt", "auto"),
       think: fc.boolean(),
+      recommendedSampling: fc.boolean(),
       timeoutMs: fc.integer({ min: 1, max: 600_000 }),
       apiKey: fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !k.startsWith("$")),
       contextLength: fc.integer({ min: 1, max: 1_048_576 }),

@@ -165,3 +165,14 @@ describe("per-backend limit and the wait queue", () => {
     expect(gpu.chats.map((r) => r.body.messages.at(-1).content)).toEqual(["1", "3"]);
   });
 });
+
+describe("a backend's own settings", () => {
+  it("recommendedSampling sends its model card's sampling values with each request", async () => {
+    const a = await fakeBackend("a");
+    const config = fleetConfig([a]);
+    config.backends.a = { ...config.backends.a!, model: "qwen3:8b", recommendedSampling: true };
+    const { url } = await fleetProxy(config);
+    expect((await chat(url, { messages: ask("1") })).status).toBe(200);
+    expect(a.chats[0]!.body.options).toMatchObject({ temperature: 0.6, top_p: 0.95, top_k: 20, min_p: 0 });
+  });
+});
