@@ -30,6 +30,8 @@ const FAULTS = [
   "test/persistence/paused-holder.test.ts",
   "test/proxy/fleet/kill-mid-load.test.ts",
   "test/visualizer/*browser.test.ts",
+  // npm pack, then npm install of the tarball into an empty project: a minute or two, mostly I/O.
+  "test/package/core-install.test.ts",
 ];
 const AGENTS = ["test/agents/**/*.test.ts"];
 // Files that replace modules with vi.mock: a module another file already loaded in a shared
