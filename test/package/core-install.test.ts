@@ -31,12 +31,14 @@ let ollama: FakeServer;
 async function pack(): Promise<string> {
   const stage = path.join(work, "stage");
   // What git tracks or would (ignored build outputs left out), for the entries the build and the tarball read.
-  const { stdout } = await exec("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "package.json", "tsconfig.json", "tsconfig.build.json", "README.md", "LICENSE", "CHANGELOG.md", "docs", "src", "machines", "eval", "visualizer"], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 });
+  const entries = ["package.json", "tsconfig.json", "tsconfig.build.json", "README.md", "LICENSE", "CHANGELOG.md", "docs", "src", "machines", "eval", "visualizer", "scripts", ".ci/ai-sdk7"];
+  const { stdout } = await exec("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", ...entries], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 });
   for (const file of stdout.split("\0").filter((f) => f !== "" && existsSync(path.join(REPO_ROOT, f)))) {
     mkdirSync(path.dirname(path.join(stage, file)), { recursive: true });
     cpSync(path.join(REPO_ROOT, file), path.join(stage, file));
   }
-  symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(stage, "node_modules"));
+  // The installs the build reads: the project's, and AI SDK 7's (the globalSetup installed it).
+  for (const modules of ["node_modules", ".ci/ai-sdk7/node_modules"]) symlinkSync(path.join(REPO_ROOT, modules), path.join(stage, modules));
   const out = path.join(work, "tarball");
   mkdirSync(out);
   await exec("npm", ["pack", "--pack-destination", out, "--silent"], { cwd: stage, env, maxBuffer: 64 * 1024 * 1024 });
