@@ -48,6 +48,77 @@ const KNOWN_CYCLES = ["^src/core/(tool|workflow)\\.ts$"];
 // Every folder of ours must belong to a layer, or the rules above would not see it.
 const OURS = "^(src|machines|eval|visualizer)/";
 
+/**
+ * The optional peer dependencies (package.json peerDependenciesMeta): the core install has none
+ * of them. Each may be imported only by the modules of the feature that needs it, which load it
+ * with optionalPackages() (src/core/optional-package.ts): a missing one is one line naming it.
+ * eval/bench (not shipped) measures every store and the queue.
+ */
+const OPTIONAL_PEERS = [
+  { feature: "postgres", packages: ["pg"], by: ["^src/persistence/postgres-run-store\\.ts$"] },
+  { feature: "sql", packages: ["@libsql/client"], by: ["^src/persistence/sql-run-store\\.ts$"] },
+  { feature: "queue", packages: ["bullmq", "ioredis"], by: ["^src/queue/", "^eval/queue\\.ts$", "^eval/bench/"] },
+  { feature: "mcp", packages: ["@modelcontextprotocol/sdk"], by: ["^src/mcp/", "^src/mcp-server/", "^src/cli/mcp\\.ts$"] },
+  // Loaded on a client's first request (and its types, which cost nothing at run time).
+  { feature: "anthropic", packages: ["@anthropic-ai/sdk"], by: ["^src/clients/anthropic(-convert)?\\.ts$"] },
+  // Loaded when `forge-ts visualize --stately` asks for it.
+  { feature: "stately", packages: ["@statelyai/inspect"], by: ["^visualizer/stately\\.ts$"] },
+];
+const packagePath = (packages) => `(^|node_modules/)(${packages.join("|")})(/|$)`;
+
+/**
+ * The modules that load an optional peer when they are imported (the features above whose
+ * packages load at import: a top-level await), and those that import them: the subpath entries,
+ * the queue, MCP (client and server), the libSQL and Postgres stores, and the commands and eval
+ * code built only on them. Everything else is the core install.
+ */
+const OPTIONAL_FEATURES = [
+  "^src/(postgres|sql|mcp)\\.ts$",
+  "^src/persistence/(postgres|sql)-run-store\\.ts$",
+  "^src/(queue|mcp|mcp-server)/",
+  "^src/cli/(worker|mcp)\\.ts$",
+  "^eval/queue\\.ts$",
+];
+/**
+ * swc, which parses the sources, does not tell `import type` from `import`: these arrows into an
+ * optional feature are type-only (nothing is loaded at run time), so they are allowed by name.
+ */
+const TYPE_ONLY_ARROWS = [
+  { from: "^src/cli/workflow-module\\.ts$", to: "^src/mcp/connect-servers\\.ts$" }, // WorkflowModuleContext
+  { from: "^visualizer/protocol\\.ts$", to: "^src/queue/counts\\.ts$" }, // QueueCount
+  { from: "^eval/scenarios/mcp-workspace\\.ts$", to: "^src/mcp/mcp-tools\\.ts$" }, // McpToolSet
+];
+const typeOnlyFrom = TYPE_ONLY_ARROWS.map((a) => a.from);
+const optionalPeerRules = OPTIONAL_PEERS.map(({ feature, packages, by }) => ({
+  name: `optional-peer-${feature}`,
+  comment: `${packages.join(" and ")} (optional peers, not in the core install) are imported only by ${by.join(", ")}`,
+  severity: "error",
+  from: { path: OURS, pathNot: by },
+  to: { path: packagePath(packages) },
+}));
+// The core: every module of ours outside the optional features (eval/bench: not shipped, measures them all).
+const CORE_MODULES = { path: OURS, pathNot: [...OPTIONAL_FEATURES, "^eval/bench/"] };
+const coreLoadsFeaturesLazily = [
+  {
+    name: "core-loads-optional-features-lazily",
+    comment:
+      "The core install (forge-ts: the loop, clients, proxy, file store, telemetry; the CLI's run, demo, proxy, runs, " +
+      "visualize) has no optional peer: a static import of a module that loads one would fail the core at import " +
+      "(ERR_MODULE_NOT_FOUND before any of our code runs), so the core reaches the optional features only with import() " +
+      "— which fails with one line naming the package. Type-only arrows: TYPE_ONLY_ARROWS.",
+    severity: "error",
+    from: { ...CORE_MODULES, pathNot: [...CORE_MODULES.pathNot, ...typeOnlyFrom] },
+    to: { path: OPTIONAL_FEATURES, dependencyTypesNot: ["dynamic-import"] },
+  },
+  ...TYPE_ONLY_ARROWS.map((arrow) => ({
+    name: "core-loads-optional-features-lazily",
+    comment: `${arrow.from} imports only types from ${arrow.to}; nothing else of the optional features but with import()`,
+    severity: "error",
+    from: { path: arrow.from },
+    to: { path: OPTIONAL_FEATURES, pathNot: arrow.to, dependencyTypesNot: ["dynamic-import"] },
+  })),
+];
+
 module.exports = {
   forbidden: [
     ...upward,
@@ -113,6 +184,8 @@ module.exports = {
       from: { path: OURS },
       to: { circular: true, viaSomeNot: KNOWN_CYCLES },
     },
+    ...optionalPeerRules,
+    ...coreLoadsFeaturesLazily,
     {
       name: "runner-folder-below-runner",
       comment:

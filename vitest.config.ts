@@ -2,9 +2,9 @@ import { readdirSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-// AI SDK 7 (`ai-v7`, `@ai-sdk/*-v3/v4`) needs Node >= 22: its tests are named
-// `*.node22.test.ts` and are left out on older Node, with one line saying which and why
-// (run them with Node 24: docs/ai-sdk.md). Never skipped silently.
+// AI SDK 7 (`ai-v7`, `@ai-sdk/*-v3/v4`, installed in .ci/ai-sdk7 by a Node >= 22) needs Node >= 22
+// to run: its tests are named `*.node22.test.ts` and are left out on older Node, with one line
+// saying which and why (CI runs them on its Node 24 pass; docs/ai-sdk.md). Never skipped silently.
 const NODE22_TESTS = "test/**/*.node22.test.ts";
 const nodeMajor = Number(process.versions.node.split(".")[0]);
 const node22Excluded = nodeMajor < 22 ? [NODE22_TESTS] : [];
@@ -19,8 +19,8 @@ if (node22Excluded.length > 0) {
 /**
  * The tiers (README "Tests"). `contract` (and `contract-isolated`) is `npm test`: every behaviour the README promises, in
  * a few minutes. `faults` is `npm run test:faults`: the long harnesses that break things on
- * purpose — kill -9 and SIGSTOP loops, the chaos run, Redis restarted under a batch — and the
- * real-Chromium tests. `agents` is `npm run test:agents`: the pinned coding-agent CLIs through
+ * purpose — kill -9 and SIGSTOP loops, the chaos run, Redis restarted under a batch — the
+ * real-Chromium tests, and the packed package installed into an empty project. `agents` is `npm run test:agents`: the pinned coding-agent CLIs through
  * the proxy (Node >= 22; installs them when missing). CI runs all three, none skipped.
  */
 const FAULTS = [
@@ -30,6 +30,8 @@ const FAULTS = [
   "test/persistence/paused-holder.test.ts",
   "test/proxy/fleet/kill-mid-load.test.ts",
   "test/visualizer/*browser.test.ts",
+  // npm pack, then npm install of the tarball into an empty project: a minute or two, mostly I/O.
+  "test/package/core-install.test.ts",
 ];
 const AGENTS = ["test/agents/**/*.test.ts"];
 // Files that replace modules with vi.mock: a module another file already loaded in a shared
@@ -60,6 +62,10 @@ class LongFilesFirst extends BaseSequencer {
 }
 
 export default defineConfig({
+  // tsconfig.json `paths`: AI SDK 7 (ai-v7, @ai-sdk/*-v3/v4) lives in .ci/ai-sdk7 (.ci/ai-sdk7.ts),
+  // not node_modules. Each name maps to its file without extension, which vite (and tsx) complete
+  // to the .js, then to its .d.ts, which tsc takes (ESM resolution adds no extension).
+  resolve: { tsconfigPaths: true },
   test: {
     setupFiles: ["test/setup.ts"],
     environment: "node",

@@ -5,9 +5,10 @@
  * machine take the jobs of the backends they have; the enqueuer writes the records to one JSONL
  * file in plan order, so the file reads like a local batch of the same seed.
  */
-import { Queue, QueueEvents, type Job } from "bullmq";
+import type { Job, Queue, QueueEvents } from "bullmq";
 import { InvalidArgumentError } from "../src/core/index.js";
 import type { InspectionSink } from "../src/runner/options.js";
+import { bullmq } from "../src/queue/packages.js";
 import { assertRedisReachable, closeWorkers, jobIdOf, redactedUrl, redisOptions, startWorkers } from "../src/queue/redis.js";
 import { waitForJob } from "../src/queue/wait.js";
 import { runConfigFor, withAblation, type BatchOptions, type BatchRow } from "./batch.js";
@@ -58,7 +59,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions): Promise<{ ran
   const queueFor = async (backend: string) => {
     let q = queues.get(backend);
     if (!q) {
-      q = { queue: new Queue(evalQueueName(backend), { connection }), events: new QueueEvents(evalQueueName(backend), { connection }) };
+      q = { queue: new bullmq.Queue(evalQueueName(backend), { connection }), events: new bullmq.QueueEvents(evalQueueName(backend), { connection }) };
       // Connection errors while Redis restarts: the clients reconnect by themselves; say so once per outage.
       q.queue.on("error", reportOutage);
       q.events.on("error", reportOutage);

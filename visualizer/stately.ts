@@ -3,6 +3,7 @@
  * Stately's hosted inspector (for people who are online), through @statelyai/inspect's manual
  * API, which names actors by session id as our wire events do.
  */
+import { optionalPackages } from "../src/core/optional-package.js";
 import type { RootSnapshot, WireEvent } from "./protocol.js";
 
 /** The part of @statelyai/inspect's Inspector the bridge uses. */
@@ -42,9 +43,9 @@ export function forwardToStately(inspector: StatelyInspectorLike, definition: st
 
 const stately = (s: RootSnapshot) => ({ status: s.status, value: s.value, context: s.context });
 
-/** Stately's online inspector (needs the internet); it prints the URL to open. */
+/** Stately's online inspector (needs the internet and the optional peer @statelyai/inspect); it prints the URL to open. */
 export async function statelyInspector(onError: (error: Error) => void): Promise<StatelyInspectorLike & { stop(): void }> {
-  const { createSkyInspector } = await import("@statelyai/inspect");
+  const { createSkyInspector } = await optionalPackages("forge-ts visualize --stately", ["@statelyai/inspect"], () => import("@statelyai/inspect"));
   const inspector = createSkyInspector({ onerror: onError });
   return {
     actor: (a, s, i) => inspector.actor(a, s as never, i),

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Redis } from "ioredis";
+import { ioredis } from "../../src/queue/packages.js";
 import { redisOptions } from "../../src/queue/redis.js";
 import { loadBatchConfig, runBatch, type BatchConfig } from "../batch.js";
 import { runQueuedBatch } from "../queue.js";
@@ -43,7 +43,7 @@ export const suite: BenchSuite = {
   async run() {
     const redis = await startRedis();
     const dir = mkdtempSync(path.join(tmpdir(), "forge-bench-queue-"));
-    const admin = new Redis(redisOptions(redis.url));
+    const admin = new ioredis.Redis(redisOptions(redis.url));
     const rows: BenchRow[] = [];
     try {
       const { config, runs } = batch();

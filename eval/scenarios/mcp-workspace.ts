@@ -110,18 +110,11 @@ function filesystemBin(): string {
   return path.join(path.dirname(manifest), typeof bin === "string" ? bin : Object.values(bin)[0]!);
 }
 
-/** The SDK is an optional dependency: loaded only when this fixture opens, never by importing the suite. */
-async function loadMcpTools(): Promise<typeof import("../../src/mcp/mcp-tools.js").mcpTools> {
-  try {
-    return (await import("../../src/mcp/mcp-tools.js")).mcpTools;
-  } catch (cause) {
-    throw new McpServerError(WORKSPACE_SERVER, "cannot start: @modelcontextprotocol/sdk is not installed (npm install @modelcontextprotocol/sdk)", "", { cause });
-  }
-}
-
 async function openWorkspace(): Promise<{ value: McpWorkspace; close(): Promise<void> }> {
   const bin = filesystemBin();
-  const mcpTools = await loadMcpTools();
+  // The SDK is an optional peer: loaded only when this fixture opens, never by importing the suite
+  // (without it the import fails with one line naming it).
+  const { mcpTools } = await import("../../src/mcp/mcp-tools.js");
   // realpath: the server reports the resolved directory (macOS /var is /private/var), which is what `outward` must find.
   const root = await realpath(await mkdtemp(path.join(tmpdir(), "forge-eval-mcp-")));
   let set: McpToolSet | undefined;

@@ -73,7 +73,8 @@ export async function mcpMain(args: readonly string[], version: string, io: Io =
   if (modules.length === 0) throw new InvalidArgumentError("--workflow", "give at least one workflow module");
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidArgumentError("--port", `expected 0..65535, got "${values.port}"`);
-  const server = await sdkModule();
+  // The MCP SDK is an optional peer: without it this import fails with one line naming it (src/mcp-server/sdk.ts).
+  const server = await import("../mcp-server/index.js");
   const loopback = server.isLoopbackHost(values.host);
   if (values.http && !loopback && !values["api-key"]) {
     throw new InvalidArgumentError("--api-key", `required with a non-loopback --host (${values.host}): anyone who reaches it could run your workflows`);
@@ -147,9 +148,8 @@ interface Serving {
 
 /** One MCP server on this process's stdin/stdout, until the client closes stdin (or a signal). */
 async function serveStdio({ server, options, io, calls, about }: Serving): Promise<number> {
-  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
   const mcp = server.workflowMcpServer(options);
-  await mcp.connect(new StdioServerTransport());
+  await mcp.connect(new server.sdk.StdioServerTransport());
   console.error(`forge-ts mcp: serving ${about}, over stdio`);
   const why = await stopped(io.signals, io.stdin);
   console.error(`forge-ts mcp: ${why}, shutting down`);
@@ -184,16 +184,6 @@ async function drain(calls: Set<Promise<CallToolResult>>): Promise<void> {
   const settled = Promise.allSettled([...calls]).then(() => true);
   const gaveUp = new Promise<false>((resolve) => setTimeout(() => resolve(false), DRAIN_MS).unref());
   if (!(await Promise.race([settled, gaveUp]))) console.error(`forge-ts mcp: runs still in flight after ${DRAIN_MS} ms; exiting (resume or retry them with forge-ts runs)`);
-}
-
-/** The MCP SDK is an optional dependency: a clear line when it is missing. */
-async function sdkModule(): Promise<typeof import("../mcp-server/index.js")> {
-  try {
-    return await import("../mcp-server/index.js");
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes("@modelcontextprotocol/sdk")) throw error;
-    throw new InvalidArgumentError("mcp", `forge-ts mcp needs the optional package @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk): ${(error as Error).message}`);
-  }
 }
 
 /** Resolves with why the server stops: Ctrl-C / SIGTERM, or (stdio) the client closed its end. */

@@ -12,7 +12,6 @@
  * `--mcp-url` and `--mcp-config`; the servers are closed when the command ends.
  */
 import { ForgeError, InvalidArgumentError, type PendingHumanRequest, type RunWaitingError } from "../core/errors.js";
-import type { ConnectedMcpServers } from "../mcp/connect-servers.js";
 import { assertRunId, type RunStore } from "../persistence/run-store.js";
 import { replayRun } from "../runner/replay.js";
 import { redactionMapOf } from "../telemetry/redact-run.js";
@@ -182,15 +181,9 @@ async function openWorkflow(values: Values, modulePath: string): Promise<LoadedW
   if (!wanted) return { ...(await loadWorkflowModule(modulePath)), close: async () => undefined };
   // The module first: no server is started for a module that cannot take its tools.
   factoryOf(await importModule(modulePath), modulePath, true);
-  let servers: ConnectedMcpServers;
-  try {
-    // Only now: @modelcontextprotocol/sdk is an optional dependency.
-    const { connectFromFlags } = await import("../mcp/cli-servers.js");
-    servers = await connectFromFlags({ mcp: values.mcp, mcpUrl: values["mcp-url"], mcpConfig: values["mcp-config"] });
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes("@modelcontextprotocol/sdk")) throw error;
-    throw new InvalidArgumentError("--mcp", "needs the package @modelcontextprotocol/sdk: npm install @modelcontextprotocol/sdk");
-  }
+  // Only now: the MCP SDK is an optional peer (without it this import fails with one line naming it).
+  const { connectFromFlags } = await import("../mcp/cli-servers.js");
+  const servers = await connectFromFlags({ mcp: values.mcp, mcpUrl: values["mcp-url"], mcpConfig: values["mcp-config"] });
   try {
     return { ...(await loadWorkflowModule(modulePath, servers)), close: () => servers.close() };
   } catch (error) {

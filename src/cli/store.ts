@@ -8,7 +8,6 @@
  * is created.
  */
 import path from "node:path";
-import { InvalidArgumentError } from "../core/errors.js";
 import { FileRunStore } from "../persistence/file-run-store.js";
 import type { RunStore } from "../persistence/run-store.js";
 import { parseStoreSpec } from "../persistence/store-spec.js";
@@ -40,12 +39,8 @@ export async function openStore(spec: string, options: OpenStoreOptions = {}): P
   const { absolute, ...storeOptions } = options;
   const kind = parseStoreSpec(spec);
   if (kind === "postgres") {
-    let postgres: typeof import("../persistence/postgres-run-store.js");
-    try {
-      postgres = await import("../persistence/postgres-run-store.js");
-    } catch (error) {
-      throw new InvalidArgumentError("--store", `a postgres:// URL needs the optional package pg (npm install pg): ${(error as Error).message}`);
-    }
+    // pg and @libsql/client are optional peers: without one, its import fails with one line naming it.
+    const postgres = await import("../persistence/postgres-run-store.js");
     const store = new postgres.PostgresRunStore({ url: spec, ...storeOptions });
     return { store, label: store.label }; // the label hides a password in the URL
   }
@@ -53,11 +48,6 @@ export async function openStore(spec: string, options: OpenStoreOptions = {}): P
     const dir = absolute ? path.resolve(spec) : spec;
     return { store: new FileRunStore({ dir, ...storeOptions }), label: dir };
   }
-  let sql: typeof import("../persistence/sql-run-store.js");
-  try {
-    sql = await import("../persistence/sql-run-store.js");
-  } catch (error) {
-    throw new InvalidArgumentError("--store", `${spec} is a libSQL URL, which needs the optional package @libsql/client (npm install @libsql/client): ${(error as Error).message}`);
-  }
+  const sql = await import("../persistence/sql-run-store.js");
   return { store: new sql.SqlRunStore({ url: spec, ...storeOptions }), label: spec };
 }

@@ -8,7 +8,7 @@ import { workflowMachine } from "../../machines/workflow.machine.js";
 import { buildPageInCheckout } from "../../visualizer/page-files.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { forwardToStately, statelyInspector } from "../../visualizer/stately.js";
-import { redactedUrl } from "../queue/redis.js";
+import { redactedUrl } from "../core/redacted-url.js";
 import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "./demo-workflow.js";
 import { loadWorkflow } from "./workflow-module.js";
 import { intFlag } from "../cli-kit/int-flag.js";

@@ -7,6 +7,7 @@
 import { propagation } from "@opentelemetry/api";
 import type Anthropic from "@anthropic-ai/sdk";
 import { BackendError, InvalidArgumentError, StreamError } from "../core/errors.js";
+import { optionalPackages } from "../core/optional-package.js";
 import type { CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, ToolCall, Usage } from "../core/llm.js";
 import type { WireMessage } from "../core/wire-messages.js";
 import type { ToolSpec } from "../core/tool.js";
@@ -21,13 +22,14 @@ import { trackedStream } from "./stream-retry.js";
 import { decodeToolArguments } from "./tool-args.js";
 
 type AnthropicSdk = typeof Anthropic;
-// The SDK is about 250 modules: loaded on a client's first request, so every CLI command and
-// library user that never talks to Claude starts without it (it was most of `forge-ts run`'s start-up).
+// The SDK is about 250 modules (and an optional peer, not in the core install): loaded on a
+// client's first request, so every CLI command and library user that never talks to Claude starts
+// (and installs) without it; without it that request fails with one line naming it.
 let sdkLoading: Promise<AnthropicSdk> | undefined;
 /** Set once loaded: an SDK error can only exist after that, so mapSdkError reads it synchronously. */
 let loadedSdk: AnthropicSdk | undefined;
 function loadSdk(): Promise<AnthropicSdk> {
-  return (sdkLoading ??= import("@anthropic-ai/sdk").then((m) => (loadedSdk = m.default)));
+  return (sdkLoading ??= optionalPackages("AnthropicClient", ["@anthropic-ai/sdk"], () => import("@anthropic-ai/sdk")).then((m) => (loadedSdk = m.default)));
 }
 
 export interface AnthropicClientOptions {

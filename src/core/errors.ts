@@ -10,7 +10,7 @@
  * in the loop, MCP) so none grows past a screenful of classes; import them from here, never from
  * a file in that folder.
  */
-export { type ErrorJSON, ForgeError, InvalidArgumentError } from "./errors/forge-error.js";
+export { type ErrorJSON, ForgeError, InvalidArgumentError, MissingPackageError } from "./errors/forge-error.js";
 export { WorkflowDefinitionError, ToolDefinitionError, ToolCallError, ToolExecutionError, ToolResolutionError, ToolTimeoutError, ToolResultError, SchemaOracleError } from "./errors/tool-errors.js";
 export { MaxIterationsError, type BudgetReason, BudgetExhaustedError, StepEnforcementError, PrerequisiteError, WorkflowCancelledError, ContextBudgetExceeded, type CallbackName, CallbackError, ChildWorkflowError } from "./errors/run-errors.js";
 export { BudgetResolutionError, HardwareDetectionError, ContextDiscoveryError, BackendError, ThinkingNotSupportedError, StreamError, UnsupportedModelError, ClientContractError, GuardrailsExhaustedError, ServerError, type ProxyConfigIssue, ProxyConfigError, BackendBusyError } from "./errors/backend-errors.js";

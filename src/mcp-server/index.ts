@@ -6,3 +6,4 @@ export { mcpToolName } from "./tool-name.js";
 export { promptPlaceholders, workflowDescription } from "./workflow-description.js";
 export { workflowInput, type WorkflowToolArgs } from "./workflow-input.js";
 export { workflowMcpServer, workflowToolNames, type WorkflowMcpServerOptions } from "./workflow-mcp-server.js";
+export { sdk } from "./sdk.js";

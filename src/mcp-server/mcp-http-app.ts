@@ -7,11 +7,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono, type MiddlewareHandler } from "hono";
 import { callerAuth } from "../proxy/caller-auth.js";
 import { HttpError } from "../proxy-request/http-error.js";
 import { isLoopbackHost } from "../server/is-loopback-host.js";
+import { sdk } from "./sdk.js";
 
 export { isLoopbackHost };
 
@@ -87,7 +88,7 @@ export function mcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
     }
     // No session yet: only an initialize request makes one (the transport refuses anything else).
     const server = options.newServer();
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new sdk.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server }),
       onsessionclosed: (sessionId) => void sessions.delete(sessionId),

@@ -3,13 +3,14 @@
  * takes a task and returns the workflow's result (see call-workflow.ts). One server serves one
  * connection: stdio has one, Streamable HTTP makes one per session.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
 import { callWorkflow, type CallWorkflowOptions } from "./call-workflow.js";
 import { mcpToolName } from "./tool-name.js";
 import { workflowDescription } from "./workflow-description.js";
+import { sdk } from "./sdk.js";
 import { workflowInput } from "./workflow-input.js";
 
 export interface WorkflowMcpServerOptions extends CallWorkflowOptions {
@@ -50,7 +51,7 @@ export function workflowToolNames(workflows: readonly Workflow[]): Map<string, W
  * await server.connect(new StdioServerTransport());
  */
 export function workflowMcpServer(options: WorkflowMcpServerOptions): McpServer {
-  const server = new McpServer({ name: options.name ?? "forge-ts", version: options.version ?? "0.0.0" }, { instructions: INSTRUCTIONS });
+  const server = new sdk.McpServer({ name: options.name ?? "forge-ts", version: options.version ?? "0.0.0" }, { instructions: INSTRUCTIONS });
   for (const [name, workflow] of workflowToolNames(options.workflows)) {
     server.registerTool(
       name,

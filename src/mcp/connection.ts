@@ -5,14 +5,26 @@
  * (keyed by the call's runId); every call carries the run's signal, so an abort or a tool
  * deadline sends MCP's cancellation notification; `close()` ends the process or session.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { optionalPackages } from "../core/optional-package.js";
 import { describeError, McpServerError, McpToolError } from "../core/errors.js";
 import { MAX_TIMER_MS } from "../core/tool.js";
 import { isStdio, type McpHttpServer, type McpStdioServer } from "./server-spec.js";
 import { StderrTail } from "./stderr-tail.js";
+
+// The MCP SDK is an optional peer: without it, importing `forge-ts/mcp` fails here, with one line naming it.
+const sdk = await optionalPackages("forge-ts/mcp", ["@modelcontextprotocol/sdk"], async () => {
+  const [client, stdio, http, types] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]);
+  return { ...client, ...stdio, ...http, ...types };
+});
 
 /** What a call needs from the run: its signal (abort, deadline) and its id (the restart budget). */
 export interface McpCallContext {
@@ -66,7 +78,7 @@ export class McpConnection {
   /** The server process's id while a stdio server runs. */
   get pid(): number | undefined {
     const transport = this.#live?.transport;
-    return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+    return transport instanceof sdk.StdioClientTransport ? (transport.pid ?? undefined) : undefined;
   }
 
   get serverInfo(): { name: string; version: string } | undefined {
@@ -157,8 +169,8 @@ export class McpConnection {
   }
 
   async #open(): Promise<Live> {
-    const client = new Client(CLIENT_INFO, { capabilities: {}, debouncedNotificationMethods: ["notifications/tools/list_changed"] });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.options.onToolListChanged?.());
+    const client = new sdk.Client(CLIENT_INFO, { capabilities: {}, debouncedNotificationMethods: ["notifications/tools/list_changed"] });
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.options.onToolListChanged?.());
     const transport = this.#transport();
     const live: Live = { client, transport };
     client.onclose = () => {
@@ -185,13 +197,13 @@ export class McpConnection {
     const spec = this.spec;
     if (!isStdio(spec)) {
       const url = new URL(spec.url);
-      return new StreamableHTTPClientTransport(url, spec.headers ? { requestInit: { headers: spec.headers } } : undefined);
+      return new sdk.StreamableHTTPClientTransport(url, spec.headers ? { requestInit: { headers: spec.headers } } : undefined);
     }
-    const transport = new StdioClientTransport({
+    const transport = new sdk.StdioClientTransport({
       command: spec.command,
       ...(spec.args ? { args: spec.args } : {}),
       // The SDK replaces the environment with `env` when given; servers still need PATH and HOME.
-      env: { ...getDefaultEnvironment(), ...spec.env },
+      env: { ...sdk.getDefaultEnvironment(), ...spec.env },
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
       stderr: "pipe",
     });
@@ -201,17 +213,17 @@ export class McpConnection {
 
   #startFailure(error: unknown): string {
     const what = isStdio(this.spec) ? `could not be started (${[this.spec.command, ...(this.spec.args ?? [])].join(" ")})` : `could not be reached at ${String(this.spec.url)}`;
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    if (error instanceof sdk.McpError && error.code === sdk.ErrorCode.RequestTimeout) {
       return `${what}: no answer to the MCP handshake within ${this.options.connectTimeoutMs} ms`;
     }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return `${what}: it exited during the MCP handshake`;
+    if (error instanceof sdk.McpError && error.code === sdk.ErrorCode.ConnectionClosed) return `${what}: it exited during the MCP handshake`;
     return `${what}: ${errorMessage(error)}`;
   }
 
   async #drop(live: Live, reason: string): Promise<void> {
     if (this.#live === live) this.#live = undefined;
     this.#lost = reason;
-    if (live.transport instanceof StreamableHTTPClientTransport && live.transport.sessionId !== undefined) {
+    if (live.transport instanceof sdk.StreamableHTTPClientTransport && live.transport.sessionId !== undefined) {
       // Best effort: a server that is gone cannot end its session, and must not hold up close().
       await Promise.race([live.transport.terminateSession().catch(() => undefined), delay(2_000)]);
     }
@@ -224,7 +236,7 @@ export class McpConnection {
  * or forgot the session), as opposed to the server answering the call with an error.
  */
 function isConnectionLoss(error: unknown): boolean {
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+  if (error instanceof sdk.McpError) return error.code === sdk.ErrorCode.ConnectionClosed;
   // A malformed answer (the SDK's schema check) came from a server that is still there.
   if (typeof error === "object" && error !== null && Array.isArray((error as { issues?: unknown }).issues)) return false;
   return true;

@@ -7,7 +7,6 @@
  * Needs the optional package pg, which is why it is exported from "forge-ts/postgres" and not
  * from the main entry.
  */
-import pg from "pg";
 import type { Pool } from "pg";
 import { ForgeError, InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
@@ -16,6 +15,10 @@ import { Lease, newHolderId } from "./lease.js";
 import { postgresPlans, SCHEMA_NAME, type PostgresPlans } from "./postgres-plans.js";
 import { redactedSpec, storeKindOf } from "./store-spec.js";
 import { assertRunId, checkedRunInfo, damagedRun, leaseMsOption, listingOrder, SessionViews, type Checkpoint, type Commit, type ListedRun, type RunEvent, type RunLease, type RunStore } from "./run-store.js";
+import { optionalPackages } from "../core/optional-package.js";
+
+// pg is an optional peer: without it, importing this module fails here, with one line naming it.
+const { default: pg } = await optionalPackages("forge-ts/postgres", ["pg"], () => import("pg"));
 
 export interface PostgresRunStoreOptions {
   /** `postgres://user:password@host:5432/database` (or `postgresql://`): the store opens a pool on it and ends it on close(). */

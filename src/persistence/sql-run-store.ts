@@ -15,13 +15,17 @@
  * Needs the optional package @libsql/client, which is why it is exported from "forge-ts/sql"
  * and not from the main entry.
  */
-import { createClient, type Client, type InStatement, type Row } from "@libsql/client";
+import type { Client, InStatement, Row } from "@libsql/client";
 import { InvalidArgumentError, RunLockedError, RunLockLostError, StoreError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
 import { parseEvents, parseRecord, rebuildCheckpoint, recordOf, seqBound } from "./commit-log.js";
 import { Lease, newHolderId } from "./lease.js";
 import { redactedSpec, storeKindOf } from "./store-spec.js";
 import { assertRunId, checkedRunInfo, damagedRun, leaseMsOption, listingOrder, SessionViews, type Checkpoint, type Commit, type CommitRecord, type ListedRun, type RunEvent, type RunLease, type RunStore } from "./run-store.js";
+import { optionalPackages } from "../core/optional-package.js";
+
+// @libsql/client is an optional peer: without it, importing this module fails here, with one line naming it.
+const { createClient } = await optionalPackages("forge-ts/sql", ["@libsql/client"], () => import("@libsql/client"));
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS forge_runs (

@@ -2,8 +2,8 @@
  * Live counts of every forge-ts queue on a Redis (run queues per workflow, eval queues per
  * backend), for `forge-ts visualize --redis` and progress lines: found by their BullMQ keys.
  */
-import { Queue } from "bullmq";
-import { Redis } from "ioredis";
+import type { Queue } from "bullmq";
+import { bullmq, ioredis } from "./packages.js";
 import { redisOptions } from "./redis.js";
 
 export interface QueueCount {
@@ -29,7 +29,7 @@ export interface QueueCounter {
 
 export function queueCounter(redisUrl: string): QueueCounter {
   const connection = redisOptions(redisUrl);
-  const redis = new Redis(connection);
+  const redis = new ioredis.Redis(connection);
   const queues = new Map<string, Queue>();
   // The clients reconnect by themselves; the error is kept for whoever shows the counts.
   let lastError: string | undefined;
@@ -49,7 +49,7 @@ export function queueCounter(redisUrl: string): QueueCounter {
       for (const name of [...names].sort()) {
         let queue = queues.get(name);
         if (!queue) {
-          queues.set(name, (queue = new Queue(name, { connection })));
+          queues.set(name, (queue = new bullmq.Queue(name, { connection })));
           queue.on("error", onError);
         }
         const c = await queue.getJobCounts("waiting", "active", "delayed", "completed", "failed");

@@ -6,7 +6,8 @@
  * connection is down (`enableOfflineQueue: false`), so one that fails is not sent later behind
  * the caller's back; a command cut off mid-flight gives up after one reconnection attempt.
  */
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { ioredis } from "./packages.js";
 import { isAuthError, isConnectionError, redisOptions, redisUnavailable } from "./redis.js";
 
 export interface GatedClient {
@@ -19,7 +20,7 @@ export interface GatedClient {
 }
 
 export function gatedClient(url: string, connectTimeoutMs: number): GatedClient {
-  const client = new Redis({ ...redisOptions(url), maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: connectTimeoutMs, lazyConnect: true });
+  const client = new ioredis.Redis({ ...redisOptions(url), maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: connectTimeoutMs, lazyConnect: true });
   // The reason of the current outage, for the error a caller gets; the client reconnects by itself.
   let lastError: Error | undefined;
   client.on("error", (error: Error) => (lastError = error));

@@ -5,9 +5,10 @@
  * error. A producer's calls must not wait forever: gated-client.ts bounds them. Also here: the
  * outage reporting every client we create gets, and the errors for a Redis we cannot use.
  */
-import { Worker, type Processor, type RedisOptions } from "bullmq";
-import { Redis } from "ioredis";
+import type { Processor, RedisOptions, Worker } from "bullmq";
+import { bullmq, ioredis } from "./packages.js";
 import { InvalidArgumentError, ServerError } from "../core/errors.js";
+import { redactedUrl } from "../core/redacted-url.js";
 
 export function redisOptions(url: string): RedisOptions {
   let parsed: URL;
@@ -105,7 +106,7 @@ export function redisUnavailable(url: string, error: unknown, hint = "check the 
  * waited out.
  */
 export async function assertRedisReachable(url: string, timeoutMs = 3_000): Promise<void> {
-  const client = new Redis({ ...redisOptions(url), maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs, lazyConnect: true });
+  const client = new ioredis.Redis({ ...redisOptions(url), maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs, lazyConnect: true });
   // The 'error' event carries the server's reply (WRONGPASS, NOAUTH); the rejected connect()
   // often only says "Connection is closed".
   let lastError: Error | undefined;
@@ -120,16 +121,8 @@ export async function assertRedisReachable(url: string, timeoutMs = 3_000): Prom
   }
 }
 
-/** The URL for logs and errors: a password in it is shown as "***". */
-export function redactedUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return url;
-  }
-}
+// Outside the queue so that commands without BullMQ (forge-ts visualize) redact the same way.
+export { redactedUrl };
 
 /**
  * BullMQ workers on `queues`, one processor for all: the lock of lockOptions, connection
@@ -143,7 +136,7 @@ export function startWorkers<Data, Result>(
 ): Worker<Data, Result>[] {
   const connection = redisOptions(options.redis);
   return queues.map((queue) => {
-    const worker = new Worker<Data, Result>(queue, processor, { connection, concurrency: options.concurrency ?? 1, ...lockOptions(options.lockDurationMs) });
+    const worker = new bullmq.Worker<Data, Result>(queue, processor, { connection, concurrency: options.concurrency ?? 1, ...lockOptions(options.lockDurationMs) });
     // A finished job shows Redis is back: the next outage is reported again.
     const outages = options.outages ?? outageReporter(`forge-ts worker ${queue}`);
     outages.watch(worker);

@@ -5,8 +5,9 @@
  * AbortSignal that cancelRun and `timeoutMs` abort, publishing `{ state, iteration }` as the
  * job's progress. A run whose lease another runner holds is tried again when that lease ends.
  */
-import { DelayedError, UnrecoverableError, type Job, type Queue } from "bullmq";
+import type { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { bullmq } from "./packages.js";
 import { InvalidArgumentError, reviveError, SessionTurnFailedError, WorkflowCancelledError, type ErrorJSON } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
 import { isFinalStatus, type RunStore } from "../persistence/run-store.js";
@@ -38,7 +39,7 @@ export interface RunJobContext {
 }
 
 /** A turn this worker ended for good (cancelled, timed out, failed fast): BullMQ does not retry it. */
-export class TurnEndError extends UnrecoverableError {
+export class TurnEndError extends bullmq.UnrecoverableError {
   constructor(
     readonly end: Exclude<TurnEnd, { kind: "done" }>,
     readonly error: Error,
@@ -67,7 +68,7 @@ export function runJobProcessor(ctx: RunJobContext): (job: Job<RunJobData, RunJo
       return { result: undefined, waiting: outcome.requests.map(({ callId, tool, args, kind, askedAt }) => ({ callId, tool, args, kind, askedAt })) };
     } catch (error) {
       if (error instanceof TurnEndError) await logJobError(job, error.error);
-      else if (!(error instanceof DelayedError) && (error as { code?: unknown })?.code !== "FORGE_LOCK_LOST") await logJobError(job, error);
+      else if (!(error instanceof bullmq.DelayedError) && (error as { code?: unknown })?.code !== "FORGE_LOCK_LOST") await logJobError(job, error);
       throw error;
     } finally {
       if (ctx.running.get(d.runId) === controller) ctx.running.delete(d.runId);
@@ -110,7 +111,7 @@ async function admit(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, tok
   // A release between the admission above and the move found the job not yet delayed and could
   // not promote it: look once more, and promote ourselves if it let us in.
   if (await ctx.turns.admitted(sessionId, admission.turn)) await job.promote().catch(() => undefined);
-  throw new DelayedError();
+  throw new bullmq.DelayedError();
 }
 
 async function drive(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, token: string | undefined, workflow: Workflow, controller: AbortController): Promise<RunOutcome> {
@@ -141,7 +142,7 @@ async function drive(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, tok
         () => true,
         () => false,
       );
-      if (moved) throw new DelayedError();
+      if (moved) throw new bullmq.DelayedError();
     }
     if (controller.signal.aborted) throw new TurnEndError({ kind: controller.signal.reason === CANCELLED ? "cancelled" : "failed" }, error as Error);
     throw error;

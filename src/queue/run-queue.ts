@@ -5,7 +5,8 @@
  * n-1 has ended, so a session has one active job at a time, in order, however many workers
  * and producers there are (session-turns.ts).
  */
-import { Queue, QueueEvents, type JobState } from "bullmq";
+import type { JobState, Queue, QueueEvents } from "bullmq";
+import { bullmq } from "./packages.js";
 import { InvalidArgumentError, RunWaitingError, WorkflowCancelledError, type PendingHumanRequest } from "../core/errors.js";
 import { assertRunId } from "../persistence/run-store.js";
 import { checkedEnqueue, type EnqueueRunOptions, type RunJobData } from "./enqueue-options.js";
@@ -105,7 +106,7 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
   const queueOf = (workflow: string) => {
     let q = queues.get(workflow);
     if (!q) {
-      queues.set(workflow, (q = { queue: new Queue(runQueueName(workflow), { connection: client }) }));
+      queues.set(workflow, (q = { queue: new bullmq.Queue(runQueueName(workflow), { connection: client }) }));
       q.queue.on("error", ignore);
     }
     return q;
@@ -131,7 +132,7 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
           ...(turn !== undefined ? { turn } : {}),
           result: async (timeoutMs?: number) => {
             if (!q.events) {
-              q.events = new QueueEvents(runQueueName(workflow), { connection });
+              q.events = new bullmq.QueueEvents(runQueueName(workflow), { connection });
               q.events.on("error", ignore);
             }
             const done = (await waitForJob(q.queue, q.events, runId, {

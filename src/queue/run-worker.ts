@@ -10,8 +10,9 @@
  * often, which happens without our processor) — and the worker's 'completed' / 'failed' events
  * release it: the session's next turn is let in and its parked job promoted.
  */
-import { Queue, type Job, type Worker } from "bullmq";
-import { Redis } from "ioredis";
+import type { Job, Queue, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { bullmq, ioredis } from "./packages.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
 import type { RunStore } from "../persistence/run-store.js";
@@ -64,7 +65,7 @@ export function startRunWorker(options: RunWorkerOptions): { workers: Worker<Run
 
   // Every client we make reports its connection errors once per outage: none goes unhandled.
   const outages = outageReporter("forge-ts worker");
-  const client = new Redis(redisOptions(options.redis));
+  const client = new ioredis.Redis(redisOptions(options.redis));
   const subscriber = client.duplicate();
   for (const c of [client, subscriber]) {
     outages.watch(c);
@@ -90,7 +91,7 @@ export function startRunWorker(options: RunWorkerOptions): { workers: Worker<Run
   const queueFor = (workflow: string) => {
     let queue = queues.get(workflow);
     if (!queue) {
-      queues.set(workflow, (queue = new Queue(runQueueName(workflow), { connection: client })));
+      queues.set(workflow, (queue = new bullmq.Queue(runQueueName(workflow), { connection: client })));
       outages.watch(queue);
     }
     return queue;

@@ -5,7 +5,8 @@
  * a hang. `failed` and `gone` turn a failed job and a vanished one into the caller's errors
  * (the run queue revives the worker's typed error, and tells a cancelled run from a lost one).
  */
-import { Job, type Queue, type QueueEvents } from "bullmq";
+import type { Queue, QueueEvents } from "bullmq";
+import { bullmq } from "./packages.js";
 
 export interface WaitOptions {
   pollMs?: number;
@@ -43,7 +44,7 @@ export function waitForJob(queue: Queue, events: QueueEvents, jobId: string, opt
       const state = await queue.getJobState(jobId);
       if (state === "unknown") return rejectWith(gone);
       if (state !== "completed" && state !== "failed") return;
-      const job = await Job.fromId(queue, jobId);
+      const job = await bullmq.Job.fromId(queue, jobId);
       if (!job) return rejectWith(gone);
       if (state === "completed") finish(() => resolve(job.returnvalue));
       else rejectWith(() => failed(job.failedReason));

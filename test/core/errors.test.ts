@@ -15,6 +15,7 @@ import {
   HardwareDetectionError,
   InvalidArgumentError,
   MaxIterationsError,
+  MissingPackageError,
   PrerequisiteError,
   ServerError,
   SnapshotError,
@@ -51,6 +52,14 @@ const cases: Case[] = [
     code: "FORGE_INVALID_ARGUMENT",
     data: { argument: "maxIterations" },
     mentions: ["Invalid maxIterations: must be a positive integer"],
+    revivable: false,
+  },
+  {
+    make: () => new MissingPackageError("forge-ts/queue", ["bullmq", "ioredis"]),
+    cls: MissingPackageError,
+    code: "FORGE_MISSING_PACKAGE",
+    data: { feature: "forge-ts/queue", packages: ["bullmq", "ioredis"] },
+    mentions: ['forge-ts/queue needs the packages "bullmq" and "ioredis": npm install bullmq ioredis'],
     revivable: false,
   },
   {

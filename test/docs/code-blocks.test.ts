@@ -56,13 +56,21 @@ interface Program {
 const fileName = (block: DocBlock): string => `${block.file.replace(/[^\w]+/g, "-")}-L${block.line}.ts`;
 
 /**
- * The docs show AI SDK 7, which the project installs beside AI SDK 6 under npm aliases (6 stays
- * `ai` for the Node 20 tests): a doc's `ai` and `@ai-sdk/*` imports resolve to the 7 line.
+ * The docs show AI SDK 7, which the project installs in .ci/ai-sdk7 beside AI SDK 6 under npm
+ * aliases (6 stays `ai` for the Node 20 tests), mapped by tsconfig.json `paths`: a doc's `ai` and
+ * `@ai-sdk/*` imports resolve to the 7 line (and forge-ts/ai-sdk's @ai-sdk/provider to its 4).
  */
+const TS_PATHS = (JSON.parse(readFileSync(path.join(ROOT, "tsconfig.json"), "utf8")) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions.paths;
+function tsPath(name: string): string[] {
+  const paths = TS_PATHS[name];
+  if (!paths) throw new Error(`tsconfig.json has no paths entry for ${name}`);
+  return paths.map((p) => path.join(ROOT, p));
+}
 const AI_SDK_7: Record<string, string[]> = {
-  ai: [path.join(ROOT, "node_modules/ai-v7/dist/index.d.ts")],
-  "@ai-sdk/openai-compatible": [path.join(ROOT, "node_modules/@ai-sdk/openai-compatible-v3/dist/index.d.ts")],
-  "@ai-sdk/anthropic": [path.join(ROOT, "node_modules/@ai-sdk/anthropic-v4/dist/index.d.ts")],
+  ai: tsPath("ai-v7"),
+  "@ai-sdk/openai-compatible": tsPath("@ai-sdk/openai-compatible-v3"),
+  "@ai-sdk/anthropic": tsPath("@ai-sdk/anthropic-v4"),
+  "@ai-sdk/provider": tsPath("@ai-sdk/provider"),
 };
 
 /** Writes one tsconfig and its files; returns tsc's diagnostics mapped back to the Markdown. */

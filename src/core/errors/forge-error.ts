@@ -47,3 +47,23 @@ export class InvalidArgumentError extends ForgeError {
     return { argument: this.argument };
   }
 }
+
+/**
+ * A feature outside the core install needs a package the project has not installed (an optional
+ * peer dependency: pg, @libsql/client, bullmq and ioredis, @modelcontextprotocol/sdk,
+ * @anthropic-ai/sdk, @statelyai/inspect). One line: the feature, the packages, the command.
+ */
+export class MissingPackageError extends ForgeError {
+  override readonly code = "FORGE_MISSING_PACKAGE";
+  constructor(
+    readonly feature: string,
+    readonly packages: readonly string[],
+  ) {
+    const named = packages.map((p) => `"${p}"`);
+    const list = named.length === 1 ? `the package ${named[0]}` : `the packages ${named.slice(0, -1).join(", ")} and ${named.at(-1)}`;
+    super(`${feature} needs ${list}: npm install ${packages.join(" ")}`);
+  }
+  override get data() {
+    return { feature: this.feature, packages: [...this.packages] };
+  }
+}
