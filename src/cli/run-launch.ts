@@ -9,7 +9,7 @@ import { StoreError } from "../core/errors.js";
 import type { RunLaunch, RunStore } from "../persistence/run-store.js";
 import { assertRunLaunch } from "../runner/options.js";
 import { simProfile, type BackendFlags } from "../cli-kit/backends.js";
-import { recordedFlag } from "../cli-kit/resume-command.js";
+import { recordedFlag, type HintFlags } from "../cli-kit/resume-command.js";
 
 /** A URL as recorded: without a user and password (a record is no place for a credential). */
 function withoutCredentials(url: string): string {
@@ -66,15 +66,7 @@ export async function recordedLaunch(store: RunStore, runId: string): Promise<Ru
 }
 
 /** The flags `runs resume|retry|replay` read, with what the launch recorded for each one not given. */
-export interface LaunchFlags {
-  workflow?: string | undefined;
-  backend?: string | undefined;
-  model?: string | undefined;
-  "base-url"?: string | undefined;
-  mode?: string | undefined;
-  think?: string | undefined;
-  "recommended-sampling"?: boolean | undefined;
-}
+export type LaunchFlags = Pick<HintFlags, "workflow" | "backend" | "model" | "base-url" | "mode" | "think" | "recommended-sampling">;
 
 /**
  * `values` with each launch flag not given taken from the record (recordedFlag: the backend's

@@ -11,6 +11,7 @@
  * a Windows drive letter stays a path; a relative directory whose name has a colon is written
  * `./name:x`.
  */
+import { redactedUrl } from "../core/redacted-url.js";
 import { InvalidArgumentError } from "../core/errors.js";
 
 export type StoreKind = "directory" | "libsql" | "postgres";
@@ -50,12 +51,4 @@ export function parseStoreSpec(spec: string, argument = "--store"): StoreKind {
 }
 
 /** The value for errors and logs: a password in a URL is shown as "***". */
-export function redactedSpec(spec: string): string {
-  try {
-    const url = new URL(spec);
-    if (url.password) url.password = "***";
-    return url.toString();
-  } catch {
-    return spec.replace(/\/\/[^@/]*@/, "//***@");
-  }
-}
+export const redactedSpec: (spec: string) => string = redactedUrl;
