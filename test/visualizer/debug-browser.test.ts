@@ -141,7 +141,8 @@ describe("debugging runs in the page, in Chromium", () => {
     const cols = page.locator("[data-testid=compare-col]");
     await expect.poll(() => cols.count(), { timeout: 30_000 }).toBe(2);
     expect(await cols.evaluateAll((cs) => cs.map((c) => c.getAttribute("data-run-id")))).toEqual([a, b]);
-    for (const summary of await page.locator("[data-testid=compare-summary]").allInnerTexts()) expect(summary).toMatch(/^done · done · \d+ steps$/);
+    // Each status is the run list's, which may arrive after the runs' replays.
+    await expect.poll(() => page.locator("[data-testid=compare-summary]").allInnerTexts(), { timeout: 30_000 }).toEqual([expect.stringMatching(/^done · done · \d+ steps$/), expect.stringMatching(/^done · done · \d+ steps$/)]);
     expect(await page.isVisible("#graph-box")).toBe(false);
     expect(await page.textContent("[data-testid=compare-diff]")).toMatch(/final contexts: \d+ differences/);
     await screenshot(page, "debug-compare-1440");

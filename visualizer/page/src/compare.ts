@@ -16,7 +16,7 @@ interface Side {
   steps: Step[];
 }
 
-let loaded: { key: string; sides: (Side | string)[] } | null = null;
+let loaded: { key: string; sides: (Side | string)[]; statuses: string } | null = null;
 
 async function load(runId: string): Promise<Side | string> {
   if (runId === state.selected && state.steps.length && (state.mode === "live" || state.replay?.pos === state.replay?.events.length)) {
@@ -88,12 +88,22 @@ export function renderCompare(): void {
   close.hidden = !on;
   if (!on) return void (loaded = null);
   const key = `${state.selected}|${state.compare}`;
-  if (loaded?.key === key) return;
-  loaded = { key, sides: [] };
+  // The summaries' statuses come from the run list, which may arrive after both runs loaded
+  // (a page opened on a compare link): drawn again when it does.
+  const statuses = [state.selected!, state.compare!].map((id) => runById(id)?.status ?? "?").join("|");
+  if (loaded?.key === key) {
+    if (loaded.sides.length > 0 && loaded.statuses !== statuses) {
+      loaded.statuses = statuses;
+      render(loaded.sides);
+    }
+    return;
+  }
+  loaded = { key, sides: [], statuses };
   byId("compare").replaceChildren(el("p", "muted", "loading both runs…"));
   void Promise.all([load(state.selected!), load(state.compare!)]).then((sides) => {
     if (loaded?.key !== key) return;
     loaded.sides = sides;
+    loaded.statuses = [state.selected!, state.compare!].map((id) => runById(id)?.status ?? "?").join("|");
     render(sides);
   });
 }
