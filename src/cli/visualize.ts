@@ -6,6 +6,7 @@ import { InvalidArgumentError } from "../core/errors.js";
 import type { Workflow } from "../core/workflow.js";
 import { workflowMachine } from "../../machines/workflow.machine.js";
 import { buildPageInCheckout } from "../../visualizer/page-files.js";
+import { cliCommand } from "../cli-kit/cli-command.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { forwardToStately, statelyInspector } from "../../visualizer/stately.js";
 import { redactedUrl } from "../core/redacted-url.js";
@@ -100,7 +101,7 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
   console.log(`forge-ts visualizer on ${url}  (page ${(visualizer.pageBytes / 1024).toFixed(1)} KiB, no outside requests)`);
   console.log(`  stored runs: ${opened ? opened.label : "none (--no-store)"}; replayable workflows: ${workflows.map((w) => w.name).join(", ")}${values.redis ? `; queues on ${redactedUrl(values.redis)}` : ""}`);
   const flag = `--visualize${port === 4848 ? "" : ` --visualizer-url ${url}`}`;
-  console.log(`  watch a run: forge-ts demo ${flag} (in a checkout: npm start -- ${flag}), or WorkflowRunner({ inspect: visualizerInspector("${url}") })`);
+  console.log(`  watch a run: ${cliCommand()} demo ${flag}, or WorkflowRunner({ inspect: visualizerInspector("${url}") })`);
 
   await new Promise<void>((resolve) => {
     const stop = (name: string) => {
