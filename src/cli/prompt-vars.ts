@@ -3,7 +3,7 @@
  * workflow's system-prompt `{placeholders}` (the library's `promptVars`), checked against the
  * placeholders the workflow has before a run id is printed or anything is stored.
  */
-import { readFileSync } from "node:fs";
+import { jsonFileFlag } from "../cli-kit/json-file-flag.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
 import { promptPlaceholders, type Workflow } from "../core/workflow.js";
@@ -17,18 +17,7 @@ export interface PromptVarFlags {
 
 /** A `--vars` file: a JSON object whose values are all strings. */
 function varsFile(file: string): Record<string, string> {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new InvalidArgumentError("--vars", `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InvalidArgumentError("--vars", `${file} is not JSON: ${(error as Error).message}`);
-  }
+  const value = jsonFileFlag("--vars", file);
   const shape = 'a JSON object of strings, e.g. {"team": "ops"}';
   if (!isPlainObject(value)) throw new InvalidArgumentError("--vars", `${file} must hold ${shape}; it holds ${Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`}`);
   const wrong = Object.entries(value).find(([, v]) => typeof v !== "string");

@@ -3,7 +3,7 @@
  * or of a fleet described by a config file (`--config`). Every flag also reads a FORGE_*
  * environment variable; flags win.
  */
-import { readFile } from "node:fs/promises";
+import { jsonFileFlag } from "../cli-kit/json-file-flag.js";
 import { InvalidArgumentError, ProxyConfigError } from "../core/errors.js";
 import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
 import { createForgeMetrics } from "../telemetry/metrics.js";
@@ -197,18 +197,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
 
 /** A policy file, checked before anything listens: a mistake is a bad flag (exit 2). */
 async function loadPolicy(path: string): Promise<{ input: ProxyPolicyInput; policy: ProxyPolicy }> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new InvalidArgumentError("--policy", `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InvalidArgumentError("--policy", `${path} is not JSON: ${(error as Error).message}`);
-  }
+  const value = jsonFileFlag("--policy", path);
   return { input: value as ProxyPolicyInput, policy: parsePolicy(value, `--policy ${path}`) };
 }
 
