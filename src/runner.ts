@@ -21,7 +21,7 @@ import type { RunStats } from "./loop/run-stats.js";
 import type { PersistedRun } from "./persistence/snapshot.js";
 import { createServices, type WorkflowServices } from "./runner/services.js";
 import { CallbackGuard } from "./runner/callback-guard.js";
-import { CheckpointWriter, sessionSeed, type RunRecord } from "./runner/checkpoints.js";
+import { CheckpointWriter, runExistsError, sessionSeed, type RunRecord } from "./runner/checkpoints.js";
 import type { Checkpoint, RunEvent, RunStore } from "./persistence/run-store.js";
 import {
   assertResumeOptions,
@@ -217,7 +217,7 @@ export class WorkflowRunner {
     });
     if (existing) {
       await lease.release();
-      throw new InvalidArgumentError("runId", `run ${input.runId} already exists in the store: resume it (runner.resume("${input.runId}", workflow)) or choose another id`);
+      throw runExistsError(input.runId);
     }
     const meta = { runId: input.runId, workflow: workflow.name, sessionId, createdAt: startedAt, seq: 0, state: "start", status: "active" as const };
     const writer = new CheckpointWriter(store, lease, meta, () => this.#now(), this.#storedRedaction(workflow));

@@ -37,6 +37,11 @@ export interface RunRecord {
 const DELTA_RATIO = 4;
 const MIN_DELTA_BYTES = 64 * 1024;
 
+/** A new run given the id of one already stored. */
+export function runExistsError(runId: string): InvalidArgumentError {
+  return new InvalidArgumentError("runId", `run ${runId} already exists in the store: resume it (runner.resume("${runId}", workflow)) or choose another id`);
+}
+
 /**
  * The snapshot a session's next turn continues from: its latest run, which must have finished
  * (an unfinished one is resumed, not talked over); undefined for a new session.
@@ -44,13 +49,17 @@ const MIN_DELTA_BYTES = 64 * 1024;
 export async function sessionSeed(
   store: RunStore | undefined,
   sessionId: string,
-  options: { from?: unknown; initialMessages?: unknown },
+  options: { from?: unknown; initialMessages?: unknown; runId?: string | undefined },
 ): Promise<PersistedRun | undefined> {
   if (!store) throw new InvalidArgumentError("sessionId", "sessions live in a run store: new WorkflowRunner({ ..., store })");
   if (options.from !== undefined || options.initialMessages !== undefined) {
     throw new InvalidArgumentError("sessionId", "the session's history seeds the turn: give sessionId, or from / initialMessages, not both");
   }
-  const last = latestRun(sessionRuns(sessionId, await store.listRuns({ sessionId })));
+  const runs = sessionRuns(sessionId, await store.listRuns({ sessionId }));
+  // The turn itself is already stored (another worker started it first): its id is taken, which
+  // a caller handles as for any stored run, rather than "the last turn did not finish".
+  if (options.runId !== undefined && runs.some((run) => run.runId === options.runId)) throw runExistsError(options.runId);
+  const last = latestRun(runs);
   if (!last) return undefined;
   if (!isFinalStatus(last.status)) {
     throw new InvalidArgumentError(

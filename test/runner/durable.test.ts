@@ -111,6 +111,10 @@ describe("runs with a store", () => {
     expect(blocked).toBeInstanceOf(InvalidArgumentError);
     expect((blocked as Error).message).toMatch(/did not finish: resume it first/);
     const unfinished = (await store.listRuns({ sessionId: "chat" })).at(-1)!;
+    // Starting that very turn again (a second worker given the same job) is a taken run id, which
+    // the queue answers by going on from the store, not "the last turn did not finish".
+    const again = await runner(store, policy).run(workflow, "third", { ...vars, sessionId: "chat", runId: unfinished.runId }).catch((e: unknown) => e);
+    expect(again).toMatchObject({ argument: "runId", message: expect.stringMatching(/already exists in the store/) });
     await runner(store, policy).resume(unfinished.runId, workflow);
     await runner(store, policy).run(workflow, "fourth", { ...vars, sessionId: "chat" });
     expect((await store.history("chat")).filter((m) => m.role === "user").map((m) => m.content)).toEqual(["first question", "second question", "third", "fourth"]);
