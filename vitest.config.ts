@@ -37,12 +37,16 @@ const AGENTS = ["test/agents/**/*.test.ts"];
 // Files that replace modules with vi.mock: a module another file already loaded in a shared
 // worker would not be replaced, so these run isolated (the `contract-isolated` half of the tier).
 const MOCKING = ["test/cli/store-flag.test.ts"];
-// The docs' checks (tsc on the docs' code blocks, the CLI reference, links) give one answer on
-// every Node line: CI runs them on its first line and sets FORGE_NODE_LINE_ONLY=1 for the second.
-const DOC_CHECKS = "test/docs/**";
+// Files that give one answer on every Node line: CI runs them on its first line and sets
+// FORGE_NODE_LINE_ONLY=1 for the second. The docs' checks (tsc on the docs' code blocks, the CLI
+// reference, links), and the property and path-coverage files: thousands of generated runs
+// through the machine, in one process on in-memory stores and scripted models, CPU-bound pure
+// computation (the Node 24 pass's single biggest contract cost); the example tests drive the
+// same runner, stores and clients on Node 24 through real sockets, files and processes.
+const NODE_LINE_FREE = ["test/docs/**", "test/**/*.property.test.ts", "test/**/*.paths.test.ts"];
 const nodeLineOnly = process.env.FORGE_NODE_LINE_ONLY === "1";
-if (nodeLineOnly) console.warn(`[forge-ts] FORGE_NODE_LINE_ONLY=1: not collecting ${DOC_CHECKS} (the docs' checks do not depend on the Node line; CI ran them on Node 20)`);
-const IGNORED = ["**/node_modules/**", ...node22Excluded, ...(nodeLineOnly ? [DOC_CHECKS] : [])];
+if (nodeLineOnly) console.warn(`[forge-ts] FORGE_NODE_LINE_ONLY=1: not collecting ${NODE_LINE_FREE.join(", ")} (they do not depend on the Node line; CI ran them on Node 20)`);
+const IGNORED = ["**/node_modules/**", ...node22Excluded, ...(nodeLineOnly ? NODE_LINE_FREE : [])];
 // Builds the visualizer page (visualizer/page/src → js/) that the server serves.
 const PAGE_SETUP = "test/global-setup.ts";
 
