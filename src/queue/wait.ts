@@ -46,6 +46,9 @@ export function waitForJob(queue: Queue, events: QueueEvents, jobId: string, opt
       if (state !== "completed" && state !== "failed") return;
       const job = await bullmq.Job.fromId(queue, jobId);
       if (!job) return rejectWith(gone);
+      // Requeued in between (resumeRun retries a parked run's job): the requeue erased the
+      // outcome the state named, in the same step as its finish time; the next one comes later.
+      if (!job.finishedOn) return;
       if (state === "completed") finish(() => resolve(job.returnvalue));
       else rejectWith(() => failed(job.failedReason));
     };
