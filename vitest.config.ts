@@ -6,6 +6,16 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 // to run: its tests are named `*.node22.test.ts` and are left out on older Node, with one line
 // saying which and why (CI runs them on its Node 24 pass; docs/ai-sdk.md). Never skipped silently.
 const NODE22_TESTS = "test/**/*.node22.test.ts";
+/**
+ * Says a line once per vitest run: the config is evaluated again for each project and in each
+ * worker, which inherit the marker through the environment.
+ */
+function noteOnce(key: string, line: string): void {
+  const marker = `FORGE_VITEST_NOTED_${key}`;
+  if (process.env[marker] === "1") return;
+  process.env[marker] = "1";
+  console.warn(line);
+}
 const nodeMajor = Number(process.versions.node.split(".")[0]);
 const node22Excluded = nodeMajor < 22 ? [NODE22_TESTS] : [];
 if (node22Excluded.length > 0) {
@@ -13,7 +23,7 @@ if (node22Excluded.length > 0) {
     .filter((f) => f.endsWith(".node22.test.ts"))
     .map((f) => `test/${f}`)
     .sort();
-  console.warn(`[forge-ts] Node ${process.versions.node} < 22: not collecting ${files.length} AI SDK 7 test file(s) that need Node >= 22: ${files.join(", ")}`);
+  noteOnce("NODE22", `[forge-ts] Node ${process.versions.node} < 22: not collecting ${files.length} AI SDK 7 test file(s) that need Node >= 22: ${files.join(", ")}`);
 }
 
 /**
@@ -45,7 +55,7 @@ const MOCKING = ["test/cli/store-flag.test.ts"];
 // same runner, stores and clients on Node 24 through real sockets, files and processes.
 const NODE_LINE_FREE = ["test/docs/**", "test/**/*.property.test.ts", "test/**/*.paths.test.ts"];
 const nodeLineOnly = process.env.FORGE_NODE_LINE_ONLY === "1";
-if (nodeLineOnly) console.warn(`[forge-ts] FORGE_NODE_LINE_ONLY=1: not collecting ${NODE_LINE_FREE.join(", ")} (they do not depend on the Node line; CI ran them on Node 20)`);
+if (nodeLineOnly) noteOnce("NODE_LINE_ONLY", `[forge-ts] FORGE_NODE_LINE_ONLY=1: not collecting ${NODE_LINE_FREE.join(", ")} (they do not depend on the Node line; CI ran them on Node 20)`);
 const IGNORED = ["**/node_modules/**", ...node22Excluded, ...(nodeLineOnly ? NODE_LINE_FREE : [])];
 // Builds the visualizer page (visualizer/page/src → js/) that the server serves.
 const PAGE_SETUP = "test/global-setup.ts";
