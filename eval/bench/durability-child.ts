@@ -1,7 +1,7 @@
 /**
  * The process the kill -9 harness kills: runs (or resumes) one workflow with multi-call batches
  * on a FileRunStore, its tools writing every start and end to a side-effect log (fsynced), then
- * prints the result as JSON. Usage: durability-child.ts <storeDir> <runId> <sideEffectLog> [file|sql]
+ * prints the result as JSON. Usage: durability-child.ts <storeDir> <runId> <sideEffectLog> [file|sql] [leaseMs]
  */
 import { z } from "zod";
 import { ContextManager } from "../../src/context/context-manager.js";
@@ -14,13 +14,18 @@ import { openStore } from "./durability-harness.js";
 import { effectWriter, leaseFree, recordingOutcomes } from "./effects.js";
 import { WorkflowRunner } from "../../src/runner.js";
 
-/** A killed process's lease ends this soon: the next process waits that long at most. */
+/**
+ * A killed process's lease ends this soon (the next process waits that long at most), unless the
+ * harness gives another: a live process whose renewals are held up longer than this by a busy
+ * machine loses its own lease, rightly, so a test beside other work gives a longer one.
+ */
 export const LEASE_MS = 300;
 
 
-const [storeDir, runId, effectsFile, kind = "file"] = process.argv.slice(2);
-if (!storeDir || !runId || !effectsFile || (kind !== "file" && kind !== "sql")) {
-  console.error("usage: durability-child.ts <storeDir> <runId> <sideEffectLog> [file|sql]");
+const [storeDir, runId, effectsFile, kind = "file", leaseArg] = process.argv.slice(2);
+const leaseMs = leaseArg === undefined ? LEASE_MS : Number(leaseArg);
+if (!storeDir || !runId || !effectsFile || (kind !== "file" && kind !== "sql") || !(Number.isInteger(leaseMs) && leaseMs > 0)) {
+  console.error("usage: durability-child.ts <storeDir> <runId> <sideEffectLog> [file|sql] [leaseMs]");
   process.exit(2);
 }
 
@@ -81,7 +86,7 @@ const client: LLMClient = {
   },
 };
 
-const store = recordingOutcomes(await openStore(kind, storeDir, { leaseMs: LEASE_MS }), effect);
+const store = recordingOutcomes(await openStore(kind, storeDir, { leaseMs }), effect);
 const runner = new WorkflowRunner({ client, contextManager: new ContextManager({ budgetTokens: 100_000, strategy: new NoCompact() }), store, maxIterations: 8 });
 await leaseFree(store, runId!);
 // Killed before the first checkpoint: no tool has run yet, so the run starts over under its id.

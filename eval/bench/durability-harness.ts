@@ -62,9 +62,9 @@ interface ChildOutcome {
 }
 
 /** Start the child; once it says "ready", kill it after `killAfterMs` (undefined: let it finish). */
-function runChild(kind: StoreKind, storeDir: string, runId: string, effects: string, killAfterMs: number | undefined): Promise<ChildOutcome> {
+function runChild(kind: StoreKind, storeDir: string, runId: string, effects: string, killAfterMs: number | undefined, leaseMs: number | undefined): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, storeDir, runId, effects, kind], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, storeDir, runId, effects, kind, ...(leaseMs === undefined ? [] : [String(leaseMs)])], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let killed = false;
@@ -123,7 +123,7 @@ function effectsOf(file: string): { pid: string; kind: string; key: string }[] {
  * `kills` runs, each killed once at a random moment of its first process (and, one time in
  * three, its first resume too); `maxKillMs` bounds the moment (the run takes roughly that long).
  */
-export async function killHarness(kills: number, options: { seed?: number; maxKillMs?: number; store?: StoreKind; onRun?: (done: number) => void } = {}): Promise<KillReport> {
+export async function killHarness(kills: number, options: { seed?: number; maxKillMs?: number; store?: StoreKind; leaseMs?: number; onRun?: (done: number) => void } = {}): Promise<KillReport> {
   const kind = options.store ?? "file";
   const prng = createPrng(options.seed ?? 7);
   const rng = () => prng.next();
@@ -139,7 +139,7 @@ export async function killHarness(kills: number, options: { seed?: number; maxKi
       let outcome: ChildOutcome | undefined;
       for (let attempt = 0; attempt < 10; attempt++) {
         const killAt = killsLeft > 0 ? Math.floor(rng() * maxKillMs) : undefined;
-        outcome = await runChild(kind, storeDir, runId, effects, killAt);
+        outcome = await runChild(kind, storeDir, runId, effects, killAt, options.leaseMs);
         report.processes++;
         if (outcome.hung) report.hangs++;
         if (outcome.killed) {
