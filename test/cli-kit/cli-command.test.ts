@@ -22,7 +22,9 @@ function binDir(executable = true): string {
 describe("cliCommand", () => {
   it("from the sources: tsx on src/cli/main.ts, relative inside the checkout, absolute outside it", () => {
     expect(cliCommand({ source: true, cwd: REPO_ROOT })).toBe("npx tsx src/cli/main.ts");
-    expect(cliCommand({ source: true, cwd: tmpdir() })).toBe(`npx tsx ${shellWord(path.join(REPO_ROOT, "src/cli/main.ts"))}`);
+    // A new empty directory: never one holding the checkout (a clone under /tmp is inside tmpdir()).
+    const outside = mkdtempSync(path.join(tmpdir(), "forge-cli-command-cwd-"));
+    expect(cliCommand({ source: true, cwd: outside })).toBe(`npx tsx ${shellWord(path.join(REPO_ROOT, "src/cli/main.ts"))}`);
     // Under vitest this module runs from its TypeScript source, as in a checkout.
     expect(cliCommand({ cwd: REPO_ROOT })).toBe("npx tsx src/cli/main.ts");
   });
