@@ -10,7 +10,9 @@
  *   surface kit    src/cli-kit — what the commands and eval's scripts share (backend building,
  *                  integer flags, Ctrl-C, exit codes, resume hints); `forge-ts eval` mounts
  *                  eval's scripts, so src/cli → eval, and eval never imports src/cli
- *   runner         src/runner.ts, src/runner/ (its services.ts: the machine's I/O)
+ *   runner         src/runner.ts, src/runner/ (its services.ts: the machine's I/O) — the workflow
+ *                  machine's driver — and src/request-driver.ts, the proxy-request machine's one
+ *                  driver (the proxy and src/ai-sdk both run requests through it)
  *   machines       machines/ — configuration; the runner supplies services by name (provide())
  *   services       src/clients, src/server, src/persistence, src/telemetry, src/mcp — the I/O.
  *                  Stores and telemetry read the machine context's types, so they sit above
@@ -25,7 +27,7 @@ const LAYERS = [
   // eval/examples are written as users write them, against the public entry points.
   { name: "surfaces", path: "^(src/(cli|proxy|queue|mcp-server|ai-sdk)/|eval/|visualizer/)", exempt: "^eval/examples/" },
   { name: "surface-kit", path: "^src/cli-kit/" },
-  { name: "runner", path: "^src/(runner\\.ts|runner/)" },
+  { name: "runner", path: "^src/(runner\\.ts|runner/|request-driver\\.ts)" },
   { name: "machines", path: "^machines/" },
   { name: "services", path: "^src/(clients|server|persistence|telemetry|mcp)/" },
   { name: "machine-logic", path: "^src/(loop|proxy-request)/" },

@@ -1,7 +1,8 @@
 /**
  * `forgeGuardrails()`: the proxy's per-request guardrails as an AI SDK 7 language-model
  * middleware. One doGenerate / doStream is one run of machines/proxy-request.machine.ts, the
- * machine the proxy runs for one HTTP request; the wrapped model plays the backend client's part
+ * machine the proxy runs for one HTTP request, through the proxy's own driver
+ * (src/request-driver.ts); the wrapped model plays the backend client's part
  * (the machine's `infer` service), so rescue, nudges, budgets and structured-output checks are
  * the proxy's own code, not a copy.
  *
@@ -11,17 +12,14 @@
  * named tool choice and JSON formats run the model to a whole answer first.
  */
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Middleware, LanguageModelV4StreamResult, LanguageModelV4Usage } from "@ai-sdk/provider";
-import { createActor, fromPromise } from "xstate";
-import { proxyRequestMachine, type ProxyInferInput } from "../../machines/proxy-request.machine.js";
 import { GuardrailsExhaustedError, InvalidArgumentError } from "../core/errors.js";
-import type { LLMResponse } from "../core/llm.js";
 import { budgetOption } from "../guardrails/error-tracker.js";
 import type { ProxyGuardrailEvent } from "../proxy-request/guardrail-events.js";
 import { HttpError } from "../proxy-request/http-error.js";
 import { isJudged, releaseMode, type ProxyOutcome, type ProxyRequest } from "../proxy-request/proxy-request.js";
 import type { ProxyGuardrailOptions } from "../proxy-request/request-context.js";
-import { outcomeOf } from "../proxy-request/request-outcome.js";
 import { requestToolDefs, responseSchemaCheck } from "../proxy-request/request-tools.js";
+import { requestDriver } from "../request-driver.js";
 import { attemptPrompt, callRequest } from "./call-request.js";
 import { generateResult, streamParts } from "./guarded-result.js";
 import { LiveParts } from "./live-parts.js";
@@ -95,10 +93,7 @@ function checkSchemas(request: ProxyRequest): void {
  */
 export function forgeGuardrails(options: ForgeGuardrailsOptions = {}): LanguageModelV4Middleware {
   const cfg = checkOptions(options);
-  const inFlight = new Map<string, CallIo>();
-  const infer = fromPromise<LLMResponse, ProxyInferInput>(async ({ input, signal }) => {
-    const io = inFlight.get(input.requestId);
-    if (!io) throw new Error(`forgeGuardrails: call ${input.requestId} has no I/O registered`);
+  const drive = requestDriver<CallIo>(async (input, io, signal) => {
     // The machine's own signal: aborted when the run is cancelled (the caller's abortSignal fired).
     const params: LanguageModelV4CallOptions = { ...io.params, prompt: attemptPrompt(io.params.prompt, input.messages.slice(io.callerMessages)), abortSignal: signal };
     try {
@@ -116,7 +111,6 @@ export function forgeGuardrails(options: ForgeGuardrailsOptions = {}): LanguageM
       throw error;
     }
   });
-  const machine = proxyRequestMachine.provide({ actors: { infer } });
   // Web Crypto, not node:crypto: AI SDK apps also run on edge runtimes.
   const idPrefix = globalThis.crypto.randomUUID().slice(0, 8);
   let counter = 0;
@@ -126,21 +120,8 @@ export function forgeGuardrails(options: ForgeGuardrailsOptions = {}): LanguageM
     const io: CallIo = { model, params, stream, callerMessages: request.messages.length, live };
     const signal = params.abortSignal;
     signal?.throwIfAborted();
-    inFlight.set(requestId, io);
-    const actor = createActor(machine, { input: { requestId, request, options: cfg.guardrails } });
-    if (cfg.onGuardrail) actor.on("*", cfg.onGuardrail);
-    const finished = new Promise<void>((resolve, reject) => actor.subscribe({ complete: resolve, error: reject }));
-    const cancel = () => actor.send({ type: "request.cancel", reason: String(signal?.reason ?? "aborted") });
-    signal?.addEventListener("abort", cancel, { once: true });
-    try {
-      actor.start();
-      await finished;
-    } finally {
-      signal?.removeEventListener("abort", cancel);
-      inFlight.delete(requestId);
-    }
-    const snapshot = actor.getSnapshot();
-    return { outcome: outcomeOf(String(snapshot.value), snapshot.context), io };
+    const outcome = await drive({ requestId, request, options: cfg.guardrails }, io, { signal, onGuardrail: cfg.onGuardrail });
+    return { outcome, io };
   }
 
   /** The accepted answer with the attempt it came from, or the typed error that ended the call. */

@@ -6,8 +6,7 @@
  * (the machine still judges the whole answer), or nothing before the whole answer is judged.
  */
 import type { Context } from "@opentelemetry/api";
-import { createActor, fromPromise } from "xstate";
-import { proxyRequestMachine, type ProxyInferInput } from "../../machines/proxy-request.machine.js";
+import type { ProxyInferInput } from "../../machines/proxy-request.machine.js";
 import { StreamError } from "../core/errors.js";
 import type { LLMClient, LLMResponse, RequestOverrides } from "../core/llm.js";
 import { serializeMessages } from "../core/wire-messages.js";
@@ -18,7 +17,7 @@ import { withNumCtx } from "../proxy-request/context-window.js";
 import type { ProxyInput } from "../proxy-request/request-context.js";
 import { releaseMode, toolsGuarded, type ProxyOutcome } from "../proxy-request/proxy-request.js";
 import type { RequestTelemetry } from "./request-telemetry.js";
-import { outcomeOf } from "../proxy-request/request-outcome.js";
+import { requestDriver } from "../request-driver.js";
 import { LiveRelease, NOTHING_SENT, type DeltaChannel, type SentText } from "../proxy-request/live-release.js";
 
 export interface RunRequestOptions {
@@ -65,9 +64,7 @@ function overridesOf(ctx: ProxyInput, forwardModel: boolean, guarded: boolean, a
 }
 
 /**
- * One runner per proxy: the machine gets its `infer` service once (building a machine per
- * request would cost more than the rest of the request); per-request I/O is found by request id.
- * Each inference is first judged against the windows of the backends serving its model (a
+ * One runner per proxy, on the shared request driver (src/request-driver.ts). Each inference is first judged against the windows of the backends serving its model (a
  * prompt none can take is the caller's 400; Ollama gets a num_ctx that fits), then goes through
  * the pool: it picks a backend the prompt fits (waiting for a slot if need be) and fails over to
  * the next while nothing has reached the caller.
@@ -78,10 +75,7 @@ function overridesOf(ctx: ProxyInput, forwardModel: boolean, guarded: boolean, a
  */
 export function createRequestRunner(pool: BackendPool, options: { forwardModel: boolean; windows: BackendWindows }): (o: RunRequestOptions) => Promise<RunResult> {
   const { windows } = options;
-  const inFlight = new Map<string, RequestIo>();
-  const infer = fromPromise<LLMResponse, ProxyInferInput>(async ({ input, signal }) => {
-    const io = inFlight.get(input.requestId);
-    if (!io) throw new Error(`proxy request ${input.requestId} has no I/O registered`);
+  const drive = requestDriver<RequestIo>(async (input, io, signal) => {
     // tool_choice "none": the backend gets no tools (Ollama and prompt-mode servers have no
     // way to forbid calls otherwise).
     const tools = io.guarded ? input.tools : undefined;
@@ -132,10 +126,9 @@ export function createRequestRunner(pool: BackendPool, options: { forwardModel: 
       io.backendMs += performance.now() - started;
     }
   });
-  const machine = proxyRequestMachine.provide({ actors: { infer } });
 
   return async function runProxyRequest(o: RunRequestOptions): Promise<RunResult> {
-    const { request, requestId } = o.input;
+    const { request } = o.input;
     const guarded = toolsGuarded(request);
     const mode = releaseMode(request, o.input.options.injectRespondTool);
     const io: RequestIo = {
@@ -148,25 +141,9 @@ export function createRequestRunner(pool: BackendPool, options: { forwardModel: 
       telemetry: o.telemetry,
     };
     if (o.signal.aborted) return { outcome: { kind: "cancelled", reason: String(o.signal.reason) }, backendMs: 0, sent: NOTHING_SENT };
-    if (inFlight.has(requestId)) throw new Error(`proxy request id ${requestId} is already running`);
-    inFlight.set(requestId, io);
-    const actor = createActor(machine, { input: o.input });
     const telemetry = o.telemetry;
-    if (telemetry) actor.on("*", (event) => telemetry.guardrail(event));
-    const cancel = () => actor.send({ type: "request.cancel", reason: String(o.signal.reason ?? "cancelled") });
-    const finished = new Promise<void>((resolve, reject) => {
-      actor.subscribe({ complete: resolve, error: reject });
-    });
-    o.signal.addEventListener("abort", cancel, { once: true });
-    try {
-      actor.start();
-      await finished;
-    } finally {
-      o.signal.removeEventListener("abort", cancel);
-      inFlight.delete(requestId);
-    }
-    const snapshot = actor.getSnapshot();
-    return { outcome: outcomeOf(String(snapshot.value), snapshot.context), backendMs: io.backendMs, sent: io.sent };
+    const outcome = await drive(o.input, io, { signal: o.signal, onGuardrail: telemetry && ((event) => telemetry.guardrail(event)) });
+    return { outcome, backendMs: io.backendMs, sent: io.sent };
   };
 }
 
