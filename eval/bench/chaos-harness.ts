@@ -22,6 +22,7 @@ import { CHAOS_TIMING, CHAOS_WORKFLOW, expectations, judge, openChaosStore, plan
 import { analyzeEffects, effectWriter, leaseHolders, readEffects, runOf, type EffectLine, type EffectWriter } from "./effects.js";
 import { startPostgres } from "./postgres-server.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
+import { nodeArgs } from "./node-args.js";
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), "chaos-worker.ts");
 
@@ -44,6 +45,8 @@ export interface ChaosOptions {
   onSettled?: (done: number, total: number) => void;
   /** Keep the run's directory (effects file, workers' stderr, store) even when every check passed. */
   keep?: boolean;
+  /** The workers' module: chaos-worker.ts (run through tsx) by default, or its built .js twin. */
+  workerModule?: string;
 }
 
 export interface ChaosReport {
@@ -108,12 +111,13 @@ class Fleet {
   #closing = false;
 
   constructor(
+    readonly module: string,
     readonly args: string[],
     readonly stderrFile: string,
   ) {}
 
   spawn(): WorkerProcess {
-    const child = spawn(process.execPath, ["--import", "tsx", WORKER, ...this.args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, nodeArgs(this.module, ...this.args), { stdio: ["ignore", "pipe", "pipe"] });
     const w: WorkerProcess = { child, pid: child.pid!, ready: false, stopped: false, exited: false, ended: false };
     let tail = "";
     child.stdout!.on("data", (d: Buffer) => void (d.toString().includes("ready") && (w.ready = true)));
@@ -420,7 +424,7 @@ export async function chaosHarness(o: ChaosOptions): Promise<ChaosReport> {
   const effect = effectWriter(effectsFile);
   const servers = await startServers(o.store, dir);
   const store = openChaosStore(o.store, servers.location);
-  const fleet = new Fleet([servers.redis.url, o.store, servers.location, effectsFile], path.join(dir, "workers.log"));
+  const fleet = new Fleet(o.workerModule ?? WORKER, [servers.redis.url, o.store, servers.location, effectsFile], path.join(dir, "workers.log"));
   const queues: [RunQueue, RunQueue] = [createRunQueue({ redis: servers.redis.url, connectTimeoutMs: 2_000 }), createRunQueue({ redis: servers.redis.url, connectTimeoutMs: 2_000 })];
   const faults = { kill: 0, stop: 0, redisRestart: 0 };
   const enqueueFailures: string[] = [];

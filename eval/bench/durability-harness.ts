@@ -19,11 +19,22 @@ import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import type { RunStore } from "../../src/persistence/run-store.js";
 import { SqlRunStore } from "../../src/persistence/sql-run-store.js";
 import { createPrng } from "../../src/clients/prng.js";
+import { nodeArgs } from "./node-args.js";
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "durability-child.ts");
 export const EXPECTED_RESULT = { total: 36 };
 /** A child that takes longer than this is a hang. */
 const CHILD_TIMEOUT_MS = 30_000;
+
+export interface KillOptions {
+  seed?: number;
+  maxKillMs?: number;
+  store?: StoreKind;
+  leaseMs?: number;
+  onRun?: (done: number) => void;
+  /** The child's module: durability-child.ts (run through tsx) by default, or its built .js twin. */
+  childModule?: string;
+}
 
 export interface KillReport {
   kills: number;
@@ -62,9 +73,11 @@ interface ChildOutcome {
 }
 
 /** Start the child; once it says "ready", kill it after `killAfterMs` (undefined: let it finish). */
-function runChild(kind: StoreKind, storeDir: string, runId: string, effects: string, killAfterMs: number | undefined, leaseMs: number | undefined): Promise<ChildOutcome> {
+function runChild(kind: StoreKind, storeDir: string, runId: string, effects: string, killAfterMs: number | undefined, options: KillOptions): Promise<ChildOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, storeDir, runId, effects, kind, ...(leaseMs === undefined ? [] : [String(leaseMs)])], { stdio: ["ignore", "pipe", "pipe"] });
+    const { leaseMs } = options;
+    const args = nodeArgs(options.childModule ?? CHILD, storeDir, runId, effects, kind, ...(leaseMs === undefined ? [] : [String(leaseMs)]));
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let killed = false;
@@ -123,7 +136,7 @@ function effectsOf(file: string): { pid: string; kind: string; key: string }[] {
  * `kills` runs, each killed once at a random moment of its first process (and, one time in
  * three, its first resume too); `maxKillMs` bounds the moment (the run takes roughly that long).
  */
-export async function killHarness(kills: number, options: { seed?: number; maxKillMs?: number; store?: StoreKind; leaseMs?: number; onRun?: (done: number) => void } = {}): Promise<KillReport> {
+export async function killHarness(kills: number, options: KillOptions = {}): Promise<KillReport> {
   const kind = options.store ?? "file";
   const prng = createPrng(options.seed ?? 7);
   const rng = () => prng.next();
@@ -139,7 +152,7 @@ export async function killHarness(kills: number, options: { seed?: number; maxKi
       let outcome: ChildOutcome | undefined;
       for (let attempt = 0; attempt < 10; attempt++) {
         const killAt = killsLeft > 0 ? Math.floor(rng() * maxKillMs) : undefined;
-        outcome = await runChild(kind, storeDir, runId, effects, killAt, options.leaseMs);
+        outcome = await runChild(kind, storeDir, runId, effects, killAt, options);
         report.processes++;
         if (outcome.hung) report.hangs++;
         if (outcome.killed) {

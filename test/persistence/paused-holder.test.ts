@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import { SqlRunStore } from "../../src/persistence/sql-run-store.js";
+import { builtModule } from "../support/cli.js";
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "holder-child.ts");
 // 1 s, renewed every 333 ms: a child stalled by a loaded machine keeps its lease until it is paused.
@@ -18,7 +19,7 @@ const LEASE_MS = 1_000;
 
 /** A runner child; `stopAtStart` n: it stops itself (SIGSTOP) in the middle of its n-th tool call. */
 function start(kind: string, dir: string, effects: string, stopAtStart = 0): { child: ChildProcess; output: Promise<string> } {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, kind, dir, "run-1", effects, String(LEASE_MS), "250", String(stopAtStart)], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [builtModule(CHILD), kind, dir, "run-1", effects, String(LEASE_MS), "250", String(stopAtStart)], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));

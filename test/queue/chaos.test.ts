@@ -6,10 +6,12 @@
  * recorded tool run again, sessions in order and none jammed. `npm run bench -- chaos` runs the
  * same at 500 runs and 50 faults per store.
  */
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { chaosHarness, type ChaosReport } from "../../eval/bench/chaos-harness.js";
 import type { ChaosStoreKind } from "../../eval/bench/chaos-workflow.js";
 import { analyzeEffects, parseEffects } from "../../eval/bench/effects.js";
+import { builtModule } from "../support/cli.js";
 
 /** Effects lines as the workers write them, `<pid> <kind> <key> [fields] <ms>`, one per line of `text`. */
 const analyze = (text: string, sessions: Record<string, string[]> = {}) =>
@@ -162,7 +164,8 @@ describe("chaos: kill -9, SIGSTOP and Redis restarts under queued runs and sessi
   it.each<ChaosStoreKind>(["file", "sql", "postgres"])(
     "%s store: nothing lost, run twice, re-run after recording, out of order or jammed",
     async (store) => {
-      const report = await chaosHarness({ store, runs: 40, kills: 6, stops: 6, redisRestarts: 2, spreadMs: 9_000, settleMs: 120_000, seed: 7 });
+      // The workers as built JavaScript (test/support/cli-build.ts): tsx would cost 2 s of CPU per process.
+      const report = await chaosHarness({ store, runs: 40, kills: 6, stops: 6, redisRestarts: 2, spreadMs: 9_000, settleMs: 120_000, seed: 7, workerModule: builtModule(path.resolve("eval/bench/chaos-worker.ts")) });
       expect(targets(report)).toEqual({ notEnqueued: 0, notCorrect: 0, lost: 0, runsTwice: 0, recordedReruns: 0, orderViolations: 0, jammedSessions: 0, unnoticedSteals: 0, workerCrashes: 0, firstProblems: [] });
       // The faults happened, and failing turns were among the runs.
       expect(report.faults).toEqual({ kill: 6, stop: 6, redisRestart: 2 });

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileRunStore } from "../../src/persistence/file-run-store.js";
 import { childRunsOf } from "../../src/runner/child-links.js";
+import { builtModule } from "../support/cli.js";
 
 const PROCESS = path.join(path.dirname(fileURLToPath(import.meta.url)), "support", "child-crash-process.ts");
 
@@ -24,7 +25,7 @@ interface Ended {
 /** Run the process; with `killOn`, SIGKILL it as soon as it prints that line. */
 function runProcess(args: string[], killOn?: string): Promise<Ended> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", PROCESS, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [builtModule(PROCESS), ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     const hang = setTimeout(() => child.kill("SIGKILL"), 30_000);

@@ -9,6 +9,7 @@ import { MACHINE_VERSION } from "../../src/loop/context.js";
 import { WorkflowRunner } from "../../src/runner.js";
 import type { PersistedRun } from "../../src/persistence/snapshot.js";
 import { compactingEveryIteration, loopWorkflow, PolicyClient, scriptThenCorrect } from "../support/loop-fixtures.js";
+import { builtModule } from "../support/cli.js";
 
 const vars = { promptVars: { company: "Acme" } };
 const runnerFor = (onStateChange?: (state: string) => void) =>
@@ -84,7 +85,7 @@ describe("snapshots", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "forge-snap-"));
     const file = path.join(dir, "run.json");
     writeFileSync(file, JSON.stringify(snap));
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "test/fixtures/resume-child.ts", file]);
+    const { stdout } = await promisify(execFile)(process.execPath, [builtModule("test/fixtures/resume-child.ts"), file]);
     const child = JSON.parse(stdout) as { result: unknown; log: string[] };
     expect(child.result).toEqual({ done: "all done" });
     // fetch_b was in flight when the snapshot was taken: it is re-run (same idempotency key); fetch_a is not

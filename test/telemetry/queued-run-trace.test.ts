@@ -14,6 +14,7 @@ import { createRunQueue } from "../../src/queue/run-queue.js";
 import { workflow as notes } from "../fixtures/queue-workflow.js";
 import { until } from "../support/until.js";
 import { installTracing, resetTracing } from "../support/otel.js";
+import { builtModule } from "../support/cli.js";
 
 interface OtlpSpan {
   traceId: string;
@@ -51,7 +52,7 @@ afterEach(() => resetTracing());
 
 function startWorker(): Promise<ChildProcess> {
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
-  const child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/traced-worker.ts", redis.url], { env: { ...process.env, OTLP_URL: url } });
+  const child = spawn(process.execPath, [builtModule("test/fixtures/traced-worker.ts"), redis.url], { env: { ...process.env, OTLP_URL: url } });
   let out = "";
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => {
