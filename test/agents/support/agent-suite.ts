@@ -1,15 +1,15 @@
 /**
- * The cases every agent runs, as one vitest suite per agent file (so the files run in
- * parallel): each case through the proxy must create hello.txt; the text-call cases run
- * directly against the same model must not (the lift). Prints the agent's lift-table row and
+ * The cases every agent runs (all of them, or CI's share: `agentCases`), as one vitest suite per
+ * agent file (so the files run in parallel): each case through the proxy must create hello.txt;
+ * the text-call cases run directly against the same model must not (the lift). Prints the agent's lift-table row and
  * the file's run time at the end.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentName } from "./agent-setup.js";
+import { AGENTS, type AgentName } from "./agent-setup.js";
 import { caseKey, type CaseOutcome } from "./case-spec.js";
 import { LIFT_HEADER, liftRow } from "./lift-table.js";
 import { runCases } from "./run-case.js";
-import { CASES, FILE_CONTENT, TEXT_CASES, type CaseName } from "./turn-policy.js";
+import { agentCases, FILE_CONTENT, TEXT_CASES, type CaseName } from "./turn-policy.js";
 
 // Agents take seconds to start; a generous bound per case, enforced inside the case runner
 // (it kills the agent's process group) well before vitest's own timeout.
@@ -26,6 +26,7 @@ const diagnosis = (o: CaseOutcome): string =>
  * agentSuite("opencode"); // the whole of test/agents/opencode.test.ts
  */
 export function agentSuite(agent: AgentName): void {
+  const cases = agentCases(agent, AGENTS);
   const outcomes: CaseOutcome[] = [];
   let started = 0;
   let batch = new Map<string, Promise<CaseOutcome>>();
@@ -36,8 +37,8 @@ export function agentSuite(agent: AgentName): void {
   };
   beforeAll(() => {
     started = performance.now();
-    const cases = [...CASES.map((c) => ({ case: c, mode: "proxy" as const })), ...TEXT_CASES.map((c) => ({ case: c, mode: "direct" as const }))];
-    batch = runCases(cases.map((c) => ({ agent, ...c, timeoutMs: AGENT_TIMEOUT_MS })), CONCURRENCY);
+    const runs = [...cases.proxy.map((c) => ({ case: c, mode: "proxy" as const })), ...cases.direct.map((c) => ({ case: c, mode: "direct" as const }))];
+    batch = runCases(runs.map((c) => ({ agent, ...c, timeoutMs: AGENT_TIMEOUT_MS })), CONCURRENCY);
   });
   afterAll(() => {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -45,7 +46,7 @@ export function agentSuite(agent: AgentName): void {
   });
 
   describe(`${agent} through forge-ts proxy`, () => {
-    it.each(CASES)("%s: finishes the task (hello.txt contains forge)", { timeout: TEST_TIMEOUT_MS }, async (kase) => {
+    it.each(cases.proxy)("%s: finishes the task (hello.txt contains forge)", { timeout: TEST_TIMEOUT_MS }, async (kase) => {
       const o = await outcome(kase, "proxy");
       expect(o.file, diagnosis(o)).toBe(FILE_CONTENT);
       expect(o.exitCode, diagnosis(o)).toBe(0);
@@ -58,7 +59,7 @@ export function agentSuite(agent: AgentName): void {
   });
 
   describe(`${agent} directly against the model (no proxy)`, () => {
-    it.each(TEXT_CASES)("%s: the call written as text is never run", { timeout: TEST_TIMEOUT_MS }, async (kase) => {
+    it.each(cases.direct)("%s: the call written as text is never run", { timeout: TEST_TIMEOUT_MS }, async (kase) => {
       const o = await outcome(kase, "direct");
       // The model was asked with the agent's tools and only ever wrote its call as text; the
       // agent ended its run on its own (no timeout) without running it.

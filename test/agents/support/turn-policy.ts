@@ -14,6 +14,26 @@ export type CaseName = (typeof CASES)[number];
 /** The cases whose first answer is a call written as text: no agent runs them on its own. */
 export const TEXT_CASES: readonly CaseName[] = ["hermes", "bare-json", "mistral"];
 
+/**
+ * The cases an agent runs: every case through the proxy and every text case directly (the
+ * default: `npm run test:agents`, the lift table), or with `FORGE_AGENT_CASES=ci` (CI's pass)
+ * native, misspelled, bad-args and one text format, through the proxy and directly, the format
+ * rotating with the agent's place in `agents` so each format still runs through some agent
+ * every time. The other pairings test the same parser on the same agent dialect; each case costs
+ * an agent start (up to 16 CPU-s, opencode).
+ *
+ * @example
+ * agentCases("codex", ["claude-code", "codex"], "ci"); // { proxy: ["native", "bare-json", "misspelled", "bad-args"], direct: ["bare-json"] }
+ */
+export function agentCases(agent: string, agents: readonly string[], selection = process.env.FORGE_AGENT_CASES): { proxy: readonly CaseName[]; direct: readonly CaseName[] } {
+  if (selection === undefined || selection === "all") return { proxy: CASES, direct: TEXT_CASES };
+  if (selection !== "ci") throw new Error(`FORGE_AGENT_CASES=${selection}: give "all" (the default) or "ci"`);
+  const index = agents.indexOf(agent);
+  if (index < 0) throw new Error(`agentCases: ${agent} is not one of ${agents.join(", ")}`);
+  const format = TEXT_CASES[index % TEXT_CASES.length]!;
+  return { proxy: CASES.filter((c) => !TEXT_CASES.includes(c) || c === format), direct: [format] };
+}
+
 export const FILE_NAME = "hello.txt";
 export const FILE_CONTENT = "forge";
 export const TASK = `Create a file named ${FILE_NAME} in the current directory containing exactly the word ${FILE_CONTENT}.`;
