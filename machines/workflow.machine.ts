@@ -49,15 +49,7 @@ export interface CompactOutput {
   event: CompactEvent | null;
   now: number;
 }
-export interface ExecuteToolInput {
-  runId: string;
-  tool: string;
-  args: Record<string, unknown>;
-  callId: string;
-  index: number;
-  iteration: number;
-  idempotencyKey: string;
-}
+export type ExecuteToolInput = act.ExecuteToolInput;
 
 /** A tool's output and the wall clock when it finished (the next budget check reads it). */
 export interface ExecuteToolOutput extends ToolOutput {
@@ -319,18 +311,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
             invoke: {
               id: "executeTool",
               src: "executeTool",
-              input: ({ context }) => {
-                const call = act.nextCall(context);
-                return {
-                  runId: context.run.id,
-                  tool: call.tool,
-                  args: call.args,
-                  callId: call.callId,
-                  index: call.index,
-                  iteration: context.iteration,
-                  idempotencyKey: `${context.run.id}:${context.iteration}:${call.index}`,
-                };
-              },
+              input: ({ context }) => act.nextToolInput(context),
               // The batch's last call settles it at once; another call goes back to selecting.
               onDone: [
                 { guard: "isLastCallOfBatch", target: "settling", actions: { type: "commitToolResult", params: ({ event }) => ({ output: event.output }) } },

@@ -226,6 +226,34 @@ export function nextCall(ctx: WorkflowContext): PlannedCall & { index: number } 
   return { ...call, index };
 }
 
+/** What the executeTool service gets for one call (the machine's invoke input, as persisted). */
+export interface ExecuteToolInput {
+  runId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  callId: string;
+  index: number;
+  iteration: number;
+  idempotencyKey: string;
+}
+
+/**
+ * The `${runId}:${iteration}:${index}` key a tool sees (ToolExecuteContext.idempotencyKey): the
+ * same after a restore or a resume, another in a fork (its own run id).
+ */
+export function idempotencyKey(runId: string, iteration: number, index: number): string {
+  return `${runId}:${iteration}:${index}`;
+}
+
+/**
+ * The batch's next call as the executeTool service's input: the one place it is built (the
+ * machine invokes with it; a restored snapshot's in-flight input is checked against it).
+ */
+export function nextToolInput(ctx: WorkflowContext): ExecuteToolInput {
+  const call = nextCall(ctx);
+  return { runId: ctx.run.id, tool: call.tool, args: call.args, callId: call.callId, index: call.index, iteration: ctx.iteration, idempotencyKey: idempotencyKey(ctx.run.id, ctx.iteration, call.index) };
+}
+
 /** Commit one finished call before the next starts, so a snapshot never loses it. */
 export function commitToolOutcome(ctx: WorkflowContext, outcome: ToolOutcome): ActionResult {
   const call = nextCall(ctx);

@@ -9,6 +9,7 @@ import { SnapshotError } from "../core/errors.js";
 import { isPlainObject, jsonIssue } from "../core/json-value.js";
 import type { Workflow } from "../core/workflow.js";
 import { canonicalJson } from "../guardrails/canonical-json.js";
+import { nextToolInput } from "../loop/actions.js";
 import { MACHINE_VERSION, type WorkflowContext } from "../loop/context.js";
 import { stateName } from "../loop/state-name.js";
 import { CONTEXT_MESSAGES_REF, childSchema, issueLines, PersistedRunSchema } from "./snapshot-schema.js";
@@ -150,20 +151,11 @@ function checkState(run: PersistedRun): void {
 
 /** The re-run tool call must be the batch's next call, as the machine would have invoked it. */
 function checkToolInFlight(ctx: WorkflowContext, input: Record<string, unknown>): void {
-  const index = ctx.batch?.done.length ?? 0;
-  const call = ctx.batch?.calls[index];
+  const call = ctx.batch?.calls[ctx.batch.done.length];
   if (!call) {
     throw new SnapshotError("snapshot is running a tool but its batch has no pending call", { batch: ctx.batch ?? null });
   }
-  const expected = {
-    runId: ctx.run.id,
-    tool: call.tool,
-    args: call.args,
-    callId: call.callId,
-    index,
-    iteration: ctx.iteration,
-    idempotencyKey: `${ctx.run.id}:${ctx.iteration}:${index}`,
-  };
+  const expected = nextToolInput(ctx);
   const differing = (Object.keys(expected) as (keyof typeof expected)[]).filter((k) => canonicalJson(input[k]) !== canonicalJson(expected[k]));
   if (differing.length > 0) {
     throw new SnapshotError(`the in-flight tool call does not match the batch's next call (${differing.join(", ")} differ)`, { differing });

@@ -24,6 +24,7 @@ import { compileJsonSchema } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";
 import { estimateTokensChars4 } from "../context/token-estimator.js";
 import { canonicalJson } from "../guardrails/canonical-json.js";
+import { idempotencyKey } from "../loop/actions.js";
 import type { WorkflowContext } from "../loop/context.js";
 import { assertRunId, isFinalStatus, type Checkpoint, type RunStatus, type RunStore } from "../persistence/run-store.js";
 import { CONTEXT_MESSAGES_REF, issueLines, PersistedRunSchema } from "../persistence/snapshot-schema.js";
@@ -119,7 +120,9 @@ function forkedSnapshot(checkpoint: Checkpoint, runId: string, patch: ForkPatch,
   if (patch.messages) patchMessages(snapshot, patch.messages);
   for (const [callId, args] of Object.entries(patch.args ?? {})) patchArgs(snapshot, callId, args, workflow);
   const tool = inFlightTool(snapshot);
-  if (tool) Object.assign(tool, { runId, idempotencyKey: `${runId}:${ctx.iteration}:${tool.index as number}` });
+  // The in-flight call runs again as the fork's own (its key from its run id); anything else in
+  // its input that disagrees with the batch is left for assertForkable to refuse.
+  if (tool) Object.assign(tool, { runId, idempotencyKey: idempotencyKey(runId, ctx.iteration, tool.index as number) });
   assertForkable(snapshot, workflow);
   // Kept true to the history the fork starts with (resume recomputes it too; the commit should not lie).
   if (patch.messages) ctx.historyTokens = estimateTokensChars4(ctx.messages);

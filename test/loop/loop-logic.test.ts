@@ -126,6 +126,10 @@ describe("actions", () => {
     let state: WorkflowContext = { ...c, ...started.patch };
     expect(act.nextCall(state).index).toBe(0);
     state = { ...state, ...act.commitToolOutcome(state, act.outcomeFromOutput(toolOutput("fetch_a", { ok: 1 }, false))).patch };
+    // The service's input for the next call, its key made of run id, iteration and index.
+    const next = act.nextToolInput(state);
+    expect(next).toEqual({ runId: state.run.id, tool: "finish", args: { summary: "s" }, callId: state.batch!.calls[1]!.callId, index: 1, iteration: state.iteration, idempotencyKey: `${state.run.id}:${state.iteration}:1` });
+    expect(act.idempotencyKey("r", 3, 1)).toBe("r:3:1");
     state = { ...state, ...act.commitToolOutcome(state, act.outcomeFromOutput(toolOutput("finish", "final", true))).patch };
     expect(is.isBatchComplete(state)).toBe(true);
     expect(state.steps.completed.map((s) => s.tool)).toEqual(["fetch_a", "finish"]);
