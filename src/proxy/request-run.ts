@@ -64,8 +64,9 @@ function overridesOf(ctx: ProxyInput, forwardModel: boolean, guarded: boolean, a
 }
 
 /**
- * One runner per proxy, on the shared request driver (src/request-driver.ts). Each inference is first judged against the windows of the backends serving its model (a
- * prompt none can take is the caller's 400; Ollama gets a num_ctx that fits), then goes through
+ * One runner per proxy, on the shared request driver (src/request-driver.ts). Each inference
+ * is first judged against the windows of the backends serving its model (a prompt none can
+ * take is the caller's 400; Ollama gets a num_ctx that fits), then goes through
  * the pool: it picks a backend the prompt fits (waiting for a slot if need be) and fails over to
  * the next while nothing has reached the caller.
  *
