@@ -6,8 +6,13 @@
 import type { RequestOverrides, ToolChoice } from "../core/llm.js";
 import { isPlainObject } from "../core/json-value.js";
 
-/** Set by the client for every request; a caller's value would break the exchange. */
-const CLIENT_OWNED = new Set(["model", "messages", "stream", "stream_options", "tools", "tool_choice"]);
+/**
+ * Body fields the client sets for every request: a caller's value would break the exchange (the
+ * runner refuses them as request defaults; a proxy caller's are never forwarded).
+ *
+ * @example CLIENT_OWNED_FIELDS.has("stream") // true
+ */
+export const CLIENT_OWNED_FIELDS: ReadonlySet<string> = new Set(["model", "messages", "stream", "stream_options", "tools", "tool_choice"]);
 
 /**
  * The body fields (OpenAI names) the Messages API has an equivalent for (anthropicParams).
@@ -27,7 +32,7 @@ export const ANTHROPIC_BODY_FIELDS: ReadonlySet<string> = new Set(["max_tokens",
 export function openAIBody(body: Record<string, unknown>, overrides: RequestOverrides | undefined): Record<string, unknown> {
   if (!overrides) return body;
   const out = { ...body };
-  for (const [key, value] of Object.entries(overrides.body ?? {})) if (!CLIENT_OWNED.has(key)) out[key] = value;
+  for (const [key, value] of Object.entries(overrides.body ?? {})) if (!CLIENT_OWNED_FIELDS.has(key)) out[key] = value;
   if (overrides.model !== undefined) out.model = overrides.model;
   if (overrides.toolChoice !== undefined && Array.isArray(out.tools) && out.tools.length > 0) out.tool_choice = overrides.toolChoice;
   return out;

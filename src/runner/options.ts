@@ -5,6 +5,7 @@
 import type { Context } from "@opentelemetry/api";
 import type { InspectionEvent, Observer } from "xstate";
 import { assertTelemetryOptions, type TelemetryOptions } from "../telemetry/telemetry-options.js";
+import { CLIENT_OWNED_FIELDS } from "../clients/request-overrides.js";
 import type { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient, RequestOverrides, StreamChunk } from "../core/llm.js";
@@ -251,8 +252,6 @@ export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
   if (!["none", "keep-last", "full"].includes(replay)) throw new InvalidArgumentError("reasoningReplay", 'use "none", "keep-last" or "full"');
 }
 
-/** Body fields a client owns: a default for them would be dropped or break the exchange. */
-const CLIENT_OWNED_FIELDS = ["model", "messages", "stream", "stream_options", "tools", "tool_choice"];
 
 const isToolChoice = (value: unknown): boolean =>
   value === "none" ||
@@ -276,7 +275,7 @@ function assertRequestDefaults(request: unknown): void {
   const body = request.body;
   if (body === undefined) return;
   if (!isPlainObject(body)) throw new InvalidArgumentError("request.body", `expected an object of request fields, got ${previewValue(body)}`);
-  const owned = Object.keys(body).filter((k) => CLIENT_OWNED_FIELDS.includes(k));
+  const owned = Object.keys(body).filter((k) => CLIENT_OWNED_FIELDS.has(k));
   if (owned.length > 0) throw new InvalidArgumentError("request.body", `${owned.join(", ")} ${owned.length === 1 ? "is" : "are"} set by the client (use request.model / request.toolChoice)`);
   const problem = jsonIssue(body);
   if (problem) throw new InvalidArgumentError("request.body", `must be plain JSON: ${problem}`);
