@@ -211,6 +211,18 @@ export function createInitialContext(input: WorkflowInput): WorkflowContext {
   };
 }
 
+/**
+ * The input a context was created from (`createInitialContext`'s inverse, up to the history,
+ * which is the context's now): what a restored run reports as its input.
+ *
+ * @example
+ * createInitialContext(workflowInputOf(ctx)).run; // deep-equals ctx.run
+ */
+export function workflowInputOf(ctx: WorkflowContext): WorkflowInput {
+  const { id, ...run } = ctx.run;
+  return { runId: id, ...run, messages: ctx.messages, requiredSteps: ctx.steps.required };
+}
+
 /** The optional fields, unset. JSON snapshots omit them; restore puts them back. */
 const UNSET = { lastResponse: undefined, validation: undefined, batch: undefined, terminal: undefined, error: undefined } as const;
 

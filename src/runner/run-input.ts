@@ -11,7 +11,7 @@ import type { Workflow } from "../core/workflow.js";
 import type { ContextManager } from "../context/context-manager.js";
 import { estimateTokensChars4 } from "../context/token-estimator.js";
 import { DEFAULT_MAX_TOOL_REPEAT } from "../guardrails/loop-break.js";
-import { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, restoredContext, type WorkflowContext, type WorkflowInput } from "../loop/context.js";
+import { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, restoredContext, workflowInputOf, type WorkflowContext, type WorkflowInput } from "../loop/context.js";
 import { assertRestorable, hydrate, type PersistedRun } from "../persistence/snapshot.js";
 import { boundServices } from "./services.js";
 import { mergeRedactionMaps, redactionMapIn, redactionMapOf, type RedactionMap } from "../telemetry/redact-run.js";
@@ -100,21 +100,7 @@ export function restorableRun(
   const children = run.children && Object.fromEntries(Object.entries(run.children).map(([id, child]) => [id, withTokens(child, run.context.messages, ctx)]));
   const restored: PersistedRun = { ...run, context: ctx, ...(children ? { children } : {}) };
   // XState ignores `input` when a snapshot is given; the context's own copy keeps types honest.
-  const input: WorkflowInput = {
-    runId: ctx.run.id,
-    workflow: ctx.run.workflow,
-    messages: ctx.messages,
-    toolNames: ctx.run.toolNames,
-    terminalTools: ctx.run.terminalTools,
-    requiredSteps: ctx.steps.required,
-    prerequisites: ctx.run.prerequisites,
-    budget: ctx.run.budget,
-    switches: ctx.run.switches,
-    startedAt: ctx.run.startedAt,
-    compactAt: ctx.run.compactAt,
-    ...(ctx.run.parent ? { parent: ctx.run.parent } : {}),
-    ...(ctx.run.redact ? { redact: ctx.run.redact } : {}),
-  };
+  const input = workflowInputOf(ctx);
   // Shape was checked by assertRestorable; XState's snapshot type is opaque here.
   return { persisted: restored as unknown as Snapshot<unknown>, input };
 }

@@ -7,7 +7,7 @@ import { createMessage, MessageType, ToolResultError, ToolTimeoutError, type LLM
 import { validateResponse } from "../../src/guardrails/response-validator.js";
 import * as act from "../../src/loop/actions.js";
 import { callCountEntries, callCountsFrom } from "../../src/loop/call-counts.js";
-import { createInitialContext, MACHINE_VERSION, type WorkflowContext } from "../../src/loop/context.js";
+import { createInitialContext, MACHINE_VERSION, workflowInputOf, type WorkflowContext } from "../../src/loop/context.js";
 import * as fail from "../../src/loop/failures.js";
 import * as is from "../../src/loop/guards.js";
 import { runStatsFrom } from "../../src/loop/run-stats.js";
@@ -41,6 +41,15 @@ function answered(response: LLMResponse, overrides: Partial<WorkflowContext> = {
 const callOf = (tool: string, args: unknown = {}): LLMResponse => ({ type: "tool_calls", toolCalls: [{ tool, args }] });
 
 describe("initial context", () => {
+  it("gives back the input it was made from (workflowInputOf), with or without a parent and redaction", () => {
+    for (const run of [{}, { parent: { runId: "p", callId: "c1" }, redact: { fetch_a: ["token"] } }]) {
+      const c = ctx({ run: { ...ctx().run, ...run } });
+      const again = createInitialContext(workflowInputOf(c));
+      expect(again.run).toEqual(c.run);
+      expect([again.messages, again.steps.required]).toEqual([c.messages, c.steps.required]);
+    }
+  });
+
   it("is plain JSON and carries the machine version", () => {
     const c = ctx();
     expect(JSON.parse(JSON.stringify(c))).toEqual(c);
