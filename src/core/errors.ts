@@ -16,6 +16,7 @@ export { MaxIterationsError, type BudgetReason, BudgetExhaustedError, StepEnforc
 export { BudgetResolutionError, HardwareDetectionError, ContextDiscoveryError, BackendError, ThinkingNotSupportedError, StreamError, UnsupportedModelError, ClientContractError, GuardrailsExhaustedError, ServerError, type ProxyConfigIssue, ProxyConfigError, BackendBusyError } from "./errors/backend-errors.js";
 export { SnapshotError, StoreError, CorruptRecordError, RunNotReplayableError, RunLockedError, RunLockLostError, SessionTurnFailedError } from "./errors/store-errors.js";
 export { type PendingHumanRequest, RunWaitingError, HumanDecisionError, HumanWaitTimeoutError } from "./errors/human-errors.js";
-export { McpServerError, McpToolError, EvalFixtureError } from "./errors/mcp-errors.js";
+export { McpServerError, McpToolError } from "./errors/mcp-errors.js";
+export { EvalFixtureError } from "./errors/eval-errors.js";
 export { describeError, safeString } from "./errors/describe-error.js";
 export { reviveError, errorToJSON } from "./errors/revive-error.js";

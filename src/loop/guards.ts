@@ -33,7 +33,9 @@ export const fitsContext = (ctx: WorkflowContext): boolean => ctx.run.compactAt 
 
 export const needsRetry = (ctx: WorkflowContext): boolean => ctx.validation?.kind === "retry";
 
-export const isBatchRejected = (ctx: WorkflowContext): boolean => ctx.validation?.kind === "rejected";
+/** A rejected batch with an unknown tool (or too many calls) draws on the retry budget. */
+export const isRejectedOnRetries = (ctx: WorkflowContext): boolean =>
+  ctx.validation?.kind === "rejected" && rejectionBudget(ctx.validation.rejections) === "retries";
 
 /** A rejected batch with bad arguments (no unknown tool) draws on the tool-error budget. */
 export const isRejectedOnToolErrors = (ctx: WorkflowContext): boolean =>
@@ -104,5 +106,5 @@ export const hasTerminalResult = (ctx: WorkflowContext): boolean => ctx.terminal
  * A tool error that ends the run instead of going back to the model: a terminal tool whose
  * result has no JSON form (the run could neither return nor persist it).
  */
-export const isFatalToolError = (error: unknown): boolean =>
+export const isUnencodableTerminalResult = (error: unknown): boolean =>
   ForgeError.isInstance(error) && error.code === "FORGE_TOOL_RESULT" && (error as ToolResultError).terminal;

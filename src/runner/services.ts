@@ -23,7 +23,7 @@ import { assertLLMResponse, assertStreamChunk, clientName, previewValue } from "
 import { capToolOutput, toolOutput } from "../loop/tool-output.js";
 import { WireHistory } from "../loop/wire-history.js";
 import { outcomeFromError } from "../loop/actions.js";
-import { isFatalToolError } from "../loop/guards.js";
+import { isUnencodableTerminalResult } from "../loop/guards.js";
 import { RecordedToolError } from "../loop/tool-output.js";
 import type { RunEvent } from "../persistence/run-store.js";
 import type { RunTrace } from "../telemetry/run-trace.js";
@@ -183,7 +183,7 @@ export function createServices(o: ServiceOptions): WorkflowServices {
       } catch (error) {
         // A call cut off (the run cancelled or stopped) has no outcome: it runs again on resume.
         // A fatal one fails the run: nothing to resume into.
-        if (o.afterTool && !signal.aborted && !o.haltedBy?.() && !isFatalToolError(error)) {
+        if (o.afterTool && !signal.aborted && !o.haltedBy?.() && !isUnencodableTerminalResult(error)) {
           const { status, content } = outcomeFromError(tool.name, error);
           await o.afterTool({ type: "outcome", key, error: { status: status === "resolution" ? "resolution" : "error", content } });
         }

@@ -76,10 +76,10 @@ describe("guards", () => {
     expect(is.isRetryBudgetExhausted(text)).toBe(false);
     expect(is.isRetryBudgetExhausted({ ...text, counters: { ...text.counters, retries: 2 } })).toBe(true);
     const unknown = answered(callOf("nope"));
-    expect(is.isBatchRejected(unknown)).toBe(true);
-    expect(is.isRejectedOnToolErrors(unknown)).toBe(false);
+    // The two rejection guards split rejected batches by budget: each batch matches exactly one.
+    expect([is.isRejectedOnRetries(unknown), is.isRejectedOnToolErrors(unknown)]).toEqual([true, false]);
     const badArgs = answered(callOf("fetch_a", { n: "x" }));
-    expect(is.isRejectedOnToolErrors(badArgs)).toBe(true);
+    expect([is.isRejectedOnRetries(badArgs), is.isRejectedOnToolErrors(badArgs)]).toEqual([false, true]);
     expect(is.isNextToolErrorFatal({ ...badArgs, counters: { ...badArgs.counters, toolErrors: 1 } })).toBe(true);
   });
 
@@ -197,12 +197,12 @@ describe("failures", () => {
 });
 
 describe("hardening guards and failures", () => {
-  it("isFatalToolError: only a terminal tool's unserializable result ends the run", () => {
-    expect(is.isFatalToolError(new ToolResultError("finish", "BigInt", true))).toBe(true);
-    expect(is.isFatalToolError(new ToolResultError("fetch_a", "BigInt", false))).toBe(false);
-    expect(is.isFatalToolError(new ToolTimeoutError("fetch_a", 10))).toBe(false);
-    expect(is.isFatalToolError(new Error("x"))).toBe(false);
-    expect(is.isFatalToolError({ code: "FORGE_TOOL_RESULT", terminal: true })).toBe(false);
+  it("isUnencodableTerminalResult: only a terminal tool's unserializable result ends the run", () => {
+    expect(is.isUnencodableTerminalResult(new ToolResultError("finish", "BigInt", true))).toBe(true);
+    expect(is.isUnencodableTerminalResult(new ToolResultError("fetch_a", "BigInt", false))).toBe(false);
+    expect(is.isUnencodableTerminalResult(new ToolTimeoutError("fetch_a", 10))).toBe(false);
+    expect(is.isUnencodableTerminalResult(new Error("x"))).toBe(false);
+    expect(is.isUnencodableTerminalResult({ code: "FORGE_TOOL_RESULT", terminal: true })).toBe(false);
   });
 
   it("wallClockExhaustedAt reports the time the runner's timer saw", () => {

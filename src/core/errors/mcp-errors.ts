@@ -1,7 +1,4 @@
-/**
- * Errors from MCP servers and their tools, and from the eval fixtures that share such servers
- * across runs.
- */
+/** Errors from MCP servers and their tools. */
 import { ForgeError } from "./forge-error.js";
 
 /**
@@ -43,22 +40,5 @@ export class McpToolError extends ForgeError {
   }
   override get data() {
     return { server: this.server, tool: this.tool };
-  }
-}
-
-/**
- * An eval fixture (a resource a scenario family shares across runs, such as an MCP server) was
- * used while not open, or released more often than acquired: a harness bug, never model data.
- */
-export class EvalFixtureError extends ForgeError {
-  override readonly code = "FORGE_EVAL_FIXTURE";
-  constructor(
-    readonly fixture: string,
-    message: string,
-  ) {
-    super(`eval fixture "${fixture}": ${message}`);
-  }
-  override get data() {
-    return { fixture: this.fixture };
   }
 }
