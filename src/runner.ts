@@ -10,7 +10,7 @@
 import { context as otelContext, type Context } from "@opentelemetry/api";
 import { createActor, type InspectionEvent } from "xstate";
 import { ForgeError, InvalidArgumentError, RunWaitingError, StoreError } from "./core/errors.js";
-import { stateName } from "./loop/state-name.js";
+import { stateName, WorkflowState } from "./loop/state-name.js";
 import { RunTrace } from "./telemetry/run-trace.js";
 import { spanRefIn, withoutSpanRef, type SpanRef } from "./telemetry/span-ref.js";
 import { runTracer } from "./telemetry/telemetry-options.js";
@@ -249,8 +249,8 @@ export class WorkflowRunner {
         record = {
           lease,
           writer: new CheckpointWriter(store, lease, { runId: from, workflow: name, sessionId, createdAt, seq, state, status }, () => this.#now(), this.#storedRedaction(workflow)),
-          recorded: state === "executingTools.running" ? await recordedOutcomes(store, from) : new Map(),
-          decisions: state === "awaitingHuman" && !how.retry ? await recordedDecisions(store, from) : [],
+          recorded: state === WorkflowState.executingToolsRunning ? await recordedOutcomes(store, from) : new Map(),
+          decisions: state === WorkflowState.awaitingHuman && !how.retry ? await recordedDecisions(store, from) : [],
         };
       } catch (error) {
         await lease.release();
@@ -498,7 +498,7 @@ async function recordedDecisions(store: RunStore, runId: string): Promise<HumanD
 /** A failed or cancelled run's checkpoint just before its end, or an error saying why there is none to retry. */
 async function beforeTheEnd(store: RunStore, last: Checkpoint): Promise<Checkpoint> {
   const { runId, state } = last;
-  if (state !== "failed" && state !== "cancelled") {
+  if (state !== WorkflowState.failed && state !== WorkflowState.cancelled) {
     throw new InvalidArgumentError("runId", `run ${runId} is ${last.status === "active" ? `still active (${state}): resume it` : state}; only a failed or cancelled run can be retried`);
   }
   const before = last.seq > 1 ? await store.latest(runId, { seq: last.seq - 1 }) : undefined;

@@ -1,5 +1,6 @@
 /** Figures of one run, derived from the final machine context (eval metrics, logs). */
 import type { LoopStats, WorkflowContext } from "./context.js";
+import { WorkflowState } from "./state-name.js";
 
 /** The machine's running stats plus the outcome and totals of the finished run. */
 export interface RunStats extends LoopStats {
@@ -13,7 +14,7 @@ export interface RunStats extends LoopStats {
 }
 
 export function runStatsFrom(ctx: WorkflowContext, finalState: string, now: number): RunStats {
-  const outcome = finalState === "done" ? "done" : finalState === "cancelled" ? "cancelled" : "failed";
+  const outcome = finalState === WorkflowState.done ? "done" : finalState === WorkflowState.cancelled ? "cancelled" : "failed";
   return {
     ...ctx.stats,
     outcome,

@@ -8,3 +8,27 @@ export function stateName(value: unknown): string {
   }
   return "";
 }
+
+/**
+ * The workflow machine's states by name (machines/workflow.machine.ts), as `stateName` gives
+ * them: code compares against these, never a string literal, and a test holds them to the
+ * machine's own state nodes.
+ *
+ * @example
+ * stateName(snapshot.value) === WorkflowState.awaitingHuman
+ */
+export const WorkflowState = {
+  compacting: "compacting",
+  compactingRunning: "compacting.running",
+  inferring: "inferring",
+  validating: "validating",
+  enforcingSteps: "enforcingSteps",
+  checkingPrereqs: "checkingPrereqs",
+  awaitingHuman: "awaitingHuman",
+  executingTools: "executingTools",
+  executingToolsRunning: "executingTools.running",
+  done: "done",
+  failed: "failed",
+  cancelled: "cancelled",
+} as const;
+export type WorkflowStateName = (typeof WorkflowState)[keyof typeof WorkflowState];

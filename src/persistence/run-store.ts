@@ -17,6 +17,7 @@ import type { JsonDelta } from "./json-delta.js";
 import type { PersistedRun } from "./snapshot.js";
 import type { ParentLink, WorkflowInput } from "../loop/context.js";
 import type { HumanDecision } from "../loop/human.js";
+import { WorkflowState } from "../loop/state-name.js";
 
 // ParentLink is part of the machine context (src/loop sits below the stores); re-exported so
 // the store's event types keep one import point.
@@ -34,8 +35,8 @@ export const RUN_STATUSES: readonly RunStatus[] = ["active", "waiting", "done", 
 
 /** The store status of a run in `state` (`final`: the machine reached a final state). */
 export function statusOfState(state: string, final: boolean): RunStatus {
-  if (final) return state === "failed" || state === "cancelled" ? state : "done";
-  return state === "awaitingHuman" ? "waiting" : "active";
+  if (final) return state === WorkflowState.failed || state === WorkflowState.cancelled ? state : "done";
+  return state === WorkflowState.awaitingHuman ? "waiting" : "active";
 }
 
 /** The run reached a final state (done, failed or cancelled): nothing more happens to it. */

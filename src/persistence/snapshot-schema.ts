@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { MessageSchema } from "../core/messages.js";
 import { LLMResponseSchema, ToolCallSchema, UsageSchema } from "../core/response-contract.js";
+import { WorkflowState } from "../loop/state-name.js";
 
 const count = z.number().int().nonnegative();
 const jsonObject = z.record(z.string(), z.unknown());
@@ -137,7 +138,15 @@ export const WorkflowContextSchema = z.looseObject({
 });
 
 /** The states a persisted snapshot can be in: waiting on a service or a person, or final. Eventless states never persist. */
-export const PERSISTABLE_STATES = ["compacting.running", "inferring", "awaitingHuman", "executingTools.running", "done", "failed", "cancelled"] as const;
+export const PERSISTABLE_STATES = [
+  WorkflowState.compactingRunning,
+  WorkflowState.inferring,
+  WorkflowState.awaitingHuman,
+  WorkflowState.executingToolsRunning,
+  WorkflowState.done,
+  WorkflowState.failed,
+  WorkflowState.cancelled,
+] as const;
 
 /** @example PersistedRunSchema.safeParse(JSON.parse(file)).success */
 export const PersistedRunSchema = z.looseObject({

@@ -11,7 +11,7 @@ import type { Workflow } from "../core/workflow.js";
 import { canonicalJson } from "../guardrails/canonical-json.js";
 import { nextToolInput } from "../loop/actions.js";
 import { MACHINE_VERSION, type WorkflowContext } from "../loop/context.js";
-import { stateName } from "../loop/state-name.js";
+import { stateName, WorkflowState } from "../loop/state-name.js";
 import { CONTEXT_MESSAGES_REF, childSchema, issueLines, PersistedRunSchema } from "./snapshot-schema.js";
 
 export { CONTEXT_MESSAGES_REF };
@@ -31,12 +31,12 @@ type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** The service each waiting state invokes (its invoke id equals its src). */
 const SERVICE_OF_STATE: Record<string, ServiceName> = {
-  "compacting.running": "compact",
-  inferring: "infer",
-  "executingTools.running": "executeTool",
+  [WorkflowState.compactingRunning]: "compact",
+  [WorkflowState.inferring]: "infer",
+  [WorkflowState.executingToolsRunning]: "executeTool",
 };
 
-const FINAL_STATES = new Set(["done", "failed", "cancelled"]);
+const FINAL_STATES = new Set<string>([WorkflowState.done, WorkflowState.failed, WorkflowState.cancelled]);
 const MAX_LISTED_ISSUES = 8;
 
 function malformed(where: string, issues: string[]): SnapshotError {
@@ -115,13 +115,13 @@ function checkState(run: PersistedRun): void {
     throw new SnapshotError(`snapshot status "${run.status}" contradicts its state "${state}"`, { status: run.status, state });
   }
   const ctx = run.context;
-  if (state === "done" && ctx.terminal === undefined) {
+  if (state === WorkflowState.done && ctx.terminal === undefined) {
     throw new SnapshotError('snapshot is in state "done" but has no terminal result', { state });
   }
-  if ((state === "failed" || state === "cancelled") && ctx.error === undefined) {
+  if ((state === WorkflowState.failed || state === WorkflowState.cancelled) && ctx.error === undefined) {
     throw new SnapshotError(`snapshot is in state "${state}" but carries no error`, { state });
   }
-  if (state === "awaitingHuman" && !(ctx.batch?.human ?? []).some((r) => r.decision === undefined)) {
+  if (state === WorkflowState.awaitingHuman && !(ctx.batch?.human ?? []).some((r) => r.decision === undefined)) {
     throw new SnapshotError('snapshot is in state "awaitingHuman" but no request is waiting for a decision', { state });
   }
   const children = run.children ?? {};

@@ -27,6 +27,7 @@ import type { HumanRequest } from "../loop/human.js";
 import { isFinalStatus, type Checkpoint, type RunStore } from "../persistence/run-store.js";
 import { childRunId, parentLinkOf } from "./child-links.js";
 import { assertWorkflow, type ResumeOptions, type RunOptions, type WorkflowRunnerOptions } from "./options.js";
+import { WorkflowState } from "../loop/state-name.js";
 
 /** The tool call that runs the child. */
 export interface ChildCall {
@@ -99,8 +100,8 @@ async function continued(caller: CallingRun, call: ChildCall, store: RunStore, l
   const signal = { signal: call.signal, ...(call.traceContext ? { traceContext: call.traceContext } : {}) };
   if (!isFinalStatus(last.status)) return resultOf(await afterLease(call.signal, () => runner.proceed(runId, workflow, signal)), workflow.name);
   const ctx = last.snapshot.context as WorkflowContext;
-  if (last.state === "done") return ctx.terminal?.result;
-  if (last.state === "cancelled") return await afterLease(call.signal, () => runner.retry(runId, workflow, signal));
+  if (last.state === WorkflowState.done) return ctx.terminal?.result;
+  if (last.state === WorkflowState.cancelled) return await afterLease(call.signal, () => runner.retry(runId, workflow, signal));
   throw ctx.error ? reviveError(ctx.error) : new Error(`run ${runId} ended in state "${last.state}" without an error`);
 }
 

@@ -20,7 +20,7 @@ import type { Message } from "../core/messages.js";
 import type { Workflow } from "../core/workflow.js";
 import type { WorkflowContext } from "../loop/context.js";
 import { pendingRequests } from "../loop/human.js";
-import { stateName } from "../loop/state-name.js";
+import { stateName, WorkflowState } from "../loop/state-name.js";
 import { RecordedToolError } from "../loop/tool-output.js";
 import type { RunEvent, RunStore } from "../persistence/run-store.js";
 import { bindServices, type WorkflowServices } from "./services.js";
@@ -128,7 +128,7 @@ export async function replayRun(store: RunStore, runId: string, workflow: Workfl
         const state = stateName(snapshot.value);
         if (states.at(-1) !== state) states.push(state);
         if (snapshot.status === "done") return resolve();
-        if (state !== "awaitingHuman") return;
+        if (state !== WorkflowState.awaitingHuman) return;
         // The person's decisions as the run took them; one the log lacks: the run still waits.
         const pending = pendingRequests(snapshot.context);
         for (const request of pending) {
@@ -150,6 +150,6 @@ export async function replayRun(store: RunStore, runId: string, workflow: Workfl
   const snapshot = actor.getSnapshot();
   const context = snapshot.context;
   // A log that stops early belongs to a cancelled run (or one still going).
-  const state = waiting ? "waiting" : exhausted ? (end?.state === "cancelled" ? "cancelled" : "incomplete") : stateName(snapshot.value);
+  const state = waiting ? "waiting" : exhausted ? (end?.state === WorkflowState.cancelled ? "cancelled" : "incomplete") : stateName(snapshot.value);
   return { states, state, context, messages: context.messages, ...(context.terminal ? { result: context.terminal.result } : {}) };
 }

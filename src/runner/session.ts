@@ -12,7 +12,7 @@ import type { AnyToolDef } from "../core/tool.js";
 import type { WorkflowContext } from "../loop/context.js";
 import { decisionProblem, expiredDecisions, isWaitExpiredAt, pendingRequests, type HumanDecision, type HumanDecisionEvent, type HumanRequest } from "../loop/human.js";
 import { runStatsFrom, type RunStats } from "../loop/run-stats.js";
-import { stateName } from "../loop/state-name.js";
+import { stateName, WorkflowState } from "../loop/state-name.js";
 import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
 import { bindServices, type WorkflowServices } from "./services.js";
 import type { CallbackGuard } from "./callback-guard.js";
@@ -126,7 +126,7 @@ export class RunSession {
         if (settled) return; // a callback failed the run in the meantime
         this.stats = runStatsFrom(snapshot.context, state, now());
         const ctx = snapshot.context;
-        if (state === "done") return settle(() => resolve({ kind: "done", result: ctx.terminal?.result }));
+        if (state === WorkflowState.done) return settle(() => resolve({ kind: "done", result: ctx.terminal?.result }));
         const json = ctx.error;
         const origin = json?.origin;
         // A failed service's live error carries more than its JSON form (cause, stack).
@@ -150,7 +150,7 @@ export class RunSession {
             lastState = state;
             callbacks.call("onStateChange", onStateChange, state, snapshot.context);
           }
-          if (state === "awaitingHuman") return wait(snapshot.context);
+          if (state === WorkflowState.awaitingHuman) return wait(snapshot.context);
           if (snapshot.status !== "done") return;
           // Settled a microtask later at the earliest: inspection events of this same step, and
           // callbacks still running asynchronously, may yet fail the run. With a store, the final
@@ -177,7 +177,7 @@ export class RunSession {
       const asked = new Set<string>();
       let parking = false;
       // A resumed waiting run takes the decisions already in its log before anyone is asked.
-      let holding = stateName(actor.getSnapshot().value) === "awaitingHuman";
+      let holding = stateName(actor.getSnapshot().value) === WorkflowState.awaitingHuman;
       const wait = (ctx: WorkflowContext) => {
         if (holding) return;
         const pending = pendingRequests(ctx);
@@ -211,7 +211,7 @@ export class RunSession {
             if (settled) return;
             this.#stoppedAt = this.snapshot();
             const last = actor.getSnapshot();
-            this.stats = runStatsFrom(last.context, "awaitingHuman", now());
+            this.stats = runStatsFrom(last.context, WorkflowState.awaitingHuman, now());
             actor.stop();
             settle(() => resolve({ kind: "waiting", requests: pendingRequests(last.context) }));
           })
@@ -234,7 +234,7 @@ export class RunSession {
         this.#timeOut(now());
         holding = false;
         const snapshot = actor.getSnapshot();
-        if (snapshot.status === "active" && stateName(snapshot.value) === "awaitingHuman") wait(snapshot.context);
+        if (snapshot.status === "active" && stateName(snapshot.value) === WorkflowState.awaitingHuman) wait(snapshot.context);
       }
       if (!settled && actor.getSnapshot().status === "active") cleanup.push(this.#armWallClock(), this.#armWaitClock());
     });
@@ -262,7 +262,7 @@ export class RunSession {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let armedFor: number | undefined;
     const sub = actor.subscribe((snapshot) => {
-      const deadline = stateName(snapshot.value) === "awaitingHuman" ? waitDeadline(snapshot.context) : undefined;
+      const deadline = stateName(snapshot.value) === WorkflowState.awaitingHuman ? waitDeadline(snapshot.context) : undefined;
       if (deadline === armedFor) return;
       clearTimeout(timer);
       armedFor = deadline;

@@ -9,6 +9,7 @@ import type { WorkflowContext } from "../loop/context.js";
 import { pendingRequests } from "../loop/human.js";
 import { rescueFormat } from "../parsing/rescue.js";
 import { Forge } from "./tracer.js";
+import { WorkflowState } from "../loop/state-name.js";
 
 /** One span event to add. */
 export interface InterventionEvent {
@@ -38,7 +39,7 @@ export function interventionsBetween(prev: WorkflowContext, next: WorkflowContex
       attributes: { ...base, [Forge.iteration]: c.iteration, [Forge.compactionPhase]: c.phase, [Forge.tokensBefore]: c.tokensBefore, [Forge.tokensAfter]: c.tokensAfter },
     });
   }
-  if (state === "awaitingHuman" && prevState !== "awaitingHuman") {
+  if (state === WorkflowState.awaitingHuman && prevState !== WorkflowState.awaitingHuman) {
     const pending = pendingRequests(next);
     out.push({ name: Forge.events.humanWait, attributes: { ...base, [Forge.humanRequests]: pending.length, [Forge.humanTools]: pending.map((r) => r.tool) } });
   }
