@@ -125,7 +125,7 @@ async function playScenario(scenario: EvalScenario, config: RunConfig, runIndex:
     client,
     contextManager,
     maxIterations: scenario.maxIterations,
-    maxRetriesPerStep: ablation.maxRetriesPerStep,
+    maxRetries: ablation.maxRetries,
     maxToolErrors: ablation.maxToolErrors,
     rescueEnabled: ablation.rescueEnabled,
     stepEnforcement: ablation.stepEnforcement,

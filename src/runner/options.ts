@@ -2,6 +2,7 @@
  * What a WorkflowRunner and its runs accept, and the checks that turn a wrong value into an
  * InvalidArgumentError naming the option (rather than a TypeError deep inside a run).
  */
+import { deprecate } from "node:util";
 import type { Context } from "@opentelemetry/api";
 import type { InspectionEvent, Observer } from "xstate";
 import { assertTelemetryOptions, type TelemetryOptions } from "../telemetry/telemetry-options.js";
@@ -28,12 +29,20 @@ export interface InspectionSink extends Observer<InspectionEvent> {
   flush?(): Promise<void>;
 }
 
+/** Once per process, as Node's own deprecations. */
+const warnMaxRetriesPerStep = deprecate(() => undefined, "forge-ts: WorkflowRunner option maxRetriesPerStep is deprecated; use maxRetries", "FORGE_DEP_MAX_RETRIES_PER_STEP");
+
 export interface WorkflowRunnerOptions {
   client: LLMClient;
   contextManager: ContextManager;
   /** Hard ceiling on LLM calls per run (retries count). Default 10. */
   maxIterations?: number;
-  /** Consecutive bad responses (bare text, unknown tool, bad args) tolerated. 0 = first one is fatal. Default 3. */
+  /**
+   * Consecutive unusable responses (bare text, an unknown tool) tolerated: the retry budget, the
+   * name `Guardrails`, `forgeGuardrails` and the proxy give it too. 0 = the first is fatal. Default 3.
+   */
+  maxRetries?: number;
+  /** @deprecated The old name of `maxRetries` (a warning on first use); removed in 0.3.0. */
   maxRetriesPerStep?: number;
   /** Consecutive batches with a tool exception tolerated. 0 = first one is fatal. Default 2. */
   maxToolErrors?: number;
@@ -211,7 +220,11 @@ export function assertRunnerOptions(options: WorkflowRunnerOptions): void {
   if (options.stream && typeof client.sendStream !== "function") {
     throw new InvalidArgumentError("stream", "the client has no sendStream; use stream: false");
   }
-  for (const key of ["maxIterations", "maxRetriesPerStep", "maxToolErrors", "maxPrematureAttempts", "maxPrereqViolations", "maxToolRepeat"] as const) {
+  if (options.maxRetriesPerStep !== undefined) {
+    if (options.maxRetries !== undefined) throw new InvalidArgumentError("maxRetries", "give maxRetries only: maxRetriesPerStep is its deprecated old name");
+    warnMaxRetriesPerStep();
+  }
+  for (const key of ["maxIterations", "maxRetries", "maxRetriesPerStep", "maxToolErrors", "maxPrematureAttempts", "maxPrereqViolations", "maxToolRepeat"] as const) {
     if (options[key] !== undefined) nonNegativeInt(key, options[key]);
   }
   if (options.maxIterations === 0) throw new InvalidArgumentError("maxIterations", "must be at least 1");

@@ -52,7 +52,7 @@ export function runInput(
     prerequisites: Object.fromEntries(Object.values(workflow.tools).map((t) => [t.name, [...t.prerequisites]])),
     budget: {
       maxIterations: o.maxIterations ?? 10,
-      maxRetries: o.maxRetriesPerStep ?? 3,
+      maxRetries: o.maxRetries ?? o.maxRetriesPerStep ?? 3,
       maxToolErrors: o.maxToolErrors ?? 2,
       maxPremature: o.maxPrematureAttempts ?? 3,
       maxPrereq: o.maxPrereqViolations ?? 2,

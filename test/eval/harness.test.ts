@@ -54,7 +54,7 @@ describe("harness", () => {
 
   it("has the seven presets, bare with everything off", () => {
     expect(Object.keys(ABLATION_PRESETS)).toEqual(["reforged", "no_rescue", "no_nudge", "no_steps", "no_recovery", "no_compact", "bare"]);
-    expect(ABLATION_PRESETS.bare).toEqual({ name: "bare", rescueEnabled: false, maxRetriesPerStep: 0, stepEnforcement: false, maxToolErrors: 0, compaction: false });
+    expect(ABLATION_PRESETS.bare).toEqual({ name: "bare", rescueEnabled: false, maxRetries: 0, stepEnforcement: false, maxToolErrors: 0, compaction: false });
     expect(() => getAblation("nope")).toThrow(/unknown preset/);
     expect(() => clientFactory({ backend: "nope" as "sim", model: "x" })).toThrow(/unknown backend/);
   });

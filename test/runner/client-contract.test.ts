@@ -103,7 +103,7 @@ describe("maxToolCallsPerResponse", () => {
 
   it("is configurable and counts against the retry budget", async () => {
     const three = { type: "tool_calls", toolCalls: [call("extra", { n: 1 }), call("extra", { n: 2 }), call("extra", { n: 3 })].map((r) => (r as { toolCalls: unknown[] }).toolCalls[0]) };
-    const { run } = runFirst(three, { maxToolCallsPerResponse: 2, maxRetriesPerStep: 0 });
+    const { run } = runFirst(three, { maxToolCallsPerResponse: 2, maxRetries: 0 });
     const error = await run.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolCallError);
     expect((error as ToolCallError).lastError).toMatch(/3 tool calls; at most 2/);
@@ -145,7 +145,7 @@ describe("hostile argument depth with a recursive schema", () => {
   it("300-deep args in a structured call: the same nudge (the history never holds them)", async () => {
     const deep = { type: "tool_calls", toolCalls: [{ tool: "tree", args: nested(300) }] };
     const client = new PolicyClient((messages) => (turnOf(messages) === 0 ? (deep as LLMResponse) : correctNext(messages)));
-    const runner = new WorkflowRunner({ client, contextManager: cm(), maxRetriesPerStep: 0 });
+    const runner = new WorkflowRunner({ client, contextManager: cm(), maxRetries: 0 });
     const error = await runner.run(recursive(), "go", vars).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolCallError);
     expect((error as ToolCallError).lastError).toMatch(/nested more than 256 levels/);

@@ -207,7 +207,7 @@ describe("options", () => {
   const client = new PolicyClient(scriptThenCorrect([]));
   it.each([
     [{ maxIterations: 0 }, "maxIterations"],
-    [{ maxRetriesPerStep: -1 }, "maxRetriesPerStep"],
+    [{ maxRetries: -1 }, "maxRetries"],
     [{ maxToolErrors: 1.5 }, "maxToolErrors"],
     [{ maxTotalTokens: 0 }, "maxTotalTokens"],
     [{ reasoningReplay: "some" as "none" }, "reasoningReplay"],

@@ -35,11 +35,11 @@ async function settle(p: Promise<unknown>, runner: WorkflowRunner): Promise<Outc
  * What an observed context breaks of the loop's invariants (`previous`: the context observed
  * before it), as readable lines: one expect per run instead of several per observed state.
  */
-function invariantBreaks(ctx: WorkflowContext, previous: WorkflowContext | undefined, budget: { maxRetriesPerStep: number; maxToolErrors: number; maxPrematureAttempts: number; maxPrereqViolations: number }): string[] {
+function invariantBreaks(ctx: WorkflowContext, previous: WorkflowContext | undefined, budget: { maxRetries: number; maxToolErrors: number; maxPrematureAttempts: number; maxPrereqViolations: number }): string[] {
   const breaks: string[] = [];
   const over = (name: string, value: number, max: number) => value > max && breaks.push(`${name} ${value} > budget ${max}`);
   // counters never exceed their budgets
-  over("retries", ctx.counters.retries, budget.maxRetriesPerStep);
+  over("retries", ctx.counters.retries, budget.maxRetries);
   over("toolErrors", ctx.counters.toolErrors, budget.maxToolErrors);
   over("premature", ctx.counters.premature, budget.maxPrematureAttempts);
   over("prereq", ctx.counters.prereq, budget.maxPrereqViolations);
@@ -80,7 +80,7 @@ describe("workflow machine properties", () => {
         expect(seen.flatMap((ctx, i) => invariantBreaks(ctx, seen[i - 1], budget).map((b) => `state ${i}: ${b}`))).toEqual([]);
         // the thrown error names the budget that ran out
         const exhausted: Record<string, boolean> = {
-          FORGE_TOOL_CALL: final.counters.retries === budget.maxRetriesPerStep,
+          FORGE_TOOL_CALL: final.counters.retries === budget.maxRetries,
           FORGE_TOOL_EXECUTION: final.counters.toolErrors === budget.maxToolErrors,
           FORGE_STEP_ENFORCEMENT: final.counters.premature === budget.maxPrematureAttempts,
           FORGE_PREREQUISITE: final.counters.prereq === budget.maxPrereqViolations,

@@ -41,7 +41,7 @@ describe("WorkflowRunner metrics", () => {
     });
     expect(await new WorkflowRunner({ client: ok, contextManager: cm(), metrics }).run(workflow, "Weather in Oslo?")).toBe("12C");
     const failing = new ScriptedClient({ responses: [text("no"), text("still no")] });
-    await expect(new WorkflowRunner({ client: failing, contextManager: cm(), metrics, maxRetriesPerStep: 1 }).run(workflow, "Weather?")).rejects.toMatchObject({ code: "FORGE_TOOL_CALL" });
+    await expect(new WorkflowRunner({ client: failing, contextManager: cm(), metrics, maxRetries: 1 }).run(workflow, "Weather?")).rejects.toMatchObject({ code: "FORGE_TOOL_CALL" });
 
     const s = readScrape(await metrics.registry.metrics());
     expect(s.value("forge_runs_total", { surface: "runner", workflow: "weather", outcome: "done" })).toBe(1);

@@ -72,18 +72,34 @@ describe("WorkflowRunner transitions", () => {
     expect(t.runner.lastRunStats?.retryNudges).toBe(1);
   });
 
-  it("fails with ToolCallError once consecutive retries exceed maxRetriesPerStep", async () => {
-    const t = setup(() => text("no tools today"), { maxRetriesPerStep: 2 });
+  it("fails with ToolCallError once consecutive retries exceed maxRetries", async () => {
+    const t = setup(() => text("no tools today"), { maxRetries: 2 });
     const error = await t.run().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolCallError);
     expect(error).toMatchObject({ attempt: 3, rawResponse: "no tools today" });
     expect(t.client.requests).toHaveLength(3);
   });
 
-  it("maxRetriesPerStep 0 makes the first bare text fatal (ablation no_nudge)", async () => {
-    const t = setup(() => text("nope"), { maxRetriesPerStep: 0 });
+  it("maxRetries 0 makes the first bare text fatal (ablation no_nudge)", async () => {
+    const t = setup(() => text("nope"), { maxRetries: 0 });
     await expect(t.run()).rejects.toBeInstanceOf(ToolCallError);
     expect(t.client.requests).toHaveLength(1);
+  });
+
+  it("takes the deprecated maxRetriesPerStep as maxRetries, warning once, and refuses both at once", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      const t = setup(() => text("nope"), { maxRetriesPerStep: 0 });
+      await expect(t.run()).rejects.toBeInstanceOf(ToolCallError);
+      expect(t.client.requests).toHaveLength(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((w) => (w as Error & { code?: string }).code)).toContain("FORGE_DEP_MAX_RETRIES_PER_STEP");
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(() => setup(() => text("nope"), { maxRetries: 1, maxRetriesPerStep: 1 })).toThrow("give maxRetries only: maxRetriesPerStep is its deprecated old name");
   });
 
   it("rescues a fenced JSON call from text and records the rescue", async () => {

@@ -38,7 +38,7 @@ export function act(behaviour: Behaviour, messages: WireMessage[]): LLMResponse 
 
 export const budgetArb = fc.record({
   maxIterations: fc.integer({ min: 2, max: 12 }),
-  maxRetriesPerStep: fc.integer({ min: 0, max: 3 }),
+  maxRetries: fc.integer({ min: 0, max: 3 }),
   maxToolErrors: fc.integer({ min: 0, max: 2 }),
   maxPrematureAttempts: fc.integer({ min: 0, max: 3 }),
   maxPrereqViolations: fc.integer({ min: 0, max: 2 }),
