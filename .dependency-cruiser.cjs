@@ -11,7 +11,8 @@
  *                  integer flags, Ctrl-C, exit codes, resume hints); `forge-ts eval` mounts
  *                  eval's scripts, so src/cli → eval, and eval never imports src/cli
  *   runner         src/runner.ts, src/runner/ (its services.ts: the machine's I/O) — the workflow
- *                  machine's driver — and src/request-driver.ts, the proxy-request machine's one
+ *                  machine's drivers (the runner, and the Guardrails facade that steps it for a
+ *                  foreign loop) — and src/request-driver.ts, the proxy-request machine's one
  *                  driver (the proxy and src/ai-sdk both run requests through it)
  *   machines       machines/ — configuration; the runner supplies services by name (provide())
  *   services       src/clients, src/server, src/persistence, src/telemetry, src/mcp — the I/O.

@@ -15,11 +15,11 @@ import { and, assign, enqueueActions, fromPromise, setup } from "xstate";
 import type { ErrorJSON } from "../src/core/errors.js";
 import type { LLMResponse, Usage } from "../src/core/llm.js";
 import type { Message } from "../src/core/messages.js";
-import type { AnyToolDef } from "../src/core/tool.js";
 import type { CompactEvent } from "../src/context/context-manager.js";
 import { estimateTokensChars4 } from "../src/context/token-estimator.js";
 import * as act from "../src/loop/actions.js";
 import { assessResponse } from "../src/guardrails/assess-response.js";
+import { toolDefinitions, type ValidatorTools } from "../src/guardrails/response-validator.js";
 import { createInitialContext, type WorkflowContext, type WorkflowInput } from "../src/loop/context.js";
 import * as fail from "../src/loop/failures.js";
 import * as is from "../src/loop/guards.js";
@@ -81,13 +81,15 @@ export interface WorkflowOutput {
 }
 
 export interface Toolbox {
-  tools: Readonly<Record<string, AnyToolDef>>;
+  /** Definitions (schema-checked arguments, prerequisites, approvals) or bare names (the Guardrails facade given only names). */
+  tools: ValidatorTools;
 }
 
 const notProvided = (name: string) => () =>
   Promise.reject(new Error(`workflow machine service "${name}" was not provided (use machine.provide)`));
 
 export function createWorkflowMachine(toolbox: Toolbox) {
+  const definitions = toolDefinitions(toolbox.tools);
   return setup({
     types: {
       context: {} as WorkflowContext,
@@ -122,8 +124,8 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       isToolErrorBudgetExhausted: ({ context }) => is.isToolErrorBudgetExhausted(context),
       hasTerminalResult: ({ context }) => is.hasTerminalResult(context),
       isUnencodableTerminalResult: (_, params: { error: unknown }) => is.isUnencodableTerminalResult(params.error),
-      needsHuman: ({ context }) => human.needsHuman(is.validatedCalls(context), toolbox.tools, context),
-      isDecisionValid: ({ context }, params: { event: human.HumanDecisionEvent }) => human.decisionProblem(context, params.event, toolbox.tools) === undefined,
+      needsHuman: ({ context }) => human.needsHuman(is.validatedCalls(context), definitions, context),
+      isDecisionValid: ({ context }, params: { event: human.HumanDecisionEvent }) => human.decisionProblem(context, params.event, definitions) === undefined,
       isBatchDecided: ({ context }) => human.isBatchDecided(context),
       isNextCallSettledByPerson: ({ context }) => human.settlingDecision(context) !== undefined,
       isWaitExpiredAt: ({ context }, params: { now: number }) => human.isWaitExpiredAt(context, params.now),
@@ -174,9 +176,9 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       recordPrereqViolation: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordPrereqViolation(context))),
       recordLoopBreak: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordLoopBreak(context))),
       startBatch: enqueueActions(({ context, enqueue }) =>
-        apply(enqueue, act.startBatch(context, (ctx, calls) => human.humanRequestsFor(calls, toolbox.tools, ctx))),
+        apply(enqueue, act.startBatch(context, (ctx, calls) => human.humanRequestsFor(calls, definitions, ctx))),
       ),
-      recordDecision: assign(({ context }, params: { event: human.HumanDecisionEvent }) => human.applyDecision(context, params.event, toolbox.tools)),
+      recordDecision: assign(({ context }, params: { event: human.HumanDecisionEvent }) => human.applyDecision(context, params.event, definitions)),
       expireWaits: assign(({ context }, params: { now: number }) => ({ ...human.expireWaits(context, params.now), now: params.now })),
       commitHumanOutcome: enqueueActions(({ context, enqueue }) => commit(enqueue, context, act.humanOutcome(context))),
       announceToolStart: enqueueActions(({ context, enqueue }) => {

@@ -116,8 +116,7 @@ export { buildToolPrompt } from "./parsing/tool-prompt.js";
 export { RESCUE_FORMATS, type RescueFormat } from "./parsing/render.js";
 
 // The guardrails for foreign loops (seed 002, "Middleware").
-export { Guardrails, type GuardrailDecision, type GuardrailsOptions } from "./guardrails/guardrails.js";
-export type { ExecutedResult } from "./guardrails/batch-outcome.js";
+export { Guardrails, type ExecutedResult, type GuardrailDecision, type GuardrailsOptions } from "./runner/guardrails.js";
 export type { BlockedResult } from "./guardrails/blocked-batch.js";
 export type { ValidatedCall } from "./guardrails/response-validator.js";
 export type { Nudge, NudgeKind } from "./guardrails/nudges.js";

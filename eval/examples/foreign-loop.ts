@@ -11,9 +11,9 @@ import { z } from "zod";
 import { ToolResolutionError } from "../../src/core/errors.js";
 import type { LLMResponse, ToolCall } from "../../src/core/llm.js";
 import { defineTool, type AnyToolDef } from "../../src/core/tool.js";
-import { Guardrails, type GuardrailDecision } from "../../src/guardrails/guardrails.js";
+import { Guardrails, type GuardrailDecision } from "../../src/runner/guardrails.js";
 import { toolErrorMessage, toolResolutionMessage } from "../../src/guardrails/nudges.js";
-import type { ExecutedResult } from "../../src/guardrails/batch-outcome.js";
+import type { ExecutedResult } from "../../src/runner/guardrails.js";
 
 /** The foreign loop's own message shape (OpenAI-like); forge-ts does not own it. */
 export type ChatMessage =

@@ -13,7 +13,7 @@
  */
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Middleware, LanguageModelV4StreamResult, LanguageModelV4Usage } from "@ai-sdk/provider";
 import { GuardrailsExhaustedError, InvalidArgumentError } from "../core/errors.js";
-import { budgetOption } from "../guardrails/error-tracker.js";
+import { budgetOption } from "../guardrails/budget.js";
 import type { ProxyGuardrailEvent } from "../proxy-request/guardrail-events.js";
 import { HttpError } from "../proxy-request/http-error.js";
 import { isJudged, releaseMode, type ProxyOutcome, type ProxyRequest } from "../proxy-request/proxy-request.js";

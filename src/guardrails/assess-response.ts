@@ -8,9 +8,8 @@
  */
 import type { LLMResponse } from "../core/llm.js";
 import { jsonIssue } from "../core/json-value.js";
-import type { AnyToolDef } from "../core/tool.js";
 import { argsTooDeepNudge, tooManyCallsNudge } from "./nudges.js";
-import { validateResponse, type ValidationResult } from "./response-validator.js";
+import { validateResponse, type ValidationResult, type ValidatorTools } from "./response-validator.js";
 
 /** Calls one response may carry unless configured otherwise. */
 export const DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE = 64;
@@ -30,7 +29,7 @@ export const MAX_ARGS_DEPTH = 256;
  * @example
  * assessResponse(response, { rescueEnabled: true, toolNames: workflow.toolNames }, workflow.tools); // { kind: "calls" | "retry" | "rejected", ... }
  */
-export function assessResponse(response: LLMResponse, options: AssessOptions, tools: Readonly<Record<string, AnyToolDef>>): ValidationResult {
+export function assessResponse(response: LLMResponse, options: AssessOptions, tools: ValidatorTools): ValidationResult {
   const max = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE;
   const raw = response.type === "text" ? response.content : "";
   // Checked before validation: the point is not to validate thousands of calls.

@@ -3,7 +3,7 @@
  * Text is rescued into calls when possible, else answered with a user-channel retry nudge.
  * Calls must name a known tool and carry object args that pass the tool's schema; one bad call
  * blocks the whole batch (the others get `[Skipped]`). Stateless: the same function serves the
- * workflow machine, the proxy and `ResponseValidator`.
+ * workflow machine (and so the Guardrails facade) and the proxy.
  */
 import { InvalidArgumentError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
@@ -52,6 +52,16 @@ export function toolNamesOf(tools: ValidatorTools): string[] {
 
 function isToolNameList(tools: ValidatorTools): tools is readonly string[] {
   return Array.isArray(tools);
+}
+
+/**
+ * The definitions of a tool set: none when only names were given.
+ *
+ * @example
+ * toolDefinitions(["a"]); // {}
+ */
+export function toolDefinitions(tools: ValidatorTools): Readonly<Record<string, AnyToolDef>> {
+  return isToolNameList(tools) ? {} : tools;
 }
 
 /**
@@ -170,28 +180,4 @@ export function validateResponse(response: LLMResponse, options: ValidateOptions
  */
 export function rejectionBudget(rejections: readonly CallRejection[]): "retries" | "toolErrors" {
   return rejections.some((r) => r.kind === "unknown_tool") ? "retries" : "toolErrors";
-}
-
-/**
- * Stateless wrapper for foreign loops (seed 000 "ResponseValidator").
- *
- * @example
- * const validator = new ResponseValidator({ tools: ["get_weather", "respond"] });
- * validator.validate({ type: "text", content: "hello" }).kind; // "retry"
- */
-export class ResponseValidator {
-  readonly #options: ValidateOptions;
-
-  constructor(options: ValidateOptions) {
-    assertValidatorTools(options?.tools);
-    this.#options = { tools: options.tools, rescueEnabled: options.rescueEnabled ?? true };
-  }
-
-  get toolNames(): string[] {
-    return toolNamesOf(this.#options.tools);
-  }
-
-  validate(response: LLMResponse): ValidationResult {
-    return validateResponse(response, this.#options);
-  }
 }

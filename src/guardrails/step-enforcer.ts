@@ -1,14 +1,13 @@
 /**
  * Required steps, premature-terminal escalation and tool prerequisites. Every decision is a pure
  * function over plain data (`required`, `completed: {tool,args}[]`), which the workflow machine
- * calls on its JSON context; `StepEnforcer` is the stateful wrapper for foreign loops.
+ * calls on its JSON context (and so does the Guardrails facade, which steps that machine).
  */
 import { InvalidArgumentError } from "../core/errors.js";
-import type { Prerequisite } from "../core/tool.js";
 import { blockedBatchResults, type BlockedResult } from "./blocked-batch.js";
-import { budgetOption, isExhausted } from "./error-tracker.js";
+import { isExhausted } from "./budget.js";
 import { prerequisiteMessage, stepNudgeMessage, type Nudge } from "./nudges.js";
-import { findPrerequisiteViolations, type PrerequisiteViolation } from "./prerequisites.js";
+import type { PrerequisiteViolation } from "./prerequisites.js";
 
 // Part of the step-enforcement API the workflow machine imports from here.
 export { describePrerequisite, findPrerequisiteViolations, isPrerequisiteMet, type PrerequisiteViolation } from "./prerequisites.js";
@@ -146,108 +145,4 @@ export function prerequisiteBlock(
     attempts: attempt,
     exhausted: isExhausted(attempt, maxViolations),
   };
-}
-
-export interface StepEnforcerOptions {
-  requiredSteps?: readonly string[];
-  terminalTools?: readonly string[];
-  /** Tool definitions (only `prerequisites` is read). */
-  tools?: Readonly<Record<string, { prerequisites: readonly Prerequisite[] }>>;
-  /** Alternative to `tools`: prerequisites by tool name. */
-  toolPrerequisites?: Readonly<Record<string, readonly Prerequisite[]>>;
-  maxPrematureAttempts?: number;
-  maxPrereqViolations?: number;
-}
-
-/**
- * @example
- * const steps = new StepEnforcer({ requiredSteps: ["search"], terminalTools: ["answer"] });
- * steps.check([{ tool: "answer" }]);          // needsNudge, tier 1
- * steps.record("search", { q: "x" });
- * steps.check([{ tool: "answer" }]).needsNudge; // false
- */
-export class StepEnforcer {
-  readonly requiredSteps: readonly string[];
-  readonly terminalTools: readonly string[];
-  readonly maxPrematureAttempts: number;
-  readonly maxPrereqViolations: number;
-  readonly #tools: Readonly<Record<string, { prerequisites: readonly Prerequisite[] }>>;
-  #completed: CompletedStep[] = [];
-  #premature = 0;
-  #prereq = 0;
-
-  constructor(options: StepEnforcerOptions = {}) {
-    if (options.tools !== undefined && options.toolPrerequisites !== undefined) {
-      throw new InvalidArgumentError("tools", "give either tools or toolPrerequisites, not both");
-    }
-    this.requiredSteps = Object.freeze([...(options.requiredSteps ?? [])]);
-    this.terminalTools = Object.freeze([...(options.terminalTools ?? [])]);
-    this.maxPrematureAttempts = budgetOption("maxPrematureAttempts", options.maxPrematureAttempts, 3);
-    this.maxPrereqViolations = budgetOption("maxPrereqViolations", options.maxPrereqViolations, 2);
-    const byName = options.toolPrerequisites ?? {};
-    this.#tools =
-      options.tools ?? Object.fromEntries(Object.entries(byName).map(([name, prerequisites]) => [name, { prerequisites }]));
-  }
-
-  /** Premature-terminal check; counts an attempt when it blocks. */
-  check(calls: readonly { tool: string }[]): StepCheck {
-    const premature = findPrematureTerminal(calls, this.terminalTools, this.requiredSteps, this.#completed);
-    if (!premature) return { needsNudge: false };
-    this.#premature += 1;
-    return stepBlock(calls, premature, this.#premature, this.maxPrematureAttempts);
-  }
-
-  /** Prerequisite check against pre-batch state; counts a violation when it blocks. */
-  checkPrerequisites(calls: readonly { tool: string; args: unknown }[]): StepCheck {
-    const violations = findPrerequisiteViolations(calls, this.#tools, this.#completed);
-    if (violations.length === 0) return { needsNudge: false };
-    this.#prereq += 1;
-    return prerequisiteBlock(calls, violations, this.#prereq, this.maxPrereqViolations);
-  }
-
-  /** Record a successful execution (any tool, not only required ones: prerequisites need them all). */
-  record(tool: string, args: unknown = {}): void {
-    this.#completed.push({ tool, args });
-  }
-
-  isSatisfied(): boolean {
-    return this.pending().length === 0;
-  }
-
-  pending(): string[] {
-    return pendingSteps(this.requiredSteps, this.#completed);
-  }
-
-  resetPremature(): void {
-    this.#premature = 0;
-  }
-
-  resetPrereqViolations(): void {
-    this.#prereq = 0;
-  }
-
-  summaryHint(): string {
-    return summaryHint(this.#completed);
-  }
-
-  get prematureAttempts(): number {
-    return this.#premature;
-  }
-
-  get prematureExhausted(): boolean {
-    return isExhausted(this.#premature, this.maxPrematureAttempts);
-  }
-
-  get prereqViolations(): number {
-    return this.#prereq;
-  }
-
-  get prereqExhausted(): boolean {
-    return isExhausted(this.#prereq, this.maxPrereqViolations);
-  }
-
-  /** A copy: callers cannot rewrite history. */
-  get completedSteps(): CompletedStep[] {
-    return this.#completed.map((s) => ({ ...s }));
-  }
 }

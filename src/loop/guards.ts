@@ -3,7 +3,7 @@
  * to a guardrail function so the foreign-loop facade and the machine decide identically.
  */
 import { ForgeError, type ToolResultError } from "../core/errors.js";
-import { isExhausted } from "../guardrails/error-tracker.js";
+import { isExhausted } from "../guardrails/budget.js";
 import { findRepeatViolations } from "../guardrails/loop-break.js";
 import { rejectionBudget } from "../guardrails/response-validator.js";
 import { findPrematureTerminal, findPrerequisiteViolations } from "../guardrails/step-enforcer.js";

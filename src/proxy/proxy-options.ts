@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
-import { budgetOption } from "../guardrails/error-tracker.js";
+import { budgetOption } from "../guardrails/budget.js";
 import type { ForgeMetrics } from "../telemetry/metrics.js";
 import type { ProxyConfig } from "./fleet/proxy-config.js";
 import type { ProxyGuardrailOptions } from "../proxy-request/request-context.js";

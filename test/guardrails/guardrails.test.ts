@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Guardrails, type GuardrailDecision } from "../../src/guardrails/guardrails.js";
+import { Guardrails, type ExecutedResult, type GuardrailDecision } from "../../src/runner/guardrails.js";
 import { callKey } from "../../src/guardrails/loop-break.js";
 import {
   ForgeError,
@@ -60,6 +60,7 @@ describe("Guardrails.check: retries", () => {
       toolCalls: [{ tool: "get_weather", args: { city: "Rome", unit: "C" } }],
     });
     expect(g.counters.retries).toBe(0);
+    g.record([{ tool: "get_weather", ok: true }]);
     expect(g.check(text("hmm")).action).toBe("retry");
   });
 });
@@ -133,6 +134,7 @@ describe("Guardrails.check: step enforcement", () => {
     expect(d.kind).toBe("prerequisite");
     expect(d.results[0]?.content).toMatch(/^\[Skipped\]/);
     expect(d.results[1]?.content).toMatch(/^\[PrereqError\].*read_file\(path="a.txt"\)/);
+    expect(g.check(calls({ tool: "read_file", args: { path: "b.txt" } })).action).toBe("execute");
     g.record([{ tool: "read_file", args: { path: "b.txt" }, ok: false, error: new Error("disk") }]);
     const err = fatalError(g.check(calls(edit)));
     expect(err).toBeInstanceOf(PrerequisiteError);
@@ -141,6 +143,7 @@ describe("Guardrails.check: step enforcement", () => {
 
   it("prerequisite met by a matching earlier read", () => {
     const g = new Guardrails({ tools });
+    g.check(calls({ tool: "read_file", args: { path: "a.txt" } }));
     g.record([{ tool: "read_file", args: { path: "a.txt" }, ok: true }]);
     expect(g.check(calls({ tool: "edit_file", args: { path: "a.txt", text: "x" } })).action).toBe("execute");
   });
@@ -170,40 +173,70 @@ describe("Guardrails.check: loop break", () => {
 });
 
 describe("Guardrails.record", () => {
-  it("terminal success ⇒ done; steps are recorded", () => {
+  /** check() then record(): the facade steps the machine, so results follow an execute decision. */
+  function run(g: Guardrails, batch: ToolCall[], results: Omit<ExecutedResult, "tool">[]) {
+    const d = g.check(calls(...batch));
+    if (d.action !== "execute") throw new Error(`expected execute, got ${d.action}`);
+    return g.record(results.map((r, i) => ({ tool: batch[i]!.tool, ...r })));
+  }
+
+  it("terminal success ⇒ done; steps are recorded with the decision's (validated) arguments", () => {
     const g = new Guardrails({ tools, requiredSteps: ["get_weather"], terminalTools: ["respond"] });
-    expect(g.record([{ tool: "get_weather", args: { city: "A" }, ok: true }])).toEqual({ done: false });
+    expect(run(g, [weather("A")], [{ ok: true }])).toEqual({ done: false });
     expect(g.pending()).toEqual([]);
-    expect(g.record([{ tool: "respond", args: { message: "x" }, ok: true }])).toEqual({ done: true });
-    expect(g.completedSteps.map((s) => s.tool)).toEqual(["get_weather", "respond"]);
+    expect(run(g, [answer], [{ ok: true }])).toEqual({ done: true });
+    expect(g.completedSteps).toEqual([{ tool: "get_weather", args: { city: "A", unit: "C" } }, { tool: "respond", args: { message: "done" } }]);
     expect(g.summaryHint()).toBe("[Steps completed: get_weather, respond]");
+    expect(() => g.check(calls(answer))).toThrow(/terminal tool already succeeded/);
   });
 
   it("resolution errors neither count nor record the step", () => {
     const g = new Guardrails({ tools, maxToolErrors: 0, requiredSteps: ["get_weather"], terminalTools: "respond" });
-    expect(g.record([{ tool: "get_weather", args: {}, ok: false, resolution: true }])).toEqual({ done: false });
+    expect(run(g, [weather()], [{ ok: false, resolution: true }])).toEqual({ done: false });
     expect(g.counters.toolErrors).toBe(0);
     expect(g.completedSteps).toEqual([]);
   });
 
-  it("tool errors exhaust at max+1 with a ToolExecutionError carrying the cause", () => {
+  it("tool errors exhaust at max+1 with the runner's ToolExecutionError; then the facade refuses more", () => {
     const g = new Guardrails({ tools, maxToolErrors: 1 });
     const boom = new Error("backend down");
-    expect(g.record([{ tool: "get_weather", args: {}, ok: false, error: boom }])).toEqual({ done: false });
-    const second = g.record([{ tool: "get_weather", args: {}, ok: false, error: boom }, { tool: "respond", args: {}, ok: true }]);
+    expect(run(g, [weather()], [{ ok: false, error: boom }])).toEqual({ done: false });
+    const second = run(g, [weather("B"), answer], [{ ok: false, error: boom }, { ok: true }]);
     expect(second.done).toBe(false);
     expect(second.fatal).toBeInstanceOf(ToolExecutionError);
-    expect(second.fatal?.data).toEqual({ toolName: "get_weather", lastError: "backend down", attempts: 2 });
-    expect(second.fatal?.cause).toBe(boom);
+    expect(second.fatal?.data).toMatchObject({ toolName: "get_weather", attempts: 2 });
+    expect(String(second.fatal?.data.lastError)).toContain("backend down");
+    expect(() => g.check(calls(answer))).toThrow(/already gave up \(FORGE_TOOL_EXECUTION\)/);
   });
 
-  it("a batch with an error does not reset premature or prereq counters", () => {
+  it("a batch with an error does not reset premature or prereq counters; a clean one does", () => {
     const g = new Guardrails({ tools, requiredSteps: ["get_weather"], terminalTools: "respond", maxToolErrors: 9 });
     g.check(calls(answer));
-    g.record([{ tool: "read_file", args: {}, ok: false }]);
+    run(g, [{ tool: "read_file", args: { path: "x" } }], [{ ok: false }]);
     expect(g.counters).toMatchObject({ premature: 1, toolErrors: 1 });
-    g.record([{ tool: "read_file", args: {}, ok: true }]);
+    run(g, [{ tool: "read_file", args: { path: "y" } }], [{ ok: true }]);
     expect(g.counters).toMatchObject({ premature: 0, toolErrors: 0 });
+  });
+
+  it("refuses results out of turn or not matching the batch, and check() before the batch is recorded", () => {
+    const g = new Guardrails({ tools });
+    expect(() => g.record([{ tool: "get_weather", ok: true }])).toThrow(InvalidArgumentError);
+    g.check(calls(weather(), answer));
+    expect(() => g.check(calls(answer))).toThrow(/record\(\) the results of the last execute decision first/);
+    expect(() => g.record([{ tool: "get_weather", ok: true }])).toThrow(/one result per call .*get_weather, respond/);
+    expect(() => g.record([{ tool: "respond", ok: true }, { tool: "get_weather", ok: true }])).toThrow(InvalidArgumentError);
+    expect(g.record([{ tool: "get_weather", ok: true }, { tool: "respond", ok: true }])).toEqual({ done: false });
+  });
+
+  it("approvals and human input are the foreign loop's own: such a tool is executed, not held", () => {
+    const g = new Guardrails({ tools: { ...tools, get_weather: { ...tools.get_weather, needsApproval: true } } });
+    expect(g.check(calls(weather())).action).toBe("execute");
+  });
+
+  it("more calls than maxToolCallsPerResponse: a retry nudge, as in the runner", () => {
+    const g = new Guardrails({ tools, maxToolCallsPerResponse: 1 });
+    expect(g.check(calls(weather("A"), weather("B")))).toMatchObject({ action: "retry", nudge: { role: "user" } });
+    expect(g.counters.retries).toBe(1);
   });
 });
 

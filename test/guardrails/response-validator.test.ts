@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assertValidatorTools, rejectionBudget, ResponseValidator, toolNamesOf, validateResponse } from "../../src/guardrails/response-validator.js";
+import { assertValidatorTools, rejectionBudget, toolDefinitions, toolNamesOf, validateResponse } from "../../src/guardrails/response-validator.js";
 import { batchSkippedMessage } from "../../src/guardrails/nudges.js";
 import type { LLMResponse } from "../../src/core/llm.js";
 import { fenced, tools } from "./fixtures.js";
@@ -148,13 +148,16 @@ describe("rejectionBudget", () => {
   });
 });
 
-describe("ResponseValidator", () => {
-  it("wraps validateResponse with fixed options", () => {
-    const v = new ResponseValidator({ tools: ["get_weather", "respond"], rescueEnabled: false });
-    expect(v.toolNames).toEqual(["get_weather", "respond"]);
-    expect(v.validate({ type: "text", content: fenced("respond", { message: "x" }) }).kind).toBe("retry");
-    expect(v.validate(calls({ tool: "respond", args: { message: "x" } })).kind).toBe("calls");
+describe("toolNamesOf / toolDefinitions", () => {
+  it("names in declaration order; definitions only when definitions were given", () => {
+    expect(toolNamesOf(["get_weather", "respond"])).toEqual(["get_weather", "respond"]);
     expect(toolNamesOf(tools)).toEqual(["get_weather", "respond", "read_file", "edit_file"]);
+    expect(toolDefinitions(["get_weather"])).toEqual({});
+    expect(toolDefinitions(tools)).toBe(tools);
+  });
+
+  it("rescue off: a fenced call in text is a retry, not a rescue", () => {
+    expect(validateResponse({ type: "text", content: fenced("respond", { message: "x" }) }, { tools: ["respond"], rescueEnabled: false }).kind).toBe("retry");
   });
 });
 
@@ -165,6 +168,6 @@ describe("assertValidatorTools", () => {
     expect(() => assertValidatorTools(["a", ""])).toThrow(/non-empty strings/);
     expect(() => assertValidatorTools("a")).toThrow(/record of tool definitions/);
     expect(() => assertValidatorTools({ a: { name: "a" } })).toThrow(/tools\.a is not a tool definition/);
-    expect(() => new ResponseValidator({ tools: 5 as never })).toThrow(/tools/);
+    expect(() => assertValidatorTools(5)).toThrow(/tools/);
   });
 });

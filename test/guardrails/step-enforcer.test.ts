@@ -4,7 +4,6 @@ import {
   findPrematureTerminal,
   pendingSteps,
   prerequisiteBlock,
-  StepEnforcer,
   stepBlock,
   stepTier,
   summaryHint,
@@ -74,82 +73,5 @@ describe("stepBlock / prerequisiteBlock", () => {
     const block = prerequisiteBlock([{ tool: "a" }], [{ index: 0, tool: "a", missing: ["b"] }], 3, 2);
     expect(block).toMatchObject({ kind: "prerequisite", tier: 3, exhausted: true, nudge: { kind: "prerequisite" } });
     expect(block.results[0]?.content).toMatch(/^\[PrereqError\]/);
-  });
-});
-
-describe("StepEnforcer", () => {
-  it("escalates tiers 1,2,3 and is exhausted on the 4th premature call", () => {
-    const s = new StepEnforcer({ requiredSteps: ["search"], terminalTools: ["answer"] });
-    const tiers: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const c = s.check([{ tool: "answer" }]);
-      if (!c.needsNudge) throw new Error("expected a nudge");
-      tiers.push(c.tier);
-      expect(c.nudge.content).toMatch(/^\[StepEnforcementError\].*"search"/);
-      expect(s.prematureExhausted).toBe(false);
-    }
-    expect(tiers).toEqual([1, 2, 3]);
-    const fourth = s.check([{ tool: "answer" }]);
-    expect(fourth.needsNudge && fourth.exhausted).toBe(true);
-    expect(s.prematureAttempts).toBe(4);
-    expect(s.prematureExhausted).toBe(true);
-  });
-
-  it("resetPremature restarts the escalation; record satisfies the step", () => {
-    const s = new StepEnforcer({ requiredSteps: ["search"], terminalTools: ["answer"] });
-    s.check([{ tool: "answer" }]);
-    s.check([{ tool: "answer" }]);
-    s.resetPremature();
-    const again = s.check([{ tool: "answer" }]);
-    expect(again.needsNudge && again.tier).toBe(1);
-    expect(s.isSatisfied()).toBe(false);
-    expect(s.pending()).toEqual(["search"]);
-    s.record("search", { q: "x" });
-    expect(s.isSatisfied()).toBe(true);
-    expect(s.check([{ tool: "answer" }])).toEqual({ needsNudge: false });
-    expect(s.summaryHint()).toBe("[Steps completed: search]");
-  });
-
-  it("prerequisite violations: arg-matched, exhausted at max+1, reset", () => {
-    const s = new StepEnforcer({
-      toolPrerequisites: { edit: [{ tool: "read", args: { path: "$path" } }] },
-      maxPrereqViolations: 1,
-    });
-    const first = s.checkPrerequisites([{ tool: "edit", args: { path: "a" } }]);
-    expect(first.needsNudge && first.kind === "prerequisite" && first.violations[0]?.missing).toEqual(['read(path="a")']);
-    expect(s.prereqExhausted).toBe(false);
-    s.record("read", { path: "b" });
-    const second = s.checkPrerequisites([{ tool: "edit", args: { path: "a" } }]);
-    expect(second.needsNudge && second.exhausted).toBe(true);
-    expect(s.prereqViolations).toBe(2);
-    s.resetPrereqViolations();
-    expect(s.prereqViolations).toBe(0);
-    s.record("read", { path: "a" });
-    expect(s.checkPrerequisites([{ tool: "edit", args: { path: "a" } }])).toEqual({ needsNudge: false });
-  });
-
-  it("reads prerequisites from tool definitions", () => {
-    const s = new StepEnforcer({ tools: { edit: { prerequisites: ["read"] }, read: { prerequisites: [] } } });
-    expect(s.checkPrerequisites([{ tool: "edit", args: {} }]).needsNudge).toBe(true);
-    expect(() => new StepEnforcer({ tools: {}, toolPrerequisites: {} })).toThrow(InvalidArgumentError);
-    expect(() => new StepEnforcer({ maxPrematureAttempts: -1 })).toThrow(/maxPrematureAttempts/);
-  });
-
-  it("completedSteps is a copy and only grows (property)", () => {
-    fc.assert(
-      fc.property(fc.array(fc.tuple(fc.constantFrom("a", "b", "answer"), fc.boolean())), (ops) => {
-        const s = new StepEnforcer({ requiredSteps: ["a", "b"], terminalTools: ["answer"] });
-        let previous: CompletedStep[] = [];
-        for (const [tool, isRecord] of ops) {
-          if (isRecord) s.record(tool, { t: tool });
-          else s.check([{ tool }]);
-          s.completedSteps.pop();
-          const now = s.completedSteps;
-          expect(now.slice(0, previous.length)).toEqual(previous);
-          expect(now.length).toBeGreaterThanOrEqual(previous.length);
-          previous = now;
-        }
-      }),
-    );
   });
 });

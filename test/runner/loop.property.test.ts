@@ -4,12 +4,14 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ForgeError, type WireMessage } from "../../src/core/index.js";
+import { ForgeError, ToolResolutionError, type LLMResponse, type WireMessage, type Workflow } from "../../src/core/index.js";
 import type { WorkflowContext } from "../../src/loop/context.js";
 import { estimateTokensChars4 } from "../../src/context/token-estimator.js";
 import { WorkflowRunner } from "../../src/runner.js";
+import { Guardrails, type GuardrailDecision } from "../../src/runner/guardrails.js";
+import { callCountEntries } from "../../src/loop/call-counts.js";
 import { loopWorkflow, PolicyClient, turnOf, type ToolLogEntry } from "../support/loop-fixtures.js";
-import { act, BEHAVIOURS, budgetArb, runnerOptions, scriptedModel, type Behaviour } from "../support/generated-runs.js";
+import { act, BEHAVIOURS, budgetArb, runnerOptions, scriptedModel, type Behaviour, type Budget } from "../support/generated-runs.js";
 
 /** Every runner run these properties start (the issue asks for ≥ 10,000 per CI). */
 let generatedRuns = 0;
@@ -56,17 +58,108 @@ function invariantBreaks(ctx: WorkflowContext, previous: WorkflowContext | undef
   return breaks;
 }
 
+/** What a foreign loop saw after one response: the decision, and the facade's state after it (and the batch's record). */
+interface Verdict {
+  action: GuardrailDecision["action"] | "done";
+  code?: string;
+  counters: WorkflowContext["counters"];
+  completed: number;
+  callCounts: [string, number][];
+}
+
+/**
+ * The same responses through the Guardrails facade, driven as a foreign loop drives it: check,
+ * then (on execute) the workflow's own tools, then record.
+ */
+async function facadeVerdicts(workflow: Workflow, responses: readonly LLMResponse[], budget: Budget): Promise<Verdict[]> {
+  const { tight: _tight, maxIterations: _maxIterations, ...limits } = budget;
+  const guard = new Guardrails({ tools: workflow.tools, requiredSteps: workflow.requiredSteps, terminalTools: workflow.terminalTools, ...limits });
+  const verdicts: Verdict[] = [];
+  const state = (action: Verdict["action"], code?: string): Verdict => ({
+    action,
+    ...(code ? { code } : {}),
+    counters: guard.counters,
+    completed: guard.completedSteps.length,
+    callCounts: Object.entries(guard.callCounts).sort(),
+  });
+  for (const [turn, response] of responses.entries()) {
+    const d = guard.check(structuredClone(response));
+    if (d.action === "fatal") return [...verdicts, state("fatal", d.error.code)];
+    if (d.action !== "execute") {
+      verdicts.push(state(d.action));
+      continue;
+    }
+    const results = [];
+    for (const [i, call] of d.toolCalls.entries()) {
+      try {
+        const ctx = { idempotencyKey: `f:${turn}:${i}`, signal: new AbortController().signal, runId: "f", iteration: turn, callIndex: i };
+        await workflow.tools[call.tool]!.execute(call.args, ctx);
+        results.push({ tool: call.tool, ok: true });
+      } catch (error) {
+        results.push({ tool: call.tool, ok: false, error, ...(ToolResolutionError.isInstance(error) ? { resolution: true } : {}) });
+      }
+    }
+    const { done, fatal } = guard.record(results);
+    if (fatal) return [...verdicts, state("fatal", fatal.code)];
+    if (done) return [...verdicts, state("done")];
+    verdicts.push(state("execute"));
+  }
+  return verdicts;
+}
+
+const RUNNER_ENDINGS = new Set(["FORGE_MAX_ITERATIONS", "FORGE_WORKFLOW_CANCELLED"]);
+
+/** The runner's verdict on each response, read from the contexts it went through (the last one per iteration). */
+function runnerVerdicts(seen: readonly WorkflowContext[]): Verdict[] {
+  const last = new Map<number, WorkflowContext>();
+  for (const ctx of seen) last.set(ctx.iteration, ctx);
+  const verdicts: Verdict[] = [];
+  for (let k = 1; last.has(k); k++) {
+    const ctx = last.get(k)!;
+    const before = last.get(k - 1)?.stats ?? { retryNudges: 0, stepNudges: 0, prereqNudges: 0, loopBreaks: 0, toolCalls: 0 };
+    const { stats } = ctx;
+    // Iterations and cancellation are the runner's own, not verdicts on a response.
+    const failed = ctx.error && !RUNNER_ENDINGS.has(ctx.error.code) ? ctx.error.code : undefined;
+    const action: Verdict["action"] =
+      stats.retryNudges > before.retryNudges ? (ctx.validation?.kind === "retry" ? "retry" : "tool_error")
+      : stats.stepNudges > before.stepNudges || stats.prereqNudges > before.prereqNudges ? "step_blocked"
+      : stats.loopBreaks > before.loopBreaks ? "tool_error"
+      // a batch ran: it failed the run (tool errors are judged before the terminal), finished it, or went on
+      : stats.toolCalls > before.toolCalls ? (failed ? "fatal" : ctx.terminal ? "done" : "execute")
+      : "fatal";
+    verdicts.push({
+      action,
+      ...(action === "fatal" ? { code: failed } : {}),
+      counters: ctx.counters,
+      completed: ctx.steps.completed.length,
+      callCounts: callCountEntries(ctx.callCounts).sort(),
+    });
+  }
+  return verdicts;
+}
+
 describe("workflow machine properties", () => {
   it("invariants hold for generated model behaviour (budgets, steps, prerequisites, finality)", async () => {
     const { workflow, log } = loopWorkflow();
+    const facade = loopWorkflow();
     await fc.assert(
       fc.asyncProperty(fc.array(fc.constantFrom<Behaviour>(...BEHAVIOURS, "cancel"), { maxLength: 14 }), budgetArb, async (script, budget) => {
         // One workflow for every run, as an application keeps it (its machine is built once):
         // a run must not carry anything over to the next.
         log.length = 0;
-        const { client, controller } = scriptedModel(script);
+        const { client, controller, responses } = scriptedModel(script);
         const seen: WorkflowContext[] = [];
-        const runner = new WorkflowRunner({ client, ...runnerOptions(budget), onStateChange: (_s, ctx) => seen.push(ctx) });
+        // Every macrostep's context (a state name can repeat across iterations, so onStateChange misses some).
+        const steps: WorkflowContext[] = [];
+        const runner = new WorkflowRunner({
+          client,
+          ...runnerOptions(budget),
+          onStateChange: (_s, ctx) => seen.push(ctx),
+          inspect: (e) => {
+            const ctx = e.type === "@xstate.snapshot" ? (e.snapshot as { context?: WorkflowContext }).context : undefined;
+            if (ctx?.machineVersion !== undefined) steps.push(ctx);
+          },
+        });
         const outcome = await settle(runner.run(workflow, "go", { promptVars: { company: "Acme" }, signal: controller.signal }), runner);
         generatedRuns++;
         const final = runner.snapshot().context;
@@ -97,6 +190,9 @@ describe("workflow machine properties", () => {
           expect(log.slice(0, fin).some((e) => e.tool === "fetch_b" && ok(e))).toBe(true);
           expect(outcome.result).toEqual((log[fin]!.args.summary as string) ? { done: log[fin]!.args.summary } : undefined);
         }
+        // a foreign loop given the same responses gets the same decisions, counters and errors
+        // from the Guardrails facade, response by response
+        expect(await facadeVerdicts(facade.workflow, responses, budget)).toEqual(runnerVerdicts(steps));
         // system prompt and first user input survive every compaction
         expect(final.messages[0]!.meta.type).toBe("system_prompt");
         expect(final.messages[1]).toMatchObject({ content: "go", meta: { type: "user_input" } });

@@ -61,15 +61,20 @@ export function runnerOptions(b: Budget): Omit<WorkflowRunnerOptions, "client"> 
  * A client playing `script[turn]` (then the correct path); "cancel" aborts the returned
  * controller, whose signal the run is given, while the model is being asked.
  */
-export function scriptedModel(script: readonly Behaviour[]): { client: PolicyClient; controller: AbortController } {
+export function scriptedModel(script: readonly Behaviour[]): { client: PolicyClient; controller: AbortController; responses: LLMResponse[] } {
   const controller = new AbortController();
+  /** Every response the model gave, in order (copies: the run may not change them). */
+  const responses: LLMResponse[] = [];
   const client = new PolicyClient((messages, _tools, signal) => {
     const behaviour = script[turnOf(messages)] ?? "correct";
     if (behaviour === "cancel") {
       controller.abort(new Error("generated cancel"));
       signal?.throwIfAborted();
     }
-    return act(behaviour, messages);
+    const response = act(behaviour, messages);
+    // A cancelled run never takes the answer it was being given.
+    if (behaviour !== "cancel") responses.push(structuredClone(response));
+    return response;
   });
-  return { client, controller };
+  return { client, controller, responses };
 }
