@@ -7,9 +7,11 @@
  *   final: done | failed | cancelled
  *
  * Wiring only: every guard and action is a named pure function from src/loop, every effect
- * is a service (`infer`, `compact`, `executeTool`) supplied by the runner via
- * `machine.provide`. Tool definitions (for argument validation) come in through the factory,
- * because they hold functions and the context must stay JSON.
+ * is a service (`infer`, `compact`, `executeTool`) supplied via `machine.provide` (the runner's
+ * run services; the Guardrails facade supplies none and steps the machine with pure
+ * transitions). Tool definitions (for argument validation) come in through the factory,
+ * because they hold functions and the context must stay JSON. Longer than our ~300-line aim on
+ * purpose: the statechart is one picture, read whole.
  */
 import { and, assign, enqueueActions, fromPromise, setup } from "xstate";
 import type { ErrorJSON } from "../src/core/errors.js";
@@ -25,6 +27,7 @@ import * as fail from "../src/loop/failures.js";
 import * as is from "../src/loop/guards.js";
 import * as human from "../src/loop/human.js";
 import type { ToolOutput } from "../src/loop/tool-output.js";
+import type { WorkflowFact } from "../src/loop/facts.js";
 
 export interface InferInput {
   messages: Message[];
@@ -65,14 +68,8 @@ export type WorkflowEvent =
   /** The runner's wall-clock timer fired: fail now, even while a service is still in flight. */
   | { type: "workflow.timeout"; now: number };
 
-export type WorkflowEmitted =
-  | { type: "message"; message: Message }
-  | { type: "compact"; event: CompactEvent }
-  | { type: "toolStart"; tool: string; args: Record<string, unknown>; callId: string; index: number }
-  /** `result`: a terminal tool's JSON value (what `run()` returns); `now`: when a tool that returned finished. */
-  | { type: "toolEnd"; tool: string; callId: string; status: string; content: string; result?: unknown; fullContent?: string; now?: number }
-  /** The live error of a failed service (the context keeps only its JSON form). */
-  | { type: "serviceError"; origin: "infer" | "compact"; error: unknown };
+/** The facts of a run as the machine emits them (src/loop/facts.ts). */
+export type WorkflowEmitted = WorkflowFact;
 
 export interface WorkflowOutput {
   result: unknown;
@@ -132,7 +129,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       isWaitFailedAt: ({ context }, params: { now: number }) => context.run.budget.onWaitTimeout === "fail" && human.isWaitExpiredAt(context, params.now),
     },
     actions: {
-      applyCompaction: enqueueActions(({ enqueue }, params: CompactOutput) => {
+      applyCompaction: enqueueActions(({ context, enqueue }, params: CompactOutput) => {
         enqueue.assign(({ context }) => ({
           messages: params.messages,
           // Compaction rewrote the history (rare): its running total is recomputed.
@@ -153,22 +150,26 @@ export function createWorkflowMachine(toolbox: Toolbox) {
               }
             : context.stats,
         }));
-        if (params.event) enqueue.emit({ type: "compact", event: params.event });
+        if (params.event) enqueue.emit({ type: "context.compacted", iteration: context.iteration, event: params.event });
       }),
-      applyResponse: assign(({ context }, params: InferOutput) => ({
-        lastResponse: params.response,
-        iteration: context.iteration + 1,
-        now: params.now,
-        usage: {
+      applyResponse: enqueueActions(({ context, enqueue }, params: InferOutput) => {
+        const totals = {
           inputTokens: context.usage.inputTokens + params.usage.inputTokens,
           outputTokens: context.usage.outputTokens + params.usage.outputTokens,
-        },
-        validation: assessResponse(
-          params.response,
-          { rescueEnabled: context.run.switches.rescueEnabled, toolNames: context.run.toolNames, maxToolCalls: context.run.budget.maxToolCallsPerResponse },
-          toolbox.tools,
-        ),
-      })),
+        };
+        enqueue.assign({
+          lastResponse: params.response,
+          iteration: context.iteration + 1,
+          now: params.now,
+          usage: totals,
+          validation: assessResponse(
+            params.response,
+            { rescueEnabled: context.run.switches.rescueEnabled, toolNames: context.run.toolNames, maxToolCalls: context.run.budget.maxToolCallsPerResponse },
+            toolbox.tools,
+          ),
+        });
+        enqueue.emit({ type: "llm.response", iteration: context.iteration + 1, response: params.response, usage: params.usage, totals, now: params.now });
+      }),
       recordRetry: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordRetry(context))),
       recordRejectedBatch: enqueueActions(({ context, enqueue }) => apply(enqueue, act.recordRejectedBatch(context))),
       acceptCalls: enqueueActions(({ context, enqueue }) => apply(enqueue, act.acceptCalls(context))),
@@ -183,7 +184,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       commitHumanOutcome: enqueueActions(({ context, enqueue }) => commit(enqueue, context, act.humanOutcome(context))),
       announceToolStart: enqueueActions(({ context, enqueue }) => {
         const call = act.nextCall(context);
-        enqueue.emit({ type: "toolStart", tool: call.tool, args: call.args, callId: call.callId, index: call.index });
+        enqueue.emit({ type: "tool.start", tool: call.tool, args: call.args, callId: call.callId, index: call.index });
       }),
       commitToolResult: enqueueActions(({ context, enqueue }, params: { output: ExecuteToolOutput }) =>
         commit(enqueue, context, act.outcomeFromOutput(params.output), params.output.now),
@@ -205,7 +206,7 @@ export function createWorkflowMachine(toolbox: Toolbox) {
       failWaitTimeout: assign(({ context }, params: { now: number }) => ({ now: params.now, error: fail.waitTimedOut(context, params.now) })),
       failService: enqueueActions(({ enqueue }, params: { origin: "infer" | "compact"; error: unknown }) => {
         enqueue.assign({ error: fail.serviceFailed(params.origin, params.error) });
-        enqueue.emit({ type: "serviceError", origin: params.origin, error: params.error });
+        enqueue.emit({ type: "service.error", origin: params.origin, error: params.error });
       }),
       recordCancellation: assign({ error: ({ context, event }) => fail.cancelled(context, event.type === "workflow.cancel" ? event.reason : undefined) }),
     },
@@ -378,7 +379,8 @@ type Enqueue = {
 function apply(enqueue: Enqueue, result: act.ActionResult): void {
   // An empty patch assigns nothing: XState copies the whole snapshot on every assign.
   if (hasKeys(result.patch)) enqueue.assign(result.patch);
-  for (const message of result.appended) enqueue.emit({ type: "message", message });
+  for (const message of result.appended) enqueue.emit({ type: "history.message", message });
+  for (const fact of result.facts ?? []) enqueue.emit(fact);
 }
 
 function hasKeys(o: object): boolean {
@@ -393,7 +395,7 @@ function commit(enqueue: Enqueue, context: WorkflowContext, outcome: act.ToolOut
   if (now !== undefined) committed.patch.now = now;
   apply(enqueue, committed);
   enqueue.emit({
-    type: "toolEnd",
+    type: "tool.outcome",
     tool: call.tool,
     callId: call.callId,
     status: outcome.status,

@@ -170,6 +170,7 @@ export { DEFAULT_LEASE_MS, isDamaged } from "./persistence/run-store.js";
 
 // The statecharts, for inspection and visualisation.
 export { createWorkflowMachine, workflowMachine, type WorkflowMachine, type WorkflowEmitted, type WorkflowEvent, type Toolbox } from "../machines/workflow.machine.js";
+export type { WorkflowFact, GuardrailFact, NudgeFactKind } from "./loop/facts.js";
 export { proxyRequestMachine } from "../machines/proxy-request.machine.js";
 
 // The OpenAI- and Anthropic-compatible proxy.

@@ -4,25 +4,20 @@
  * Runs can be snapshotted at any moment and resumed in a new actor or process.
  *
  * The parts live in src/runner/: option checks (options.ts), the machine input and snapshot
- * restore (run-input.ts), one run from start to settled promise (session.ts), and the guard
- * around user callbacks (callback-guard.ts).
+ * restore (run-input.ts), the run's record in the store (run-record.ts), one attempt's wiring of
+ * trace, services and session (attempt.ts), one run from start to settled promise (session.ts),
+ * and the guard around user callbacks (callback-guard.ts).
  */
-import { context as otelContext, type Context } from "@opentelemetry/api";
-import { createActor, type InspectionEvent } from "xstate";
-import { ForgeError, InvalidArgumentError, RunWaitingError, StoreError } from "./core/errors.js";
-import { stateName, WorkflowState } from "./loop/state-name.js";
-import { RunTrace } from "./telemetry/run-trace.js";
-import { spanRefIn, withoutSpanRef, type SpanRef } from "./telemetry/span-ref.js";
-import { runTracer } from "./telemetry/telemetry-options.js";
-import type { StreamChunk } from "./core/llm.js";
+import { createActor } from "xstate";
+import { InvalidArgumentError, RunWaitingError } from "./core/errors.js";
+import type { WorkflowMachine } from "../machines/workflow.machine.js";
+import { spanRefIn, withoutSpanRef } from "./telemetry/span-ref.js";
 import type { Workflow } from "./core/workflow.js";
 import { MACHINE_VERSION, type WorkflowInput } from "./loop/context.js";
 import type { RunStats } from "./loop/run-stats.js";
 import type { PersistedRun } from "./persistence/snapshot.js";
-import { createServices, type WorkflowServices } from "./runner/services.js";
-import { CallbackGuard } from "./runner/callback-guard.js";
-import { CheckpointWriter, runExistsError, sessionSeed, type RunRecord } from "./runner/checkpoints.js";
-import type { Checkpoint, RunEvent, RunStore } from "./persistence/run-store.js";
+import type { WorkflowServices } from "./runner/services.js";
+import { CallbackGuard, guardedInspect } from "./runner/callback-guard.js";
 import {
   assertResumeOptions,
   assertRunnerOptions,
@@ -32,15 +27,14 @@ import {
   type RunOptions,
   type WorkflowRunnerOptions,
 } from "./runner/options.js";
-import { machineFor, restorableRun, runInput } from "./runner/run-input.js";
-import { RunSession, type DriveResult, type WorkflowActor } from "./runner/session.js";
+import { machineWith, restorableRun, runInput } from "./runner/run-input.js";
+import type { DriveResult, WorkflowActor } from "./runner/session.js";
 import { recordDecision, type DecisionInput, type DecisionReceipt } from "./runner/decisions.js";
-import type { HumanDecisionEvent, HumanRequest } from "./loop/human.js";
+import type { HumanRequest } from "./loop/human.js";
 import { forkRun, type ForkOptions, type ForkResult } from "./runner/fork.js";
-import { runChildWorkflow } from "./runner/child-run.js";
-import { redactionMapOf, type RedactionMap } from "./telemetry/redact-run.js";
-import { clientName } from "./core/response-contract.js";
-import { countTakeover, startRunLeg, type RunLegOutcome } from "./telemetry/run-metrics.js";
+import { openNewRun, openSnapshotRun, openStoredRun, recordSetup, sessionSeed, type RecordSetup, type RunRecord } from "./runner/run-record.js";
+import { Attempt, type AttemptTracing } from "./runner/attempt.js";
+import type { RunLegOutcome } from "./telemetry/run-metrics.js";
 
 export type { RunOptions, WorkflowRunnerOptions } from "./runner/options.js";
 
@@ -51,17 +45,12 @@ export type { RunOptions, WorkflowRunnerOptions } from "./runner/options.js";
  */
 export class WorkflowRunner {
   readonly options: Readonly<WorkflowRunnerOptions>;
-  #session: RunSession | undefined;
-  /** The current run's lock and checkpoint writer, when the runner has a store. */
-  #record: RunRecord | undefined;
+  /** The current (or last) run attempt: its session, its services. */
+  #attempt: Attempt | undefined;
   /** A run or resume is between its call and its actor (reading the store, taking the lock). */
   #starting = false;
-  /** Child runs started by the current run's tool calls and not yet settled (see child-run.ts). */
-  readonly #children = new Set<Promise<unknown>>();
-  /** The current run attempt's spans (undefined when tracing is off). */
-  #trace: RunTrace | undefined;
-  /** This runner's services per workflow (the machine itself is shared: see machineFor). */
-  readonly #services = new WeakMap<Workflow, WorkflowServices>();
+  /** The statechart per workflow, its service actors running the current attempt's services. */
+  readonly #machines = new WeakMap<Workflow, WorkflowMachine>();
 
   constructor(options: WorkflowRunnerOptions) {
     assertRunnerOptions(options);
@@ -70,12 +59,12 @@ export class WorkflowRunner {
 
   /** The live actor of the current (or last) run: subscribe, inspect, send `workflow.cancel`. */
   get actor(): WorkflowActor | undefined {
-    return this.#session?.actor;
+    return this.#attempt?.session.actor;
   }
 
   /** Figures of the last run that settled (success or failure). */
   get lastRunStats(): RunStats | undefined {
-    return this.#session?.stats;
+    return this.#attempt?.session.stats;
   }
 
   /**
@@ -83,13 +72,13 @@ export class WorkflowRunner {
    * snapshot taken just before stopping (a stopped actor has dropped its in-flight service).
    */
   snapshot(): PersistedRun {
-    if (!this.#session) throw new InvalidArgumentError("snapshot", "no run has started on this runner");
-    return this.#session.snapshot();
+    if (!this.#attempt) throw new InvalidArgumentError("snapshot", "no run has started on this runner");
+    return this.#attempt.session.snapshot();
   }
 
   /** Stop the current actor (its in-flight service gets an aborted signal); the run's promise rejects. */
   stop(reason = "runner stopped"): void {
-    this.#session?.stop(reason);
+    this.#attempt?.session.stop(reason);
   }
 
   /**
@@ -123,9 +112,7 @@ export class WorkflowRunner {
       this.options.store === undefined && options.sessionId === undefined
         ? (this.#assertIdle(), { input: runInput(this.options, workflow, userMessage, options, this.#now()), record: undefined })
         : await this.#prepare(() => this.#storedStart(workflow, userMessage, options));
-    const callbacks = new CallbackGuard();
-    const actor = createActor(machineFor(workflow), { input, ...this.#inspectOption(callbacks) });
-    return this.#drive(workflow, actor, options.signal, callbacks, record, { parent: options.traceContext, sessionId: options.sessionId });
+    return this.#launch(workflow, { input }, record, options.signal, { parent: options.traceContext, sessionId: options.sessionId });
   }
 
   /**
@@ -174,91 +161,44 @@ export class WorkflowRunner {
     return resultOf(await this.#continue(from, workflow, options));
   }
 
-  async #continue(from: PersistedRun | string, workflow: Workflow, options: ResumeOptions): Promise<Driven> {
-    assertWorkflow(workflow);
-    assertResumeOptions(options);
-    const { restorable, record } =
-      this.options.store === undefined && typeof from !== "string"
-        ? (this.#assertIdle(), { restorable: restorableRun(from, workflow, this.options.contextManager), record: undefined })
-        : await this.#prepare(() => this.#restore(from, workflow));
-    const callbacks = new CallbackGuard();
-    const actor: WorkflowActor = createActor(machineFor(workflow), { snapshot: withoutSpanRef(restorable.persisted), input: restorable.input, ...this.#inspectOption(callbacks) });
-    return this.#drive(workflow, actor, options.signal, callbacks, record, { parent: options.traceContext, previous: spanRefIn(restorable.persisted) });
-  }
-
   /**
    * Run a failed or cancelled run again from its store, from its last state before it ended (the
    * commit before its final one): a backend that was down, a budget raised since. The run keeps
    * its id and its log grows; the failure stays in the log's history.
    */
   async retry(runId: string, workflow: Workflow, options: ResumeOptions = {}): Promise<unknown> {
+    if (typeof runId !== "string") throw new InvalidArgumentError("runId", "expected the id of a run in the runner's store");
+    return resultOf(await this.#continue(runId, workflow, options, { retry: true }));
+  }
+
+  async #continue(from: PersistedRun | string, workflow: Workflow, options: ResumeOptions, how: { retry?: boolean } = {}): Promise<Driven> {
     assertWorkflow(workflow);
     assertResumeOptions(options);
-    if (typeof runId !== "string") throw new InvalidArgumentError("runId", "expected the id of a run in the runner's store");
-    const { restorable, record } = await this.#prepare(() => this.#restore(runId, workflow, { retry: true }));
-    const callbacks = new CallbackGuard();
-    const actor: WorkflowActor = createActor(machineFor(workflow), { snapshot: withoutSpanRef(restorable.persisted), input: restorable.input, ...this.#inspectOption(callbacks) });
-    return resultOf(await this.#drive(workflow, actor, options.signal, callbacks, record, { parent: options.traceContext, previous: spanRefIn(restorable.persisted) }));
+    const { restorable, record } =
+      this.options.store === undefined && typeof from !== "string"
+        ? (this.#assertIdle(), { restorable: restorableRun(from, workflow, this.options.contextManager), record: undefined })
+        : await this.#prepare(() => this.#restore(from, workflow, how));
+    const start = { snapshot: withoutSpanRef(restorable.persisted), input: restorable.input };
+    return this.#launch(workflow, start, record, options.signal, { parent: options.traceContext, previous: spanRefIn(restorable.persisted) });
   }
 
   /** A new run's input with its store record: the session's history as seed, the run leased and new. */
   async #storedStart(workflow: Workflow, userMessage: string, options: RunOptions): Promise<{ input: WorkflowInput; record: RunRecord | undefined }> {
-    const store = this.options.store;
-    const sessionId = options.sessionId;
-    const from = sessionId === undefined ? options.from : await sessionSeed(store, sessionId, options);
-    const startedAt = this.#now();
-    const input = runInput(this.options, workflow, userMessage, { ...options, ...(from ? { from } : {}) }, startedAt);
-    if (!store) return { input, record: undefined };
-    const lease = await store.lock(input.runId);
-    if (this.options.metrics) countTakeover(this.options.metrics, clientName(store), lease);
-    const existing = await store.latest(input.runId).catch(async (error: unknown) => {
-      await lease.release();
-      throw error;
-    });
-    if (existing) {
-      await lease.release();
-      throw runExistsError(input.runId);
-    }
-    const meta = { runId: input.runId, workflow: workflow.name, sessionId, createdAt: startedAt, seq: 0, state: "start", status: "active" as const };
-    const writer = new CheckpointWriter(store, lease, meta, () => this.#now(), this.#storedRedaction(workflow));
-    writer.record({
-      type: "start",
-      input,
-      ...(options.parent ? { parent: { runId: options.parent.runId, callId: options.parent.callId } } : {}),
-      ...(options.launch ? { launch: { ...options.launch } } : {}),
-    });
-    return { input, record: { lease, writer, recorded: new Map() } };
+    const setup = this.#recordSetup(workflow);
+    const from = options.sessionId === undefined ? options.from : await sessionSeed(setup?.store, options.sessionId, options);
+    const input = runInput(this.options, workflow, userMessage, { ...options, ...(from ? { from } : {}) }, this.#now());
+    return { input, record: setup ? await openNewRun(setup, input, options) : undefined };
   }
 
   /** The snapshot to resume (from the store when given a run id), checked, with the run's store record. */
-  async #restore(from: PersistedRun | string, workflow: Workflow, how: { retry?: boolean } = {}): Promise<{ restorable: ReturnType<typeof restorableRun>; record: RunRecord | undefined }> {
-    const store = this.options.store;
+  async #restore(from: PersistedRun | string, workflow: Workflow, how: { retry?: boolean }): Promise<{ restorable: ReturnType<typeof restorableRun>; record: RunRecord | undefined }> {
+    const setup = this.#recordSetup(workflow);
     let snapshot: PersistedRun;
     let record: RunRecord | undefined;
     if (typeof from === "string") {
-      if (!store) throw new InvalidArgumentError("runId", "resuming a run by id needs a runner with a store (new WorkflowRunner({ ..., store }))");
-      const lease = await store.lock(from);
-      if (this.options.metrics) countTakeover(this.options.metrics, clientName(store), lease);
-      try {
-        const last = await store.latest(from);
-        if (!last) throw new StoreError(`the store has no run ${from}`, from, "store");
-        const checkpoint = how.retry ? await beforeTheEnd(store, last) : last;
-        snapshot = checkpoint.snapshot;
-        const { workflow: name, sessionId, createdAt, state, status } = checkpoint;
-        const seq = last.seq;
-        record = {
-          lease,
-          writer: new CheckpointWriter(store, lease, { runId: from, workflow: name, sessionId, createdAt, seq, state, status }, () => this.#now(), this.#storedRedaction(workflow)),
-          recorded: state === WorkflowState.executingToolsRunning ? await recordedOutcomes(store, from) : new Map(),
-          decisions: state === WorkflowState.awaitingHuman && !how.retry ? await recordedDecisions(store, from) : [],
-        };
-      } catch (error) {
-        await lease.release();
-        throw error;
-      }
-    } else {
-      snapshot = from;
-    }
+      if (!setup) throw new InvalidArgumentError("runId", "resuming a run by id needs a runner with a store (new WorkflowRunner({ ..., store }))");
+      ({ snapshot, record } = await openStoredRun(setup, from, how));
+    } else snapshot = from;
     let restorable: ReturnType<typeof restorableRun>;
     try {
       restorable = restorableRun(snapshot, workflow, this.options.contextManager);
@@ -266,26 +206,8 @@ export class WorkflowRunner {
       await record?.lease.release();
       throw error;
     }
-    if (!record && store) {
-      // A snapshot object resumed on a runner with a store: recorded under its own run id.
-      const runId = restorable.input.runId;
-      const lease = await store.lock(runId);
-      if (this.options.metrics) countTakeover(this.options.metrics, clientName(store), lease);
-      const previous = await store.latest(runId).catch(async (error: unknown) => {
-        await lease.release();
-        throw error;
-      });
-      const meta = {
-        runId,
-        workflow: workflow.name,
-        sessionId: previous?.sessionId,
-        createdAt: previous?.createdAt ?? restorable.input.startedAt,
-        seq: previous?.seq ?? 0,
-        state: previous?.state ?? "start",
-        status: previous?.status ?? ("active" as const),
-      };
-      record = { lease, writer: new CheckpointWriter(store, lease, meta, () => this.#now(), this.#storedRedaction(workflow)), recorded: new Map() };
-    }
+    // A snapshot object resumed on a runner with a store: recorded under its own run id.
+    if (!record && setup) record = await openSnapshotRun(setup, restorable.input);
     return { restorable, record };
   }
 
@@ -304,174 +226,50 @@ export class WorkflowRunner {
     return (this.options.now ?? Date.now)();
   }
 
-  /** What the checkpoint writer masks: the workflow's `redact` names, with `redactStoredLogs` only. */
-  #storedRedaction(workflow: Workflow): { redact?: RedactionMap } {
-    const map = this.options.redactStoredLogs ? redactionMapOf(workflow.tools) : undefined;
-    return map ? { redact: map } : {};
+  #recordSetup(workflow: Workflow): RecordSetup | undefined {
+    return recordSetup(this.options, workflow, () => this.#now());
   }
 
-  /** The user's inspector behind the callback guard (XState would call it unprotected, mid-transition). */
-  #inspectOption(callbacks: CallbackGuard): { inspect?: (event: InspectionEvent) => void } {
-    const inspect = this.options.inspect;
-    if (!inspect) return {};
-    const deliver = typeof inspect === "function" ? inspect : (event: InspectionEvent) => inspect.next!(event);
-    return { inspect: (event) => callbacks.call("inspect", deliver, event) };
+  /** The statechart for a workflow with this runner's service actors, built once per workflow. */
+  #machineFor(workflow: Workflow): WorkflowMachine {
+    let machine = this.#machines.get(workflow);
+    if (!machine) this.#machines.set(workflow, (machine = machineWith(workflow, () => this.#services())));
+    return machine;
   }
 
-  /** This runner's services for a workflow, made once (they keep the history's wire form between calls). */
-  #servicesFor(workflow: Workflow): WorkflowServices {
-    const cached = this.#services.get(workflow);
-    if (cached) return cached;
-    const o = this.options;
-    // Chunks also go to an inspector that takes them (the visualizer shows the text as it streams).
-    const sink = typeof o.inspect === "object" && typeof o.inspect.chunk === "function" ? o.inspect : undefined;
-    const onChunk =
-      sink && o.stream
-        ? (chunk: StreamChunk) => {
-            const runId = this.#session?.actor.getSnapshot().context.run.id;
-            if (runId) sink.chunk!(runId, chunk);
-            return o.onChunk?.(chunk);
-          }
-        : o.onChunk;
-    const services = createServices({
-      workflow,
-      client: o.client,
-      contextManager: o.contextManager,
-      reasoningReplay: o.reasoningReplay ?? "none",
-      ...(o.request ? { request: o.request } : {}),
-      stream: o.stream ?? false,
-      ...(onChunk ? { onChunk } : {}),
-      ...(o.toolTimeoutMs !== undefined ? { toolTimeoutMs: o.toolTimeoutMs } : {}),
-      ...(o.maxResultChars !== undefined ? { maxResultChars: o.maxResultChars } : {}),
-      now: () => this.#now(),
-      haltedBy: () => this.#session?.haltedBy,
-      trace: () => this.#trace,
-      beforeTool: () => this.#record?.writer.barrier() ?? Promise.resolve(),
-      recordedOutcome: (key) => this.#record?.recorded.get(key),
-      ...(o.store ? { afterTool: (outcome: OutcomeEvent) => this.#record?.writer.recordOutcome(outcome) ?? Promise.resolve() } : {}),
-      runChild: (call, child, message, options) => {
-        const context = this.#session?.actor.getSnapshot().context;
-        if (!context) return Promise.reject(new InvalidArgumentError("runChild", "no run is active on this runner"));
-        const caller = { options: o, context, now: this.#now(), runner: (options: WorkflowRunnerOptions) => new WorkflowRunner(options) };
-        const running = runChildWorkflow(caller, call, child, message, options);
-        this.#children.add(running);
-        void running.catch(() => undefined).finally(() => this.#children.delete(running));
-        return running;
-      },
-    });
-    this.#services.set(workflow, services);
-    return services;
+  #services(): WorkflowServices {
+    if (!this.#attempt) throw new Error("no run is active on this runner");
+    return this.#attempt.services;
   }
 
-  /** This attempt's spans, or undefined when tracing is off. The run span's parent is the caller's context (or the active one). */
-  #startTrace(workflow: Workflow, actor: WorkflowActor, record: RunRecord | undefined, tracing: AttemptTracing): RunTrace | undefined {
-    const telemetry = this.options.telemetry;
-    const tracer = runTracer(telemetry);
-    if (!tracer) return undefined;
-    const sessionId = tracing.sessionId ?? record?.writer.sessionId;
-    const trace = new RunTrace({
-      tracer,
-      recordContent: telemetry?.recordContent ?? false,
-      workflow,
-      client: this.options.client,
-      runId: actor.getSnapshot().context.run.id,
-      sessionId,
-      parent: tracing.parent ?? otelContext.active(),
-      previous: tracing.previous,
-    });
-    // The no-op API with nothing to continue: a chat or tool span per step would be an invalid
-    // no-op span too, so the run does without them (what every user without an SDK pays).
-    return trace.inert ? undefined : trace;
-  }
 
   #assertIdle(): void {
-    if (this.#session?.active || this.#starting) {
+    if (this.#attempt?.session.active || this.#starting) {
       throw new InvalidArgumentError("run", "a run is already active on this runner (one run at a time: use another runner, or stop() it)");
     }
   }
 
-  async #drive(
-    workflow: Workflow,
-    actor: WorkflowActor,
-    signal: AbortSignal | undefined,
-    callbacks: CallbackGuard,
-    record: RunRecord | undefined,
-    tracing: AttemptTracing,
-  ): Promise<Driven> {
-    const { onMessage, onStateChange, inspect, onHumanRequest } = this.options;
-    this.#record = record;
-    const trace = this.#startTrace(workflow, actor, record, tracing);
-    this.#trace = trace;
-    this.#session = new RunSession(actor, callbacks, {
-      now: () => this.#now(),
-      tools: workflow.tools,
-      onHumanRequest,
-      decisions: record?.decisions,
-      onMessage,
-      onStateChange,
-      checkpoints: record?.writer,
-      traceRef: trace?.ref,
-    });
-    const runId = actor.getSnapshot().context.run.id;
-    const flush = typeof inspect === "object" && typeof inspect.flush === "function" ? () => inspect.flush!() : undefined;
-    const leg = this.options.metrics ? startRunLeg(this.options.metrics, { workflow: workflow.name, client: this.options.client }) : undefined;
-    const observing = trace || leg ? observeSteps(actor, [trace, leg]) : undefined;
+  /** One attempt: the actor (new, or from a snapshot), its trace, services and session; driven to its end or wait. */
+  async #launch(workflow: Workflow, start: { input: WorkflowInput; snapshot?: unknown }, record: RunRecord | undefined, signal: AbortSignal | undefined, tracing: AttemptTracing): Promise<Driven> {
+    const callbacks = new CallbackGuard();
+    const actor: WorkflowActor = createActor(this.#machineFor(workflow), { ...start, ...guardedInspect(this.options.inspect, callbacks) } as never);
+    const newRunner = (options: WorkflowRunnerOptions) => new WorkflowRunner(options);
+    const attempt = new Attempt({ options: this.options, workflow, actor, callbacks, record, tracing, now: () => this.#now(), newRunner });
+    this.#attempt = attempt;
     let outcome: RunLegOutcome | undefined;
     try {
-      const driven = await this.#session.drive(this.#servicesFor(workflow), signal);
+      const driven = await attempt.drive(signal);
       outcome = driven.kind === "done" ? "done" : "waiting";
-      trace?.end(outcome, stateName(actor.getSnapshot().value), actor.getSnapshot().context);
-      return { runId, ...driven };
-    } catch (error) {
-      trace?.end(ForgeError.isInstance(error) && (error as ForgeError).code === "FORGE_WORKFLOW_CANCELLED" ? "cancelled" : "failed", stateName(actor.getSnapshot().value), actor.getSnapshot().context, error);
-      throw error;
+      return { runId: actor.getSnapshot().context.run.id, ...driven };
     } finally {
-      observing?.unsubscribe();
-      leg?.end(outcome ?? this.#session.stats?.outcome ?? "failed", this.#session.stats);
-      // A run that ended while a tool ran a child run (cancelled, stopped, failed) aborted that
-      // call's signal: the child is cancelled and durable as such before this run settles.
-      if (this.#children.size > 0) await Promise.allSettled([...this.#children]);
-      // Whatever ended the run, its last checkpoint is written (or its write failure already
-      // failed the run) and the run is unlocked for the next runner.
-      if (record) {
-        await record.writer.settled().catch(() => undefined);
-        await record.lease.release();
-      }
-      // The inspector has the run's last events on their way before the caller goes on (or exits).
-      await flush?.();
+      await attempt.close(outcome);
     }
   }
 }
 
 export { MACHINE_VERSION };
 
-type OutcomeEvent = Extract<RunEvent, { type: "outcome" }>;
-
 type Driven = DriveResult & { runId: string };
-
-/** Where an attempt's run span belongs: its parent context, the earlier attempt it links to, the session. */
-interface AttemptTracing {
-  parent?: Context | undefined;
-  previous?: SpanRef | undefined;
-  sessionId?: string | undefined;
-}
-
-/** Feeds each machine step to the attempt's spans (interventions as events), from the state the actor starts in. */
-/** Feeds each step (the contexts and states before and after it) to the run's trace and metrics. */
-function observeSteps(actor: WorkflowActor, observers: (Pick<RunTrace, "observe"> | undefined)[]): { unsubscribe(): void } {
-  let prev = actor.getSnapshot();
-  let prevState = stateName(prev.value);
-  return actor.subscribe({
-    next: (snapshot) => {
-      const state = stateName(snapshot.value);
-      for (const o of observers) o?.observe(prev.context, snapshot.context, prevState, state);
-      prev = snapshot;
-      prevState = state;
-    },
-    // The session's own subscription reports actor errors; this one only watches.
-    error: () => undefined,
-  });
-}
 
 /** How `start()` / `proceed()` end without an error: done, or waiting for a person. */
 export type RunOutcome = { status: "done"; runId: string; result: unknown } | { status: "waiting"; runId: string; requests: HumanRequest[] };
@@ -486,29 +284,4 @@ function resultOf(d: Driven): unknown {
     d.runId,
     d.requests.map(({ callId, tool, args, kind, askedAt }) => ({ callId, tool, args, kind, askedAt })),
   );
-}
-
-/** The decisions recorded in a run's log, in order, as machine events. */
-async function recordedDecisions(store: RunStore, runId: string): Promise<HumanDecisionEvent[]> {
-  const out: HumanDecisionEvent[] = [];
-  for (const e of await store.events(runId)) if (e.type === "decision") out.push({ type: "human.decide", callId: e.callId, decision: e.decision, at: e.at });
-  return out;
-}
-
-/** A failed or cancelled run's checkpoint just before its end, or an error saying why there is none to retry. */
-async function beforeTheEnd(store: RunStore, last: Checkpoint): Promise<Checkpoint> {
-  const { runId, state } = last;
-  if (state !== WorkflowState.failed && state !== WorkflowState.cancelled) {
-    throw new InvalidArgumentError("runId", `run ${runId} is ${last.status === "active" ? `still active (${state}): resume it` : state}; only a failed or cancelled run can be retried`);
-  }
-  const before = last.seq > 1 ? await store.latest(runId, { seq: last.seq - 1 }) : undefined;
-  if (!before || before.status !== "active") throw new InvalidArgumentError("runId", `run ${runId} ended in its first commit: there is no earlier state to retry from`);
-  return before;
-}
-
-/** The outcomes written ahead in a run's log, by idempotency key (the latest for a key wins). */
-async function recordedOutcomes(store: RunStore, runId: string): Promise<Map<string, OutcomeEvent>> {
-  const recorded = new Map<string, OutcomeEvent>();
-  for (const event of await store.events(runId)) if (event.type === "outcome") recorded.set(event.key, event);
-  return recorded;
 }

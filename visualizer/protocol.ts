@@ -51,7 +51,7 @@ export type WireEvent =
   | (Base & { type: "@xstate.snapshot"; event: { type: string }; snapshot: RootSnapshot })
   /** One microstep of the root: its state value and the transitions taken to reach it. */
   | (Base & { type: "@xstate.microstep"; event: { type: string }; value: unknown; transitions: TransitionRef[] })
-  /** An event the workflow emitted: message, compact, toolStart, toolEnd, serviceError (error as JSON). */
+  /** A fact the workflow emitted (src/loop/facts.ts): history.message, context.compacted, tool.start, tool.outcome, service.error (error as JSON), ... */
   | (Base & { type: "@xstate.action"; action: { type: "xstate.emit"; event: { type: string; [key: string]: unknown } } })
   /** A streamed chunk (StreamChunk from src/core/llm.ts) while the model answers. */
   | (Base & { type: "forge.chunk"; chunk: { type: string; [key: string]: unknown } });

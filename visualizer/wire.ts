@@ -123,7 +123,7 @@ function toWire(event: InspectionEvent, runId: string, at: number): WireEvent | 
       const emitted = (event.action.params as { event?: { type: string; [key: string]: unknown } } | undefined)?.event;
       if (!emitted) return undefined;
       // A service error is a live Error: the page gets its JSON form.
-      const json = emitted.type === "serviceError" ? { ...emitted, error: errorToJSON(emitted.error) } : emitted;
+      const json = emitted.type === "service.error" ? { ...emitted, error: errorToJSON(emitted.error) } : emitted;
       return { ...base, type: "@xstate.action", action: { type: "xstate.emit", event: json } };
     }
     default:

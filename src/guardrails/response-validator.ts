@@ -25,11 +25,13 @@ export type CallRejection = {
 /**
  * `text` is the prose the model wrote beside its calls (markup cut out), when there was any:
  * a caller that shows the model's words must not lose "Let me check." to a rescue.
+ * `rescueFormat`: the family rescued calls were written in ("client" when the client recovered
+ * them and did not say which).
  */
 export type ValidationResult =
-  | { kind: "calls"; calls: ValidatedCall[]; rescued: boolean; text?: string }
+  | { kind: "calls"; calls: ValidatedCall[]; rescued: boolean; rescueFormat?: string; text?: string }
   | { kind: "retry"; nudge: Nudge; raw: string }
-  | { kind: "rejected"; calls: ToolCall[]; rejections: CallRejection[]; rescued: boolean; text?: string };
+  | { kind: "rejected"; calls: ToolCall[]; rejections: CallRejection[]; rescued: boolean; rescueFormat?: string; text?: string };
 
 /** Tool definitions (schema-checked) or bare names (only the object shape is checked). */
 export type ValidatorTools = Readonly<Record<string, AnyToolDef>> | readonly string[];
@@ -137,6 +139,7 @@ export function validateResponse(response: LLMResponse, options: ValidateOptions
   const names = toolNamesOf(tools);
   let calls: ToolCall[];
   let rescued = false;
+  let format: string | undefined;
   let text: string | undefined;
   if (response.type === "text") {
     // Calls to unknown tools count as attempted calls: they get the same unknown-tool answer
@@ -145,15 +148,17 @@ export function validateResponse(response: LLMResponse, options: ValidateOptions
     calls = extracted?.toolCalls ?? [];
     if (calls.length === 0) return { kind: "retry", nudge: retryNudge(response.content, names), raw: response.content };
     rescued = true;
+    format = extracted?.format;
     text = extracted?.content;
   } else {
     calls = response.toolCalls;
     // A client that recovered the calls from text itself says so; it is still a rescue.
     rescued = response.rescued === true;
+    if (rescued) format = response.rescueFormat ?? "client";
     text = response.content;
     if (calls.length === 0) return { kind: "retry", nudge: retryNudge("", names), raw: "" };
   }
-  const beside = text !== undefined && text.trim() !== "" ? { text } : {};
+  const beside = { ...(format !== undefined ? { rescueFormat: format } : {}), ...(text !== undefined && text.trim() !== "" ? { text } : {}) };
   if (response.reasoning !== undefined) {
     calls = calls.map((c) => (c.reasoning === undefined ? { ...c, reasoning: response.reasoning } : c));
   }

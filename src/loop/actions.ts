@@ -15,20 +15,26 @@ import type { PlannedCall, ToolResultStatus, WorkflowContext } from "./context.j
 import { settlingDecision, type HumanRequest } from "./human.js";
 import { RecordedToolError, type ToolOutput } from "./tool-output.js";
 import { prematureTerminal, prerequisiteViolations, repeatViolations, validatedCalls } from "./guards.js";
+import { batchTools, rescueFact, type NudgeFactKind, type WorkflowFact } from "./facts.js";
 
+/** A context patch, the messages it appended, and the guardrail facts it reports (the machine emits both). */
 export interface ActionResult {
   patch: Partial<WorkflowContext>;
   appended: Message[];
+  facts?: WorkflowFact[];
 }
 
 /** The history grows by `appended`; its running token total grows by their estimates only. */
-function append(ctx: WorkflowContext, appended: Message[], patch: Partial<WorkflowContext> = {}): ActionResult {
+function append(ctx: WorkflowContext, appended: Message[], patch: Partial<WorkflowContext> = {}, facts: WorkflowFact[] = []): ActionResult {
   let tokens = ctx.historyTokens;
   for (const m of appended) tokens += estimateMessageTokensChars4(m);
   patch.messages = ctx.messages.concat(appended);
   patch.historyTokens = tokens;
-  return { patch, appended };
+  return facts.length > 0 ? { patch, appended, facts } : { patch, appended };
 }
+
+/** A nudge fact for this iteration. */
+const nudge = (ctx: WorkflowContext, kind: NudgeFactKind, reason: string, tools: string[] = []): WorkflowFact => ({ type: "guardrail.nudge", iteration: ctx.iteration, kind, reason, tools });
 
 /**
  * The step hint the compaction service gets (`summaryHint` of the completed steps), from the
@@ -84,11 +90,16 @@ function toolMessage(ctx: WorkflowContext, tool: string, callId: string, content
 export function recordRetry(ctx: WorkflowContext): ActionResult {
   if (ctx.validation?.kind !== "retry") throw new Error("recordRetry needs a retry validation");
   const text = createMessage("assistant", ctx.validation.raw, MessageType.TEXT_RESPONSE, { stepIndex: ctx.iteration });
-  const nudge = createMessage("user", ctx.validation.nudge.content, MessageType.RETRY_NUDGE, { stepIndex: ctx.iteration });
-  return append(ctx, [...reasoningMessages(ctx), text, nudge], {
-    counters: { ...ctx.counters, retries: ctx.counters.retries + 1 },
-    stats: { ...ctx.stats, retryNudges: ctx.stats.retryNudges + 1 },
-  });
+  const nudgeMessage = createMessage("user", ctx.validation.nudge.content, MessageType.RETRY_NUDGE, { stepIndex: ctx.iteration });
+  return append(
+    ctx,
+    [...reasoningMessages(ctx), text, nudgeMessage],
+    {
+      counters: { ...ctx.counters, retries: ctx.counters.retries + 1 },
+      stats: { ...ctx.stats, retryNudges: ctx.stats.retryNudges + 1 },
+    },
+    [nudge(ctx, "retry", ctx.validation.nudge.kind)],
+  );
 }
 
 /**
@@ -102,16 +113,22 @@ export function recordRejectedBatch(ctx: WorkflowContext): ActionResult {
   const { message, ids } = toolCallMessage(ctx, calls);
   const results = rejections.map((r) => toolMessage(ctx, r.tool, ids[r.index]!, r.message, MessageType.RETRY_NUDGE));
   const onRetries = rejectionBudget(rejections) === "retries";
-  return append(ctx, [...reasoningMessages(ctx), message, ...results], {
-    counters: onRetries
-      ? { ...ctx.counters, retries: ctx.counters.retries + 1 }
-      : { ...ctx.counters, retries: 0, toolErrors: ctx.counters.toolErrors + 1 },
-    stats: {
-      ...ctx.stats,
-      retryNudges: ctx.stats.retryNudges + 1,
-      rescues: ctx.stats.rescues + (ctx.validation.rescued ? 1 : 0),
+  const reason = [...new Set(rejections.map((r) => r.kind))].join(",");
+  return append(
+    ctx,
+    [...reasoningMessages(ctx), message, ...results],
+    {
+      counters: onRetries
+        ? { ...ctx.counters, retries: ctx.counters.retries + 1 }
+        : { ...ctx.counters, retries: 0, toolErrors: ctx.counters.toolErrors + 1 },
+      stats: {
+        ...ctx.stats,
+        retryNudges: ctx.stats.retryNudges + 1,
+        rescues: ctx.stats.rescues + (ctx.validation.rescued ? 1 : 0),
+      },
     },
-  });
+    [...rescueFact(ctx.validation, ctx.iteration), nudge(ctx, "retry", reason)],
+  );
 }
 
 /** A valid batch: the consecutive-retry counter starts over. */
@@ -122,6 +139,7 @@ export function acceptCalls(ctx: WorkflowContext): ActionResult {
   return {
     patch: { counters: { ...ctx.counters, retries: 0 }, stats: { ...ctx.stats, rescues: ctx.stats.rescues + (rescued ? 1 : 0) } },
     appended: [],
+    ...(rescued ? { facts: rescueFact(ctx.validation, ctx.iteration) } : {}),
   };
 }
 
@@ -138,20 +156,30 @@ export function recordPrematureTerminal(ctx: WorkflowContext): ActionResult {
   if (!premature) throw new Error("recordPrematureTerminal needs a premature terminal call");
   const block = stepBlock(validatedCalls(ctx), premature, ctx.counters.premature + 1, ctx.run.budget.maxPremature);
   const appended = blockBatch(ctx, block.results, MessageType.STEP_NUDGE);
-  return append(ctx, appended, {
-    counters: { ...ctx.counters, premature: ctx.counters.premature + 1 },
-    stats: { ...ctx.stats, stepNudges: ctx.stats.stepNudges + 1 },
-  });
+  return append(
+    ctx,
+    appended,
+    {
+      counters: { ...ctx.counters, premature: ctx.counters.premature + 1 },
+      stats: { ...ctx.stats, stepNudges: ctx.stats.stepNudges + 1 },
+    },
+    [nudge(ctx, "step", "premature_terminal", batchTools(validatedCalls(ctx)))],
+  );
 }
 
 /** A call whose prerequisites have not run: the whole batch is blocked (pre-batch state). */
 export function recordPrereqViolation(ctx: WorkflowContext): ActionResult {
   const block = prerequisiteBlock(validatedCalls(ctx), prerequisiteViolations(ctx), ctx.counters.prereq + 1, ctx.run.budget.maxPrereq);
   const appended = blockBatch(ctx, block.results, MessageType.PREREQUISITE_NUDGE);
-  return append(ctx, appended, {
-    counters: { ...ctx.counters, prereq: ctx.counters.prereq + 1 },
-    stats: { ...ctx.stats, prereqNudges: ctx.stats.prereqNudges + 1 },
-  });
+  return append(
+    ctx,
+    appended,
+    {
+      counters: { ...ctx.counters, prereq: ctx.counters.prereq + 1 },
+      stats: { ...ctx.stats, prereqNudges: ctx.stats.prereqNudges + 1 },
+    },
+    [nudge(ctx, "prerequisite", "prerequisite_missing", batchTools(validatedCalls(ctx)))],
+  );
 }
 
 /**
@@ -161,10 +189,15 @@ export function recordPrereqViolation(ctx: WorkflowContext): ActionResult {
 export function recordLoopBreak(ctx: WorkflowContext): ActionResult {
   const offending = new Map(repeatViolations(ctx).map((v) => [v.index, loopBreakMessage(v.tool, v.count)] as const));
   const appended = blockBatch(ctx, blockedBatchResults(validatedCalls(ctx), offending), MessageType.TOOL_RESULT);
-  return append(ctx, appended, {
-    counters: { ...ctx.counters, toolErrors: ctx.counters.toolErrors + 1 },
-    stats: { ...ctx.stats, loopBreaks: ctx.stats.loopBreaks + 1 },
-  });
+  return append(
+    ctx,
+    appended,
+    {
+      counters: { ...ctx.counters, toolErrors: ctx.counters.toolErrors + 1 },
+      stats: { ...ctx.stats, loopBreaks: ctx.stats.loopBreaks + 1 },
+    },
+    [nudge(ctx, "loop_break", "repeated_call", batchTools(validatedCalls(ctx)))],
+  );
 }
 
 /**
@@ -176,10 +209,15 @@ export function startBatch(ctx: WorkflowContext, human: (ctx: WorkflowContext, c
   const { message, ids } = toolCallMessage(ctx, calls);
   const planned: PlannedCall[] = calls.map((c, i) => ({ tool: c.tool, args: c.args, callId: ids[i]! }));
   const requests = human(ctx, planned);
-  return append(ctx, [...reasoningMessages(ctx), message], {
-    callCounts: addCalls(ctx.callCounts, calls),
-    batch: requests.length > 0 ? { calls: planned, done: [], human: requests } : { calls: planned, done: [] },
-  });
+  return append(
+    ctx,
+    [...reasoningMessages(ctx), message],
+    {
+      callCounts: addCalls(ctx.callCounts, calls),
+      batch: requests.length > 0 ? { calls: planned, done: [], human: requests } : { calls: planned, done: [] },
+    },
+    requests.length > 0 ? [{ type: "human.wait", iteration: ctx.iteration, requests: requests.length, tools: requests.map((r) => r.tool) }] : [],
+  );
 }
 
 /**

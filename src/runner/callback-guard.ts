@@ -1,5 +1,14 @@
 /** User callbacks (onMessage, onStateChange, inspect, ...) called so that nothing they do escapes a run. */
+import type { InspectionEvent } from "xstate";
 import { CallbackError, type CallbackName } from "../core/errors.js";
+import type { WorkflowRunnerOptions } from "./options.js";
+
+/** The user's inspector behind the callback guard (XState would call it unprotected, mid-transition). */
+export function guardedInspect(inspect: WorkflowRunnerOptions["inspect"], callbacks: CallbackGuard): { inspect?: (event: InspectionEvent) => void } {
+  if (!inspect) return {};
+  const deliver = typeof inspect === "function" ? inspect : (event: InspectionEvent) => inspect.next!(event);
+  return { inspect: (event) => callbacks.call("inspect", deliver, event) };
+}
 
 /**
  * Calls user callbacks so that nothing they do escapes: a throw, or a promise they return that

@@ -6,28 +6,17 @@
  * one and the state as a delta from the last committed state (a whole snapshot when the deltas
  * since the last whole one outweigh it, so bytes per commit do not grow with the run).
  *
- * Every commit carries the lease's fencing token. The executeTool service waits for `barrier()`
- * (every finished result durable) and checks the lease before a tool starts, and writes the
- * tool's outcome ahead (`recordOutcome`) before the machine takes it in: after a crash, a call
- * whose outcome is recorded is answered from the log; only a call cut off mid-call runs again
- * (same idempotency key).
+ * Every commit carries the lease's fencing token. Before a tool starts, the session saves the
+ * step's state, waits for `settled()` (every finished result durable) and checks the lease; the
+ * executeTool service writes the tool's outcome ahead (`recordOutcome`) before the machine
+ * takes it in: after a crash, a call whose outcome is recorded is answered from the log; only a
+ * call cut off mid-call runs again (same idempotency key).
  */
-import { InvalidArgumentError, StoreError } from "../core/errors.js";
-import type { HumanDecisionEvent } from "../loop/human.js";
+import { StoreError } from "../core/errors.js";
 import { diffJson } from "../persistence/json-delta.js";
 import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
 import { redactContext, redactRunEvent, type RedactionMap } from "../telemetry/redact-run.js";
-import { isFinalStatus, latestRun, sessionRuns, statusOfState, type Commit, type RunEvent, type RunLease, type RunStatus, type RunStore } from "../persistence/run-store.js";
-
-/** What a run on a runner with a store holds while it runs. */
-export interface RunRecord {
-  lease: RunLease;
-  writer: CheckpointWriter;
-  /** Outcomes written ahead for calls the restored run has in flight, by idempotency key. */
-  recorded: Map<string, Extract<RunEvent, { type: "outcome" }>>;
-  /** Decisions in the log of a run restored while waiting for a person (applied first). */
-  decisions?: HumanDecisionEvent[];
-}
+import { statusOfState, type Commit, type RunEvent, type RunLease, type RunStatus, type RunStore } from "../persistence/run-store.js";
 
 /**
  * A whole snapshot is written once the deltas since the last one outweigh it DELTA_RATIO times
@@ -36,39 +25,6 @@ export interface RunRecord {
  */
 const DELTA_RATIO = 4;
 const MIN_DELTA_BYTES = 64 * 1024;
-
-/** A new run given the id of one already stored. */
-export function runExistsError(runId: string): InvalidArgumentError {
-  return new InvalidArgumentError("runId", `run ${runId} already exists in the store: resume it (runner.resume("${runId}", workflow)) or choose another id`);
-}
-
-/**
- * The snapshot a session's next turn continues from: its latest run, which must have finished
- * (an unfinished one is resumed, not talked over); undefined for a new session.
- */
-export async function sessionSeed(
-  store: RunStore | undefined,
-  sessionId: string,
-  options: { from?: unknown; initialMessages?: unknown; runId?: string | undefined },
-): Promise<PersistedRun | undefined> {
-  if (!store) throw new InvalidArgumentError("sessionId", "sessions live in a run store: new WorkflowRunner({ ..., store })");
-  if (options.from !== undefined || options.initialMessages !== undefined) {
-    throw new InvalidArgumentError("sessionId", "the session's history seeds the turn: give sessionId, or from / initialMessages, not both");
-  }
-  const runs = sessionRuns(sessionId, await store.listRuns({ sessionId }));
-  // The turn itself is already stored (another worker started it first): its id is taken, which
-  // a caller handles as for any stored run, rather than "the last turn did not finish".
-  if (options.runId !== undefined && runs.some((run) => run.runId === options.runId)) throw runExistsError(options.runId);
-  const last = latestRun(runs);
-  if (!last) return undefined;
-  if (!isFinalStatus(last.status)) {
-    throw new InvalidArgumentError(
-      "sessionId",
-      `session ${sessionId}'s last turn (run ${last.runId}) did not finish: resume it first (runner.resume("${last.runId}", workflow))`,
-    );
-  }
-  return (await store.latest(last.runId))?.snapshot;
-}
 
 export interface CheckpointMeta {
   runId: string;
@@ -157,14 +113,8 @@ export class CheckpointWriter {
     await this.settled();
   }
 
-  /**
-   * Before a tool starts: the service starts inside XState's step, before the session has seen
-   * that step's snapshot, so wait one microtask for it to be queued, then for it to be written;
-   * then make sure the lease is still ours (a process paused past it must not start the tool).
-   */
-  async barrier(): Promise<void> {
-    await Promise.resolve();
-    await this.settled();
+  /** Throws the lease's loss (FORGE_LOCK_LOST) if it is no longer ours. */
+  assertLeaseHeld(): void {
     this.#lease.assertHeld();
   }
 

@@ -221,7 +221,7 @@ export class Guardrails {
     const appended: Message[] = [];
     for (const action of this.#actions) {
       const emitted = action.type === "xstate.emit" ? (action.params as { event: WorkflowEmitted }).event : undefined;
-      if (emitted?.type === "message") appended.push(emitted.message);
+      if (emitted?.type === "history.message") appended.push(emitted.message);
     }
     return appended;
   }

@@ -23,8 +23,8 @@ import { pendingRequests } from "../loop/human.js";
 import { stateName, WorkflowState } from "../loop/state-name.js";
 import { RecordedToolError } from "../loop/tool-output.js";
 import type { RunEvent, RunStore } from "../persistence/run-store.js";
-import { bindServices, type WorkflowServices } from "./services.js";
-import { machineFor } from "./run-input.js";
+import type { WorkflowServices } from "./services.js";
+import { machineWith } from "./run-input.js";
 
 export interface ReplayOptions {
   /** Compaction as the run did it (default: none, with a budget no history reaches). */
@@ -113,14 +113,13 @@ export async function replayRun(store: RunStore, runId: string, workflow: Workfl
     },
   };
 
-  const actor = createActor(machineFor(workflow), { input: start.input, ...(options.inspect ? { inspect: options.inspect } : {}) });
-  bindServices(actor.system, services);
+  const actor = createActor(machineWith(workflow, () => services), { input: start.input, ...(options.inspect ? { inspect: options.inspect } : {}) });
   const states: string[] = [];
   let exhausted = false;
   let waiting = false;
   const sent = new Set<string>();
   const settled = new Promise<void>((resolve) => {
-    actor.on("serviceError", (e) => {
+    actor.on("service.error", (e) => {
       if (e.error instanceof LogExhausted) exhausted = true;
     });
     actor.subscribe({

@@ -13,20 +13,25 @@ import { estimateTokensChars4 } from "../context/token-estimator.js";
 import { DEFAULT_MAX_TOOL_REPEAT } from "../guardrails/loop-break.js";
 import { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE, restoredContext, workflowInputOf, type WorkflowContext, type WorkflowInput } from "../loop/context.js";
 import { assertRestorable, hydrate, type PersistedRun } from "../persistence/snapshot.js";
-import { boundServices } from "./services.js";
+import { serviceActors, type WorkflowServices } from "./services.js";
 import { mergeRedactionMaps, redactionMapIn, redactionMapOf, type RedactionMap } from "../telemetry/redact-run.js";
 import type { RunOptions, WorkflowRunnerOptions } from "./options.js";
 
-/** The statechart with a workflow's tools and the bound services, built once per workflow. */
+/** The statechart with a workflow's tools, built once per workflow (services are provided by whoever drives it). */
 const machines = new WeakMap<Workflow, WorkflowMachine>();
 
 export function machineFor(workflow: Workflow): WorkflowMachine {
   let machine = machines.get(workflow);
   if (!machine) {
-    machine = createWorkflowMachine({ tools: workflow.tools }).provide({ actors: boundServices });
+    machine = createWorkflowMachine({ tools: workflow.tools });
     machines.set(workflow, machine);
   }
   return machine;
+}
+
+/** The statechart of `workflow` whose service actors run `current()`'s services. */
+export function machineWith(workflow: Workflow, current: () => WorkflowServices): WorkflowMachine {
+  return machineFor(workflow).provide({ actors: serviceActors(current) });
 }
 
 /** The machine input of a new run (options already validated). */

@@ -43,18 +43,18 @@ export interface ServiceOptions {
   /** What the model sees of a result, in chars, when the tool sets none (`defineTool({ maxResultChars })` wins). */
   maxResultChars?: number;
   /**
-   * The error that already ended the current run outside the machine (a callback threw), if
-   * any. A service started in the same step as that failure must not begin its I/O.
+   * The error that already ended the run outside the machine (a callback threw), if any. A
+   * service started in the same step as that failure must not begin its I/O.
    */
   haltedBy?: () => Error | undefined;
   /** Awaited before each tool runs: the run's checkpoint with every finished result is durable first. */
   beforeTool?: () => Promise<void>;
-  /** An outcome written ahead for this call before a crash: taken instead of running the tool again. */
-  recordedOutcome?: (idempotencyKey: string) => RecordedOutcome | undefined;
+  /** Outcomes written ahead before a crash, by idempotency key: taken instead of running the tool again. */
+  recorded?: ReadonlyMap<string, RecordedOutcome>;
   /** Awaited with each finished call's outcome before the machine takes it in (write-ahead). */
   afterTool?: (outcome: RecordedOutcome) => Promise<void>;
-  /** The current run attempt's spans (undefined: tracing is off): model calls and tool calls are traced through it. */
-  trace?: () => RunTrace | undefined;
+  /** The run attempt's spans (absent: tracing is off): model calls and tool calls are traced through it. */
+  trace?: RunTrace;
   /** Runs a workflow as a call's child run: what a tool gets as `ctx.runChild` (see src/runner/child-run.ts). */
   runChild?: (call: ChildCall, workflow: Workflow, message: string, options?: ChildRunOptions) => Promise<unknown>;
 }
@@ -62,21 +62,21 @@ export interface ServiceOptions {
 /** A finished call's outcome as the run's log records it. */
 export type RecordedOutcome = Extract<RunEvent, { type: "outcome" }>;
 
-/** What the machine's three services do for one runner and workflow. */
+/** What the machine's three services do for one run. */
 export interface WorkflowServices {
   infer(input: InferInput, signal: AbortSignal): Promise<InferOutput>;
   compact(input: CompactInput): Promise<CompactOutput>;
   executeTool(input: ExecuteToolInput, signal: AbortSignal): Promise<ExecuteToolOutput>;
 }
 
-/** @example bindServices(actor.system, createServices({ workflow: wf, client, ... })) */
+/** @example const services = createServices({ workflow: wf, client, ... }); // one run's */
 export function createServices(o: ServiceOptions): WorkflowServices {
   const { client, contextManager, workflow, now } = o;
   // Read per model call, not once: an MCP tool's description and schema follow its server's
   // tools/list_changed, and the model must see the schema its arguments are checked against.
   const specs = () => workflow.getToolSpecs();
   const name = clientName(client);
-  // The history in wire form, extended call to call (one run at a time per runner).
+  // The run's history in wire form, extended call to call.
   const history = new WireHistory(client.apiFormat, o.reasoningReplay);
   const throwIfHalted = () => {
     const halted = o.haltedBy?.();
@@ -135,7 +135,7 @@ export function createServices(o: ServiceOptions): WorkflowServices {
     async infer(input, signal) {
       throwIfHalted();
       const wire = history.serialize(input.messages);
-      const trace = o.trace?.();
+      const trace = o.trace;
       const response = trace
         ? await trace.chat(input.iteration + 1, input.messages, (traceContext) => request(wire, signal, traceContext))
         : await request(wire, signal, undefined);
@@ -160,8 +160,8 @@ export function createServices(o: ServiceOptions): WorkflowServices {
     async executeTool(input, signal) {
       throwIfHalted();
       const key = input.idempotencyKey;
-      const recorded = o.recordedOutcome?.(key);
-      const trace = o.trace?.();
+      const recorded = o.recorded?.get(key);
+      const trace = o.trace;
       if (recorded) {
         // Finished before a crash and written ahead: the tool does not run again.
         const answer = async () => {
@@ -196,29 +196,17 @@ export function createServices(o: ServiceOptions): WorkflowServices {
 }
 
 /**
- * Each run's actor system and the services its runner bound to it. The machine is built once
- * per workflow with {@link boundServices} (providing services per runner would rebuild every
- * state node of the statechart, which costs more than a short run).
+ * The machine's service actors, each running the current run's services. A runner provides
+ * them once per workflow (a run's services differ, the statechart does not: providing per run
+ * would rebuild every state node, which costs more than a short run).
  */
-const servicesBySystem = new WeakMap<object, WorkflowServices>();
-
-/** Bind a run's services to its actor's system, before `actor.start()`. */
-export function bindServices(system: object, services: WorkflowServices): void {
-  servicesBySystem.set(system, services);
+export function serviceActors(current: () => WorkflowServices) {
+  return {
+    infer: fromPromise<InferOutput, InferInput>(async ({ input, signal }) => current().infer(input, signal)),
+    compact: fromPromise<CompactOutput, CompactInput>(async ({ input }) => current().compact(input)),
+    executeTool: fromPromise<ExecuteToolOutput, ExecuteToolInput>(async ({ input, signal }) => current().executeTool(input, signal)),
+  };
 }
-
-function servicesOf(system: object): WorkflowServices {
-  const services = servicesBySystem.get(system);
-  if (!services) throw new Error("no workflow services are bound to this actor's system (bindServices before start)");
-  return services;
-}
-
-/** The machine's service actors: each runs what its run's runner bound ({@link bindServices}). */
-export const boundServices = {
-  infer: fromPromise<InferOutput, InferInput>(async ({ input, system, signal }) => servicesOf(system).infer(input, signal)),
-  compact: fromPromise<CompactOutput, CompactInput>(async ({ input, system }) => servicesOf(system).compact(input)),
-  executeTool: fromPromise<ExecuteToolOutput, ExecuteToolInput>(async ({ input, system, signal }) => servicesOf(system).executeTool(input, signal)),
-};
 
 /** `ctx.runChild` for one call: its child run is named after the call, so a call has one. */
 function childRunner(runChild: NonNullable<ServiceOptions["runChild"]>, input: ExecuteToolInput, signal: AbortSignal, traceContext: Context | undefined): NonNullable<ToolExecuteContext["runChild"]> {

@@ -7,15 +7,15 @@ import type { Actor } from "xstate";
 import type { WorkflowMachine } from "../../machines/workflow.machine.js";
 import { CallbackError, HumanDecisionError, reviveError, WorkflowCancelledError, type ForgeError } from "../core/errors.js";
 import type { Message } from "../core/messages.js";
-import { MAX_TIMER_MS } from "../core/tool.js";
 import type { AnyToolDef } from "../core/tool.js";
 import type { WorkflowContext } from "../loop/context.js";
 import { decisionProblem, expiredDecisions, isWaitExpiredAt, pendingRequests, type HumanDecision, type HumanDecisionEvent, type HumanRequest } from "../loop/human.js";
 import { runStatsFrom, type RunStats } from "../loop/run-stats.js";
 import { stateName, WorkflowState } from "../loop/state-name.js";
 import { dehydrate, type PersistedRun } from "../persistence/snapshot.js";
-import { bindServices, type WorkflowServices } from "./services.js";
+import type { WorkflowFact } from "../loop/facts.js";
 import type { CallbackGuard } from "./callback-guard.js";
+import { armWaitClock, armWallClock } from "./run-clocks.js";
 import type { CheckpointWriter } from "./checkpoints.js";
 import { withSpanRef, type SpanRef } from "../telemetry/span-ref.js";
 
@@ -38,6 +38,15 @@ export interface SessionHooks {
   onStateChange?: ((state: string, context: Readonly<WorkflowContext>) => void) | undefined;
   /** This attempt's run span, noted in every snapshot it saves or hands out (a later attempt links to it). */
   traceRef?: SpanRef | undefined;
+  /** The run's trace and metrics: each fact as the machine emits it, then each step's state. */
+  observers?: readonly FactObserver[] | undefined;
+}
+
+/** Who reads a run's facts besides its log (src/telemetry: the trace, the metrics). */
+export interface FactObserver {
+  fact(fact: WorkflowFact): void;
+  /** After each step (the facts it emitted came first), with the state it ended in. */
+  step(state: string): void;
 }
 
 export class RunSession {
@@ -50,6 +59,8 @@ export class RunSession {
   readonly #hooks: SessionHooks;
   #stoppedAt: PersistedRun | undefined;
   #stopRun: ((error: Error) => void) | undefined;
+  /** The actor snapshot last handed to the checkpoint writer (each is saved once). */
+  #saved: ReturnType<WorkflowActor["getSnapshot"]> | undefined;
 
   constructor(actor: WorkflowActor, callbacks: CallbackGuard, hooks: SessionHooks) {
     this.actor = actor;
@@ -76,12 +87,31 @@ export class RunSession {
     this.#stopRun?.(new WorkflowCancelledError(ctx.messages, ctx.steps.completedTools, ctx.iteration, reason));
   }
 
-  /** Start the actor with `services` bound to it; settles with the run's result (or its wait) or typed error. */
-  drive(services: WorkflowServices, signal: AbortSignal | undefined): Promise<DriveResult> {
+  /**
+   * Before a tool starts (the executeTool service asks): the state it starts from, with every
+   * finished result, is durable, and the lease is still ours (a process paused past it must
+   * not start the tool). The service starts inside the step, after XState has set the step's
+   * snapshot: that snapshot is handed to the writer here, not awaited from the subscription.
+   */
+  async checkpointNow(): Promise<void> {
+    const { checkpoints } = this.#hooks;
+    if (!checkpoints) return;
+    this.#save(this.actor.getSnapshot());
+    await checkpoints.settled();
+    checkpoints.assertLeaseHeld();
+  }
+
+  #save(snapshot: ReturnType<WorkflowActor["getSnapshot"]>): void {
+    if (snapshot === this.#saved) return;
+    this.#saved = snapshot;
+    this.#hooks.checkpoints!.save(withSpanRef(this.actor.getPersistedSnapshot() as unknown as PersistedRun, this.#hooks.traceRef), stateName(snapshot.value));
+  }
+
+  /** Start the actor; settles with the run's result (or its wait) or typed error. */
+  drive(signal: AbortSignal | undefined): Promise<DriveResult> {
     const { actor } = this;
     const callbacks = this.#callbacks;
-    const { now, onMessage, onStateChange } = this.#hooks;
-    bindServices(actor.system, services);
+    const { now, onMessage, onStateChange, observers = [] } = this.#hooks;
     return new Promise<DriveResult>((resolve, reject) => {
       const cleanup: (() => void)[] = [];
       let settled = false;
@@ -112,16 +142,25 @@ export class RunSession {
       const { checkpoints } = this.#hooks;
       checkpoints?.onFailure(fail);
       if (settled) return; // the inspector already failed the run while the actor was created
-      if (checkpoints) {
-        cleanup.push(
-          actor.on("toolEnd", ({ type: _type, ...end }) => checkpoints.record({ type: "toolEnd", ...end })).unsubscribe,
-        );
-      }
-      if (onMessage) cleanup.push(actor.on("message", (e) => callbacks.call("onMessage", onMessage, e.message)).unsubscribe);
       let serviceError: unknown;
-      cleanup.push(actor.on("serviceError", (e) => (serviceError = e.error)).unsubscribe);
+      // The one reader of the run's facts: its log, the user's onMessage, the trace and metrics.
+      const take = (fact: WorkflowFact) => {
+        if (fact.type === "history.message") {
+          if (onMessage) callbacks.call("onMessage", onMessage, fact.message);
+        } else if (fact.type === "llm.response") {
+          // The log keeps the run's token totals (a replay derives each call's usage from them).
+          const { iteration, response, totals, now: at } = fact;
+          checkpoints?.record({ type: "response", iteration, response, usage: totals, now: at });
+        } else if (fact.type === "tool.outcome") {
+          const { type: _type, ...end } = fact;
+          checkpoints?.record({ type: "toolEnd", ...end });
+        } else if (fact.type === "service.error") {
+          serviceError = fact.error;
+        }
+        for (const o of observers) o.fact(fact);
+      };
+      cleanup.push(actor.on("*", take).unsubscribe);
       let lastState = "";
-      let lastIteration = actor.getSnapshot().context.iteration;
       const finish = (snapshot: ReturnType<WorkflowActor["getSnapshot"]>, state: string) => {
         if (settled) return; // a callback failed the run in the meantime
         this.stats = runStatsFrom(snapshot.context, state, now());
@@ -139,13 +178,10 @@ export class RunSession {
           const state = stateName(snapshot.value);
           if (checkpoints) {
             const ctx = snapshot.context;
-            if (ctx.iteration !== lastIteration && ctx.lastResponse) {
-              lastIteration = ctx.iteration;
-              checkpoints.record({ type: "response", iteration: ctx.iteration, response: ctx.lastResponse, usage: ctx.usage, now: ctx.now });
-            }
             if (snapshot.status === "done") checkpoints.record({ type: "end", state, ...(ctx.error ? { error: ctx.error } : {}) });
-            checkpoints.save(withSpanRef(actor.getPersistedSnapshot() as unknown as PersistedRun, this.#hooks.traceRef), state);
+            this.#save(snapshot);
           }
+          for (const o of observers) o.step(state);
           if (state !== lastState) {
             lastState = state;
             callbacks.call("onStateChange", onStateChange, state, snapshot.context);
@@ -236,15 +272,10 @@ export class RunSession {
         const snapshot = actor.getSnapshot();
         if (snapshot.status === "active" && stateName(snapshot.value) === WorkflowState.awaitingHuman) wait(snapshot.context);
       }
-      if (!settled && actor.getSnapshot().status === "active") cleanup.push(this.#armWallClock(), this.#armWaitClock());
+      if (!settled && actor.getSnapshot().status === "active") cleanup.push(armWallClock(actor, now), armWaitClock(actor, now, (at) => this.#timeOut(at)));
     });
   }
 
-  /**
-   * The wall-clock budget as a timer, so it also ends a model call or tool that is still in
-   * flight (the machine's own check runs only between steps). Re-checks the run's clock when it
-   * fires (an injected `now` decides, and setTimeout caps long delays). Returns its canceller.
-   */
   /**
    * The wait timer fired: a run set to reject records the rejections in its log first (as a
    * person's decisions are), then the machine takes the timeout.
@@ -256,53 +287,6 @@ export class RunSession {
     }
     this.actor.send({ type: "human.timeout", now });
   }
-
-  #armWaitClock(): () => void {
-    const { actor } = this;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let armedFor: number | undefined;
-    const sub = actor.subscribe((snapshot) => {
-      const deadline = stateName(snapshot.value) === WorkflowState.awaitingHuman ? waitDeadline(snapshot.context) : undefined;
-      if (deadline === armedFor) return;
-      clearTimeout(timer);
-      armedFor = deadline;
-      if (deadline === undefined) return;
-      const fire = () => {
-        const now = this.#hooks.now();
-        if (now < deadline) timer = setTimeout(fire, Math.min(Math.ceil(deadline - now), MAX_TIMER_MS));
-        else this.#timeOut(now);
-      };
-      fire();
-    });
-    return () => {
-      clearTimeout(timer);
-      sub.unsubscribe();
-    };
-  }
-
-  #armWallClock(): () => void {
-    const { actor } = this;
-    const { budget, startedAt } = actor.getSnapshot().context.run;
-    const limit = budget.maxWallClockMs;
-    if (limit === undefined) return () => undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const check = () => {
-      const now = this.#hooks.now();
-      const remaining = startedAt + limit - now;
-      if (remaining > 0) timer = setTimeout(check, Math.min(Math.ceil(remaining), MAX_TIMER_MS));
-      else actor.send({ type: "workflow.timeout", now });
-    };
-    check();
-    return () => clearTimeout(timer);
-  }
-}
-
-/** The runner's side of `maxWaitMs` while a person is asked in-process: re-checked when it fires. */
-export function waitDeadline(ctx: WorkflowContext): number | undefined {
-  const max = ctx.run.budget.maxWaitMs;
-  const pending = pendingRequests(ctx);
-  if (max === undefined || pending.length === 0) return undefined;
-  return Math.min(...pending.map((r) => r.askedAt)) + max;
 }
 
 function abortReason(signal: AbortSignal): string {

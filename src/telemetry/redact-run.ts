@@ -158,15 +158,17 @@ function redactCallKey(key: string, map: RedactionMap): string {
 }
 
 /**
- * An event the workflow machine emits (`toolStart`, `message`, ...) with call arguments masked.
+ * A fact the workflow machine emits (`tool.start`, `history.message`, `llm.response`, ...) with
+ * call arguments masked.
  *
  * @example
- * redactEmitted({ type: "toolStart", tool: "login", args: { password: "x" }, callId: "c1", index: 0 }, map);
+ * redactEmitted({ type: "tool.start", tool: "login", args: { password: "x" }, callId: "c1", index: 0 }, map);
  */
 export function redactEmitted<T>(event: T, map: RedactionMap | undefined): T {
   if (!map || !isPlainObject(event)) return event;
-  if (event.type === "toolStart") return { ...event, args: redactCall(event.tool, event.args, map) } as T;
-  if (event.type === "message") return { ...event, message: redactMessage(event.message, map) } as T;
+  if (event.type === "tool.start") return { ...event, args: redactCall(event.tool, event.args, map) } as T;
+  if (event.type === "history.message") return { ...event, message: redactMessage(event.message, map) } as T;
+  if (event.type === "llm.response") return { ...event, response: redactResponse(event.response, map) } as T;
   return event;
 }
 

@@ -8,12 +8,10 @@
  */
 import { clientName } from "../core/response-contract.js";
 import type { LLMClient } from "../core/llm.js";
-import type { WorkflowContext } from "../loop/context.js";
+import type { WorkflowFact } from "../loop/facts.js";
 import type { RunStats } from "../loop/run-stats.js";
 import type { RunLease } from "../persistence/run-store.js";
-import { interventionsBetween } from "./interventions.js";
 import type { ForgeMetrics } from "./metrics.js";
-import { Forge } from "./tracer.js";
 
 export type RunLegOutcome = "done" | "failed" | "cancelled" | "waiting";
 
@@ -28,9 +26,10 @@ const BUDGET_KINDS: Record<string, string> = {
   FORGE_HUMAN_WAIT_TIMEOUT: "human_wait",
 };
 
-/** One leg of a run being counted: `observe` each step, `end` once. */
+/** One leg of a run being counted: each fact the machine emits, each step, `end` once. */
 export interface RunLeg {
-  observe(prev: WorkflowContext, next: WorkflowContext, prevState: string, state: string): void;
+  fact(fact: WorkflowFact): void;
+  step(state: string): void;
   end(outcome: RunLegOutcome, stats: RunStats | undefined): void;
 }
 
@@ -39,7 +38,7 @@ export interface RunLeg {
  *
  * @example
  * const leg = startRunLeg(metrics, { workflow: "support", client });
- * leg.observe(before, after, "validating", "enforcingSteps");
+ * leg.fact({ type: "guardrail.rescue", iteration: 1, format: "hermes" });
  * leg.end("done", runner.lastRunStats);
  */
 export function startRunLeg(metrics: ForgeMetrics, run: { workflow: string; client: LLMClient }): RunLeg {
@@ -48,12 +47,10 @@ export function startRunLeg(metrics: ForgeMetrics, run: { workflow: string; clie
   const labels = { surface: "runner", backend: metrics.label("backend", clientName(run.client)), model: metrics.label("model", modelOf(run.client)) };
   let ended = false;
   return {
-    observe(prev, next, prevState, state) {
-      if (next.stats.rescues === prev.stats.rescues) return;
-      for (const e of interventionsBetween(prev, next, state, prevState)) {
-        if (e.name === Forge.events.rescue) metrics.rescues.inc({ ...labels, format: metrics.label("format", String(e.attributes[Forge.rescueFormat])) });
-      }
+    fact(fact) {
+      if (fact.type === "guardrail.rescue") metrics.rescues.inc({ ...labels, format: metrics.label("format", fact.format) });
     },
+    step() {},
     end(outcome, stats) {
       if (ended) return;
       ended = true;

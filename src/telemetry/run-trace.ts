@@ -5,7 +5,7 @@
  *   ├── chat <model>                 (CLIENT; one per model call, its context sent as `traceparent`)
  *   └── execute_tool <tool>          (INTERNAL; one per call; the tool runs inside its context)
  *
- * The runner creates one per attempt and feeds it the actor's snapshots; the services wrap their
+ * The runner creates one per attempt and feeds it the machine's facts and each step's state; the services wrap their
  * I/O in `chat()` and `tool()`. Tracing must never break a run: every OTel call of ours is
  * guarded, and a failure is reported on OTel's own `diag` channel (where exporter errors go),
  * not thrown and not hidden.
@@ -15,7 +15,8 @@ import type { LLMClient, LLMResponse } from "../core/llm.js";
 import type { Message } from "../core/messages.js";
 import type { Workflow } from "../core/workflow.js";
 import type { WorkflowContext } from "../loop/context.js";
-import { interventionsBetween } from "./interventions.js";
+import type { WorkflowFact } from "../loop/facts.js";
+import { interventionOf } from "./interventions.js";
 import { providerName, requestModel } from "./provider-name.js";
 import { finishReason, inputMessagesJson, outputMessagesJson, toolArgumentsJson, type RedactionOf } from "./span-content.js";
 import { linkTo, spanRefOf, type SpanRef } from "./span-ref.js";
@@ -60,6 +61,8 @@ export class RunTrace {
   readonly #model: string;
   readonly #redactionOf: RedactionOf;
   #ended = false;
+  /** The facts of the step in progress. */
+  #facts: WorkflowFact[] = [];
 
   constructor(init: RunTraceInit) {
     this.#init = init;
@@ -103,12 +106,22 @@ export class RunTrace {
     return this.#context;
   }
 
-  /** One machine step: its interventions as events on the run span, and the state it is in. */
-  observe(prev: WorkflowContext, next: WorkflowContext, prevState: string, state: string): void {
+  /** A fact the machine emitted: an intervention is kept for the end of its step. */
+  fact(fact: WorkflowFact): void {
+    if (!this.#ended) this.#facts.push(fact);
+  }
+
+  /** A step ended in `state`: its interventions as events on the run span, and the state it is in. */
+  step(state: string): void {
+    const facts = this.#facts;
+    this.#facts = [];
     if (this.#ended) return;
     safely("recording the run's interventions", () => {
       if (!this.#span.isRecording()) return;
-      for (const e of interventionsBetween(prev, next, state, prevState)) this.#span.addEvent(e.name, e.attributes);
+      for (const fact of facts) {
+        const e = interventionOf(fact, state);
+        if (e) this.#span.addEvent(e.name, e.attributes);
+      }
       this.#span.setAttribute(Forge.state, state);
     }, undefined);
   }

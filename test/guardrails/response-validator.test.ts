@@ -25,7 +25,7 @@ describe("validateResponse", () => {
 
   it("rescues a fenced JSON call from text", () => {
     const r = validateResponse({ type: "text", content: fenced("get_weather", { city: "Rome" }) }, { tools });
-    expect(r).toEqual({ kind: "calls", rescued: true, text: "Sure, calling it now.", calls: [{ tool: "get_weather", args: { city: "Rome", unit: "C" } }] });
+    expect(r).toEqual({ kind: "calls", rescued: true, rescueFormat: "fenced_json", text: "Sure, calling it now.", calls: [{ tool: "get_weather", args: { city: "Rome", unit: "C" } }] });
   });
 
   it("keeps the prose beside a call, rescued or native, and omits it when there is none", () => {

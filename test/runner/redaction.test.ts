@@ -116,13 +116,13 @@ describe("maxResultChars", () => {
   }
   const calls = () => [toolCallsResponse([{ tool: "fetch_big", args: {}, id: "f" }]), toolCallsResponse([{ tool: "answer", args: {}, id: "a" }])];
 
-  it("cuts what the model sees; the run's result and toolEnd keep the whole text", async () => {
+  it("cuts what the model sees; the run's result, tool.outcome and the log's toolEnd keep the whole text", async () => {
     const client = new ScriptedClient({ responses: calls() });
     const store = new MemoryRunStore();
     const ends: unknown[] = [];
     const inspect = (e: InspectionEvent) => {
       const emitted = e.type === "@xstate.action" && e.action.type === "xstate.emit" ? (e.action.params as { event?: { type: string } }).event : undefined;
-      if (emitted?.type === "toolEnd") ends.push(emitted);
+      if (emitted?.type === "tool.outcome") ends.push(emitted);
     };
     const runner = new WorkflowRunner({ client, contextManager: contextManager(), store, maxResultChars: 100, inspect });
     await expect(runner.run(bigWorkflow(), "go", { runId: "big-1" })).resolves.toBe(big);

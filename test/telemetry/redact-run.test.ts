@@ -38,10 +38,10 @@ describe("redactContext", () => {
 });
 
 describe("events", () => {
-  it("masks emitted toolStart and message events", () => {
-    expect(redactEmitted({ type: "toolStart", tool: "login", args, callId: "c1", index: 0 }, map).args.password).toBe("[redacted]");
-    expect(JSON.stringify(redactEmitted({ type: "message", message: context.messages[0] }, map))).not.toContain("s3cret");
-    expect(redactEmitted({ type: "toolStart", tool: "other", args, callId: "c1", index: 0 }, map).args).toBe(args);
+  it("masks emitted tool.start and history.message facts", () => {
+    expect(redactEmitted({ type: "tool.start", tool: "login", args, callId: "c1", index: 0 }, map).args.password).toBe("[redacted]");
+    expect(JSON.stringify(redactEmitted({ type: "history.message", message: context.messages[0] }, map))).not.toContain("s3cret");
+    expect(redactEmitted({ type: "tool.start", tool: "other", args, callId: "c1", index: 0 }, map).args).toBe(args);
   });
 
   it("keeps a decision's edited args real in the stored scope (a resume applies it) and masks it in reports", () => {

@@ -53,7 +53,7 @@ describe("visualizer redaction", () => {
     await storedRun(new MemoryRunStore(), "live-1", { inspect: (e) => wire.push(...serialize(e)) });
     const json = JSON.stringify(wire);
     expect(json).not.toContain(SECRET);
-    const toolStart = wire.find((e) => e.type === "@xstate.action" && e.action.event.type === "toolStart");
+    const toolStart = wire.find((e) => e.type === "@xstate.action" && e.action.event.type === "tool.start");
     expect(toolStart).toMatchObject({ action: { event: { tool: "login", args: { user: "ann", password: "[redacted]" } } } });
   });
 
@@ -63,7 +63,7 @@ describe("visualizer redaction", () => {
     const context = { run: { id: "r1", workflow: "secret", redact: { login: ["password"] } }, messages: [{ role: "assistant", content: "", toolCalls: [{ name: "login", args: { password: SECRET }, callId: "c1" }] }] };
     feed.ingest([
       { ...base, type: "@xstate.snapshot", event: { type: "x" }, snapshot: { value: "inferring", status: "active", context } },
-      { ...base, type: "@xstate.action", action: { type: "xstate.emit", event: { type: "toolStart", tool: "login", args: { password: SECRET }, callId: "c1", index: 0 } } },
+      { ...base, type: "@xstate.action", action: { type: "xstate.emit", event: { type: "tool.start", tool: "login", args: { password: SECRET }, callId: "c1", index: 0 } } },
       { ...base, type: "forge.chunk", chunk: { type: "tool_call_delta", content: `{"password":"${SECRET}"}`, index: 0 } },
     ]);
     const json = JSON.stringify(feed.since("r1").events);

@@ -84,7 +84,7 @@ describe("visualizer server", () => {
     for (const s of seenStates) at = micro.indexOf(s, at) + 1 || expect.fail(`state ${s} missing after microstep ${at}`);
     expect(micro.at(-1)).toBe("done");
     const emitted = events.flatMap((e) => (e.type === "@xstate.action" ? [e.action.event] : []));
-    expect(emitted.filter((e) => e.type === "message").map((e) => (e.message as { meta: { type: string } }).meta.type)).toContain("step_nudge");
+    expect(emitted.filter((e) => e.type === "history.message").map((e) => (e.message as { meta: { type: string } }).meta.type)).toContain("step_nudge");
     expect(events.some((e) => e.type === "@xstate.snapshot" && (e.snapshot.context.validation as { rescued?: boolean } | undefined)?.rescued === true)).toBe(true);
     const [summary] = (await (await fetch(`${url}/api/runs`)).json()).runs as RunSummary[];
     expect(summary).toMatchObject({ runId: "live-1", workflow: "supplier_quote", live: false, stored: false, state: "done", status: "done", iteration: 5 });

@@ -138,24 +138,24 @@ function emitted(v: View, ev: LooseContext | undefined): View {
   const iteration = iterationOf(v);
   const add = (entry: Entry, stream = v.stream): View => ({ ...v, timeline: [...v.timeline, entry], stream });
   switch (ev.type) {
-    case "message": {
+    case "history.message": {
       const entry = messageEntry(ev.message, iteration);
       // An assistant message ends the streamed answer.
       return entry ? add(entry, ev.message?.role === "assistant" ? null : v.stream) : v;
     }
-    case "compact": {
+    case "context.compacted": {
       const c = ev.event ?? {};
       const more = typeof c.messagesBefore === "number" ? ` (${c.messagesBefore} → ${c.messagesAfter} messages)` : "";
       return add({ kind: "compaction", iteration, label: "compaction", text: `phase ${c.phaseReached ?? "?"}: ${c.tokensBefore ?? "?"} → ${c.tokensAfter ?? "?"} tokens${more}` });
     }
-    case "serviceError": {
+    case "service.error": {
       const err = ev.error;
       const text = err && typeof err === "object" ? `${err.code ?? err.name ?? "error"}: ${err.message ?? shortJson(err)}` : String(err);
       return add({ kind: "service_error", iteration, label: `service error (${ev.origin ?? "?"})`, text }, null);
     }
-    case "toolStart":
+    case "tool.start":
       return { ...v, running: { index: Number(ev.index), tool: String(ev.tool) } };
-    case "toolEnd":
+    case "tool.outcome":
       return { ...v, running: null };
     default:
       return v;
@@ -219,7 +219,7 @@ export function describeEvent(e: ViewEvent | undefined): string {
       return `snapshot (${e.event?.type ?? "?"})`;
     case "@xstate.action": {
       const ev = e.action?.event as LooseContext | undefined;
-      return `emit ${ev?.type}${ev?.type === "message" ? ` (${ev.message?.meta?.type})` : ""}`;
+      return `emit ${ev?.type}${ev?.type === "history.message" ? ` (${ev.message?.meta?.type})` : ""}`;
     }
     case "@xstate.event":
       return `event ${e.event?.type}`;
