@@ -30,7 +30,7 @@ export type LLMResponse =
       usage?: Usage;
       /** The calls were recovered from text by the client. */
       rescued?: true;
-      /** The format family they were recovered from (`hermes`, `pythonic`, ...; see rescueFormat). */
+      /** The format family they were recovered from (`hermes`, `pythonic`, ...; as `extractToolCalls` names them). */
       rescueFormat?: string;
     }
   | { type: "text"; content: string; reasoning?: string; usage?: Usage };

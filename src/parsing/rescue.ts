@@ -59,18 +59,6 @@ export function findCallSpans(text: string, tools?: ReadonlySet<string>): CallSp
 }
 
 /**
- * The format family of the first call the rescuer finds in `text` (one of a fixed set, so it
- * is a bounded metric label), or undefined when it finds none.
- *
- * @example
- * rescueFormat('<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>', ["get_weather"]); // "hermes"
- */
-export function rescueFormat(text: string, availableTools: readonly string[]): string | undefined {
-  const tools = checkInputs(text, availableTools);
-  return findCallSpans(splitReasoning(text).content, tools).find((span) => span.calls.some((c) => tools.has(c.tool)))?.format;
-}
-
-/**
  * Salvage tool calls a model wrote as text, in any supported family's syntax. With `schemas`
  * (tool name → parameters JSON Schema), values that formats carry only as text are typed from
  * the schema (schema-args.ts).

@@ -11,7 +11,6 @@ import { formatNudge } from "../guardrails/nudges.js";
 import { rejectionBudget, type ValidationResult } from "../guardrails/response-validator.js";
 import { checkStructuredOutput, type OutputFormat } from "../guardrails/structured-output.js";
 import { looksLikeToolCall } from "../parsing/call-markers.js";
-import { rescueFormat } from "../parsing/rescue.js";
 import { RESPOND_TOOL_NAME } from "../tools/respond.js";
 import { forcedTool, type AnswerCall, type ProxyAnswer } from "./proxy-request.js";
 import type { Budget, NudgeKind, ProxyContext, Verdict } from "./request-context.js";
@@ -35,12 +34,13 @@ export function assess(ctx: ProxyContext): Verdict {
   const specs = forced === undefined ? ctx.tools : ctx.tools.filter((t) => t.name === forced);
   const names = specs.map((t) => t.name);
   const validation = assessResponse(response, { rescueEnabled: ctx.options.rescueEnabled, toolNames: names }, requestToolDefs(specs));
-  return verdictOf(ctx, response, validation, names);
+  return verdictOf(ctx, response, validation);
 }
 
-function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult, names: readonly string[]): Verdict {
+function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult): Verdict {
   const step = ctx.attempts;
-  const rescue = v.kind !== "retry" && v.rescued ? { rescue: rescuedFrom(response, names) } : {};
+  // The validator names the rescued calls' format family ("client" when the client rescued them and did not say).
+  const rescue = v.kind !== "retry" && v.rescued ? { rescue: v.rescueFormat ?? "unknown" } : {};
   if (v.kind === "calls") {
     const calls = v.calls.map((c, i) => ({ id: callId(ctx, response, i), name: c.tool, args: c.args }));
     return { kind: "answer", answer: withoutRespond(calls, response, v.text), rescued: v.rescued, ...rescue };
@@ -63,12 +63,6 @@ function verdictOf(ctx: ProxyContext, response: LLMResponse, v: ValidationResult
   const offending = v.rejections.filter((r) => r.kind !== "batch_skipped").map((r) => r.message);
   const nudge: NudgeKind = v.rejections.some((r) => r.kind === "unknown_tool") ? "unknown_tool" : "invalid_args";
   return { kind: "retry", budget: rejectionBudget(v.rejections), appended: blockedTurn(step, v.text, calls, results), lastError: offending.join("\n"), nudge, ...rescue };
-}
-
-/** The rescued calls' format family: from the text, or as the client that rescued them says (`client` when it does not). */
-function rescuedFrom(response: LLMResponse, names: readonly string[]): string {
-  if (response.type !== "text") return response.rescueFormat ?? "client";
-  return rescueFormat(response.content, names) ?? "unknown";
 }
 
 /** The model's blocked batch and one tool-channel answer per call, as the next attempt sees them. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../src/core/errors.js";
-import { extractToolCalls, findCallSpans, rescueFormat, rescueToolCall } from "../../src/parsing/index.js";
+import { extractToolCalls, findCallSpans, rescueToolCall } from "../../src/parsing/index.js";
 import { rescue, TOOLS } from "./helpers.js";
 
 describe("rescueToolCall: cross-family behaviour", () => {
@@ -99,7 +99,7 @@ describe("documented examples", () => {
   });
 });
 
-describe("rescueFormat names the family of the first region a call is taken from", () => {
+describe("extractToolCalls names the family of the first region a call is taken from", () => {
   it.each([
     ['<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>', "hermes"],
     ['[get_weather(city="Oslo")]', "pythonic"],
@@ -109,6 +109,6 @@ describe("rescueFormat names the family of the first region a call is taken from
     ['<tool_call>{"name": "nope", "arguments": {}}</tool_call> then [get_weather(city="Oslo")]', "pythonic"],
     ["no call here", undefined],
   ])("%s → %s", (text, family) => {
-    expect(rescueFormat(text, ["get_weather"])).toBe(family);
+    expect(extractToolCalls(text, ["get_weather"]).format).toBe(family);
   });
 });

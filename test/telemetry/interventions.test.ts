@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { interventionOf } from "../../src/telemetry/interventions.js";
 import { providerName, requestModel } from "../../src/telemetry/provider-name.js";
 import { spanRefIn, TRACE_KEY, withoutSpanRef, withSpanRef } from "../../src/telemetry/span-ref.js";
-import { rescueFormat } from "../../src/parsing/rescue.js";
 import { ScriptedClient } from "../../src/clients/scripted.js";
 import { OllamaClient } from "../../src/clients/ollama.js";
 
@@ -33,11 +32,6 @@ describe("interventionOf", () => {
 });
 
 describe("telemetry helpers", () => {
-  it("rescueFormat names the family rescueToolCall would take", () => {
-    expect(rescueFormat('<tool_call>{"name":"a","arguments":{}}</tool_call>', ["a"])).toBe("hermes");
-    expect(rescueFormat("no calls here", ["a"])).toBeUndefined();
-  });
-
   it("providerName and requestModel come from the client", () => {
     expect(providerName(new ScriptedClient({ responses: [] }))).toBe("scripted");
     const ollama = new OllamaClient({ model: "qwen3:8b", logger: () => {} });
