@@ -32,7 +32,7 @@ import type { DriveResult, WorkflowActor } from "./runner/session.js";
 import { recordDecision, type DecisionInput, type DecisionReceipt } from "./runner/decisions.js";
 import type { HumanRequest } from "./loop/human.js";
 import { forkRun, type ForkOptions, type ForkResult } from "./runner/fork.js";
-import { openNewRun, openSnapshotRun, openStoredRun, recordSetup, sessionSeed, type RecordSetup, type RunRecord } from "./runner/run-record.js";
+import { openNewRun, openSnapshotRun, openStoredRun, recordSetup, sessionSeed, type RunRecord } from "./runner/run-record.js";
 import { Attempt, type AttemptTracing } from "./runner/attempt.js";
 import type { RunLegOutcome } from "./telemetry/run-metrics.js";
 
@@ -184,7 +184,7 @@ export class WorkflowRunner {
 
   /** A new run's input with its store record: the session's history as seed, the run leased and new. */
   async #storedStart(workflow: Workflow, userMessage: string, options: RunOptions): Promise<{ input: WorkflowInput; record: RunRecord | undefined }> {
-    const setup = this.#recordSetup(workflow);
+    const setup = recordSetup(this.options, workflow, () => this.#now());
     const from = options.sessionId === undefined ? options.from : await sessionSeed(setup?.store, options.sessionId, options);
     const input = runInput(this.options, workflow, userMessage, { ...options, ...(from ? { from } : {}) }, this.#now());
     return { input, record: setup ? await openNewRun(setup, input, options) : undefined };
@@ -192,7 +192,7 @@ export class WorkflowRunner {
 
   /** The snapshot to resume (from the store when given a run id), checked, with the run's store record. */
   async #restore(from: PersistedRun | string, workflow: Workflow, how: { retry?: boolean }): Promise<{ restorable: ReturnType<typeof restorableRun>; record: RunRecord | undefined }> {
-    const setup = this.#recordSetup(workflow);
+    const setup = recordSetup(this.options, workflow, () => this.#now());
     let snapshot: PersistedRun;
     let record: RunRecord | undefined;
     if (typeof from === "string") {
@@ -226,9 +226,6 @@ export class WorkflowRunner {
     return (this.options.now ?? Date.now)();
   }
 
-  #recordSetup(workflow: Workflow): RecordSetup | undefined {
-    return recordSetup(this.options, workflow, () => this.#now());
-  }
 
   /** The statechart for a workflow with this runner's service actors, built once per workflow. */
   #machineFor(workflow: Workflow): WorkflowMachine {

@@ -150,54 +150,41 @@ function blockBatch(ctx: WorkflowContext, results: readonly BlockedResult[], typ
   return [...reasoningMessages(ctx), message, ...results.map((r) => toolMessage(ctx, r.tool, ids[r.index]!, r.content, type))];
 }
 
+/** A blocked batch: answered on the tool channel, one budget counter and one stat up, one nudge fact. */
+function blocked(
+  ctx: WorkflowContext,
+  results: readonly BlockedResult[],
+  type: MessageType,
+  counter: keyof WorkflowContext["counters"],
+  stat: "stepNudges" | "prereqNudges" | "loopBreaks",
+  kind: NudgeFactKind,
+  reason: string,
+): ActionResult {
+  const patch = { counters: { ...ctx.counters, [counter]: ctx.counters[counter] + 1 }, stats: { ...ctx.stats, [stat]: ctx.stats[stat] + 1 } };
+  return append(ctx, blockBatch(ctx, results, type), patch, [nudge(ctx, kind, reason, batchTools(validatedCalls(ctx)))]);
+}
+
 /** Terminal tool called with required steps pending: escalating step nudge (tiers 1/2/3). */
 export function recordPrematureTerminal(ctx: WorkflowContext): ActionResult {
   const premature = prematureTerminal(ctx);
   if (!premature) throw new Error("recordPrematureTerminal needs a premature terminal call");
   const block = stepBlock(validatedCalls(ctx), premature, ctx.counters.premature + 1, ctx.run.budget.maxPremature);
-  const appended = blockBatch(ctx, block.results, MessageType.STEP_NUDGE);
-  return append(
-    ctx,
-    appended,
-    {
-      counters: { ...ctx.counters, premature: ctx.counters.premature + 1 },
-      stats: { ...ctx.stats, stepNudges: ctx.stats.stepNudges + 1 },
-    },
-    [nudge(ctx, "step", "premature_terminal", batchTools(validatedCalls(ctx)))],
-  );
+  return blocked(ctx, block.results, MessageType.STEP_NUDGE, "premature", "stepNudges", "step", "premature_terminal");
 }
 
 /** A call whose prerequisites have not run: the whole batch is blocked (pre-batch state). */
 export function recordPrereqViolation(ctx: WorkflowContext): ActionResult {
   const block = prerequisiteBlock(validatedCalls(ctx), prerequisiteViolations(ctx), ctx.counters.prereq + 1, ctx.run.budget.maxPrereq);
-  const appended = blockBatch(ctx, block.results, MessageType.PREREQUISITE_NUDGE);
-  return append(
-    ctx,
-    appended,
-    {
-      counters: { ...ctx.counters, prereq: ctx.counters.prereq + 1 },
-      stats: { ...ctx.stats, prereqNudges: ctx.stats.prereqNudges + 1 },
-    },
-    [nudge(ctx, "prerequisite", "prerequisite_missing", batchTools(validatedCalls(ctx)))],
-  );
+  return blocked(ctx, block.results, MessageType.PREREQUISITE_NUDGE, "prereq", "prereqNudges", "prerequisite", "prerequisite_missing");
 }
 
 /**
  * The same call (tool + canonical args) repeated beyond maxToolRepeat: the batch is blocked
- * with a loop-break answer and counts as one tool error, as in the Guardrails facade.
+ * with a loop-break answer and counts as one tool error.
  */
 export function recordLoopBreak(ctx: WorkflowContext): ActionResult {
   const offending = new Map(repeatViolations(ctx).map((v) => [v.index, loopBreakMessage(v.tool, v.count)] as const));
-  const appended = blockBatch(ctx, blockedBatchResults(validatedCalls(ctx), offending), MessageType.TOOL_RESULT);
-  return append(
-    ctx,
-    appended,
-    {
-      counters: { ...ctx.counters, toolErrors: ctx.counters.toolErrors + 1 },
-      stats: { ...ctx.stats, loopBreaks: ctx.stats.loopBreaks + 1 },
-    },
-    [nudge(ctx, "loop_break", "repeated_call", batchTools(validatedCalls(ctx)))],
-  );
+  return blocked(ctx, blockedBatchResults(validatedCalls(ctx), offending), MessageType.TOOL_RESULT, "toolErrors", "loopBreaks", "loop_break", "repeated_call");
 }
 
 /**

@@ -100,7 +100,7 @@ export class Guardrails {
     }
     const given: unknown = options.tools ?? options.toolNames;
     assertValidatorTools(given);
-    const tools: ValidatorTools = Array.isArray(given) ? [...given] : withoutPeople(given as Readonly<Record<string, AnyToolDef>>);
+    const tools: ValidatorTools = Array.isArray(given) ? [...given] : (given as Readonly<Record<string, AnyToolDef>>);
     this.toolNames = Object.freeze(toolNamesOf(tools));
     if (this.toolNames.length === 0) throw new InvalidArgumentError("tools", "at least one tool is required");
     const terminal = typeof options.terminalTools === "string" ? [options.terminalTools] : [...(options.terminalTools ?? [])];
@@ -134,7 +134,7 @@ export class Guardrails {
       startedAt: 0,
       compactAt: SCRATCH_TOKENS,
     };
-    this.#machine = machineFor(given, tools);
+    this.#machine = machineFor(tools);
     // Never started: it only lends the transitions a scope. Actions are collected, not run.
     const actor = createActor(this.#machine, { input });
     this.#scope = {
@@ -245,10 +245,10 @@ export class Guardrails {
 
 /** The statechart for a tool set, built once per definitions object (as an application keeps its tools). */
 const machines = new WeakMap<object, WorkflowMachine>();
-function machineFor(given: object, tools: ValidatorTools): WorkflowMachine {
-  if (Array.isArray(given)) return createWorkflowMachine({ tools });
-  let machine = machines.get(given);
-  if (!machine) machines.set(given, (machine = createWorkflowMachine({ tools })));
+function machineFor(tools: ValidatorTools): WorkflowMachine {
+  if (Array.isArray(tools)) return createWorkflowMachine({ tools });
+  let machine = machines.get(tools);
+  if (!machine) machines.set(tools, (machine = createWorkflowMachine({ tools: withoutPeople(tools as Readonly<Record<string, AnyToolDef>>) })));
   return machine;
 }
 
