@@ -185,9 +185,9 @@ export class WorkflowRunner {
   /** A new run's input with its store record: the session's history as seed, the run leased and new. */
   async #storedStart(workflow: Workflow, userMessage: string, options: RunOptions): Promise<{ input: WorkflowInput; record: RunRecord | undefined }> {
     const setup = recordSetup(this.options, workflow, () => this.#now());
-    const from = options.sessionId === undefined ? options.from : await sessionSeed(setup?.store, options.sessionId, options);
-    const input = runInput(this.options, workflow, userMessage, { ...options, ...(from ? { from } : {}) }, this.#now());
-    return { input, record: setup ? await openNewRun(setup, input, options) : undefined };
+    const seed = options.sessionId === undefined ? { from: options.from } : await sessionSeed(setup?.store, options.sessionId, options);
+    const input = runInput(this.options, workflow, userMessage, { ...options, ...(seed.from ? { from: seed.from } : {}) }, this.#now());
+    return { input, record: setup ? await openNewRun(setup, input, { ...options, notBefore: "notBefore" in seed ? seed.notBefore : undefined }) : undefined };
   }
 
   /** The snapshot to resume (from the store when given a run id), checked, with the run's store record. */

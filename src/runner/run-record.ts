@@ -51,14 +51,18 @@ export function runExistsError(runId: string): InvalidArgumentError {
   return new InvalidArgumentError("runId", `run ${runId} already exists in the store: resume it (runner.resume("${runId}", workflow)) or choose another id`);
 }
 
-/** A new run's record: refused if the id is taken; its log starts with the start event. */
-export async function openNewRun(setup: RecordSetup, input: WorkflowInput, options: Pick<RunOptions, "sessionId" | "parent" | "launch">): Promise<RunRecord> {
+/**
+ * A new run's record: refused if the id is taken; its log starts with the start event.
+ * `notBefore`: the least creation time it may be stored with (a session turn's: see sessionSeed).
+ */
+export async function openNewRun(setup: RecordSetup, input: WorkflowInput, options: Pick<RunOptions, "sessionId" | "parent" | "launch"> & { notBefore?: number | undefined }): Promise<RunRecord> {
   const { lease, last } = await leased(setup, input.runId);
   if (last) {
     await lease.release();
     throw runExistsError(input.runId);
   }
-  const meta = { runId: input.runId, workflow: input.workflow, sessionId: options.sessionId, createdAt: input.startedAt, seq: 0, state: "start", status: "active" as const };
+  const createdAt = Math.max(input.startedAt, options.notBefore ?? -Infinity);
+  const meta = { runId: input.runId, workflow: input.workflow, sessionId: options.sessionId, createdAt, seq: 0, state: "start", status: "active" as const };
   const writer = writerFor(setup, lease, meta);
   writer.record({
     type: "start",
@@ -111,13 +115,18 @@ export async function openSnapshotRun(setup: RecordSetup, input: WorkflowInput):
 
 /**
  * The snapshot a session's next turn continues from: its latest run, which must have finished
- * (an unfinished one is resumed, not talked over); undefined for a new session.
+ * (an unfinished one is resumed, not talked over); none for a new session. `notBefore`: the turn
+ * is stored as created after that run. A session's turns are ordered by creation time, which
+ * each host takes from its own clock: a turn started on a host whose clock is behind the one
+ * that ran the turn before would sort before it, and the turn after would continue the wrong
+ * conversation, dropping a turn. Stamped after the turn it continues, each turn sorts after
+ * it whatever the clocks say.
  */
 export async function sessionSeed(
   store: RunStore | undefined,
   sessionId: string,
   options: { from?: unknown; initialMessages?: unknown; runId?: string | undefined },
-): Promise<PersistedRun | undefined> {
+): Promise<{ from?: PersistedRun; notBefore?: number }> {
   if (!store) throw new InvalidArgumentError("sessionId", "sessions live in a run store: new WorkflowRunner({ ..., store })");
   if (options.from !== undefined || options.initialMessages !== undefined) {
     throw new InvalidArgumentError("sessionId", "the session's history seeds the turn: give sessionId, or from / initialMessages, not both");
@@ -127,14 +136,15 @@ export async function sessionSeed(
   // a caller handles as for any stored run, rather than "the last turn did not finish".
   if (options.runId !== undefined && runs.some((run) => run.runId === options.runId)) throw runExistsError(options.runId);
   const last = latestRun(runs);
-  if (!last) return undefined;
+  if (!last) return {};
   if (!isFinalStatus(last.status)) {
     throw new InvalidArgumentError(
       "sessionId",
       `session ${sessionId}'s last turn (run ${last.runId}) did not finish: resume it first (runner.resume("${last.runId}", workflow))`,
     );
   }
-  return (await store.latest(last.runId))?.snapshot;
+  const from = (await store.latest(last.runId))?.snapshot;
+  return { ...(from ? { from } : {}), notBefore: last.createdAt + 1 };
 }
 
 /** Lock a run and read its latest commit; the lock is released if the read fails. */

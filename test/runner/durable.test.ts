@@ -84,6 +84,23 @@ describe("runs with a store", () => {
     await lock.release();
   });
 
+  it("keeps a session's turns in order when the hosts running them have clocks minutes apart", async () => {
+    const store = freshStore();
+    const { workflow } = loopWorkflow();
+    // Each turn answered from its own question on (the history before it is the earlier turns').
+    const policy: Policy = (messages) => correctNext(messages.slice(messages.findLastIndex((m) => m.role === "user")));
+    const skewed = (offsetMs: number) => new WorkflowRunner({ client: new PolicyClient(policy), contextManager: compactingEveryIteration(), store, now: () => Date.now() + offsetMs });
+    // Ahead, then behind, then right: without the order kept, turn 3 would continue turn 1's conversation.
+    await skewed(300_000).run(workflow, "first", { ...vars, sessionId: "skew" });
+    await skewed(-300_000).run(workflow, "second", { ...vars, sessionId: "skew" });
+    await skewed(0).run(workflow, "third", { ...vars, sessionId: "skew" });
+    const history = await store.history("skew");
+    expect(history.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["first", "second", "third"]);
+    const [session] = await store.listSessions();
+    const created = session!.runs.map((r) => r.createdAt);
+    expect(created).toEqual([...created].sort((a, b) => a - b));
+  });
+
   it("continues a session turn after turn; an unfinished turn must be resumed first", async () => {
     const store = freshStore();
     const { workflow } = loopWorkflow();
