@@ -31,12 +31,48 @@ export interface PostgresRunStoreOptions {
   autoRenew?: boolean;
   /** The schema holding the tables, created if missing; default "public". */
   schema?: string;
+  /**
+   * How long a statement may go unanswered before its call fails with a StoreError (ms); default
+   * 15 s. For the pool the store opens from `url`; a pool you pass keeps its own settings (give
+   * it `query_timeout`, `keepAlive` and `connectionTimeoutMillis` yourself).
+   */
+  queryTimeoutMs?: number;
 }
 
-const KNOWN = new Set(["url", "pool", "leaseMs", "autoRenew", "schema"]);
+const KNOWN = new Set(["url", "pool", "leaseMs", "autoRenew", "schema", "queryTimeoutMs"]);
 
 /** How long connecting may take before a call fails (a database that is down must not hang a run). */
 const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * How long a statement may go unanswered (pg's client-side query_timeout) before its call fails:
+ * a database that went silent (a partition that drops packets, a stopped server) would otherwise
+ * hold the call until the kernel gives up on the connection, about 15 minutes. Every statement of
+ * this store is one short autocommit statement (milliseconds on a healthy server, no lock held
+ * past its own statement), so 15 s fires on a dead peer or a server in deep trouble, not on a
+ * slow commit; and it is well under the default 30 s lease, so a run stuck on a dead connection
+ * has failed, and that connection is gone, while its lease may still be released for the next
+ * runner on a fresh one. pg-pool drops a client whose query timed out (and destroys its socket)
+ * rather than reading a late answer on it.
+ *
+ * No server-side statement_timeout: pg would send it as a startup parameter, which connection
+ * poolers such as PgBouncer refuse ("unsupported startup parameter"), breaking a URL that works
+ * today; and the store gains little from it: a statement the client gave up on finishes on the
+ * server in milliseconds, and if it is a commit that lands after all, the fencing token and the
+ * seq check decide it as they decide any late write. Add `?options=-c%20statement_timeout%3D15000`
+ * to the URL to have it anyway.
+ */
+const QUERY_TIMEOUT_MS = 15_000;
+
+/**
+ * TCP keepalive on every connection: after this long without traffic the OS probes the server
+ * (Node asks for 10 probes a second apart), so a connection whose host vanished is found dead in
+ * about 20 s, idle in the pool or waiting for an answer to a statement the server acknowledged.
+ */
+const KEEPALIVE_DELAY_MS = 10_000;
+
+/** setTimeout's ceiling: a longer delay fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** PostgreSQL's unique_violation: a log row for this seq exists already. */
 const UNIQUE_VIOLATION = "23505";
@@ -57,12 +93,14 @@ export class PostgresRunStore extends SessionViews implements RunStore {
   readonly #plans: PostgresPlans;
   readonly #leaseMs: number;
   readonly #autoRenew: boolean | undefined;
+  /** The query timeout of the pool in use (ours, or one a given pool was configured with), for the error that says it ran out. */
+  readonly #queryTimeoutMs: number | undefined;
   #ready: Promise<Pool> | undefined;
   #closed = false;
 
   constructor(options: PostgresRunStoreOptions) {
     super();
-    if (!isPlainObject(options)) throw new InvalidArgumentError("options", "expected { url } or { pool }, with leaseMs?, autoRenew?, schema?");
+    if (!isPlainObject(options)) throw new InvalidArgumentError("options", "expected { url } or { pool }, with leaseMs?, autoRenew?, schema?, queryTimeoutMs?");
     for (const key of Object.keys(options)) {
       if (!KNOWN.has(key)) throw new InvalidArgumentError(key, `unknown option; expected one of ${[...KNOWN].join(", ")}`);
     }
@@ -78,6 +116,14 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     if (typeof schema !== "string" || !SCHEMA_NAME.test(schema)) {
       throw new InvalidArgumentError("schema", `expected a schema name of letters, digits and "_" (at most 63), got ${JSON.stringify(schema)}`);
     }
+    const { queryTimeoutMs } = options;
+    if (queryTimeoutMs !== undefined) {
+      if (pool !== undefined) throw new InvalidArgumentError("queryTimeoutMs", "applies to the pool the store opens from url; a pool you pass keeps its own settings: give it query_timeout yourself");
+      if (typeof queryTimeoutMs !== "number" || !Number.isSafeInteger(queryTimeoutMs) || queryTimeoutMs < 1 || queryTimeoutMs > MAX_TIMER_MS) {
+        throw new InvalidArgumentError("queryTimeoutMs", `expected a positive integer number of milliseconds (at most ${MAX_TIMER_MS}), got ${JSON.stringify(queryTimeoutMs)}`);
+      }
+    }
+    this.#queryTimeoutMs = pool !== undefined ? pool.options?.query_timeout : (queryTimeoutMs ?? QUERY_TIMEOUT_MS);
     this.#leaseMs = leaseMsOption(options.leaseMs);
     this.#autoRenew = autoRenew;
     this.#url = url;
@@ -112,7 +158,7 @@ export class PostgresRunStore extends SessionViews implements RunStore {
       const lost = lostError(runId, location, fence, head.fence);
       if (lost) throw lost;
       throw new StoreError(`commit ${seq} of run ${runId} is not newer than the stored commit ${head.seq ?? 0} (${location}); a run never goes back`, runId, location);
-    });
+    }, `commit ${seq} may or may not have been applied`);
   }
 
   async latest(runId: string, at: { seq?: number } = {}): Promise<Checkpoint | undefined> {
@@ -156,7 +202,7 @@ export class PostgresRunStore extends SessionViews implements RunStore {
         // Released or expired between the two statements: take it now.
       }
       throw new StoreError(`cannot lock run ${runId}: its lease keeps changing hands (${location})`, runId, location);
-    });
+    }, `the lease may or may not have been taken (if it was, it runs out after ${this.#leaseMs} ms)`);
   }
 
   async deleteRun(runId: string): Promise<void> {
@@ -167,7 +213,7 @@ export class PostgresRunStore extends SessionViews implements RunStore {
       await this.#use(runId, "forge_log", async (pool, location) => {
         const { rows } = await pool.query<{ held: number }>(this.#plans.deleteRun, [runId, lease.fence]);
         if (rows[0]?.held !== 1) throw lostError(runId, location, lease.fence, (await this.#head(pool, runId)).fence) ?? new RunLockLostError(runId, location, lease.fence, "the lease changed while deleting");
-      });
+      }, "the run may or may not have been deleted");
     } finally {
       await lease.release();
     }
@@ -193,8 +239,9 @@ export class PostgresRunStore extends SessionViews implements RunStore {
           this.#use(runId, "forge_leases", async (pool) => {
             const { rowCount } = await pool.query(this.#plans.renew, [runId, fence, this.#leaseMs]);
             if (rowCount === 0) throw lostError(runId, location, fence, (await this.#head(pool, runId)).fence) ?? new RunLockLostError(runId, location, fence, "the lease could not be renewed");
-          }),
-        release: () => this.#use(runId, "forge_leases", (pool) => pool.query(this.#plans.release, [runId, fence]).then(() => undefined)),
+          }, "the lease may or may not have been renewed"),
+        release: () =>
+          this.#use(runId, "forge_leases", (pool) => pool.query(this.#plans.release, [runId, fence]).then(() => undefined), `the lease may or may not have been released (if not, it runs out within ${this.#leaseMs} ms)`),
       },
     });
   }
@@ -211,8 +258,12 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     return `postgres:${this.#database}#${qualified}${runId === undefined ? "" : `/${runId}`}`;
   }
 
-  /** Runs `op` on the pool; any failure becomes a StoreError naming the run and where. */
-  async #use<T>(runId: string | undefined, table: string, op: (pool: Pool, location: string) => Promise<T>): Promise<T> {
+  /**
+   * Runs `op` on the pool; any failure becomes a StoreError naming the run and where. `unsure`
+   * says what a write may have done when its statement got no answer: the server may have
+   * applied it and only the answer was lost.
+   */
+  async #use<T>(runId: string | undefined, table: string, op: (pool: Pool, location: string) => Promise<T>, unsure?: string): Promise<T> {
     const location = this.#where(table, runId);
     const what = runId === undefined ? "" : ` for run ${runId}`;
     if (this.#closed) throw new StoreError(`the run store ${this.label} was closed${what} (${location})`, runId, location);
@@ -220,14 +271,21 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     try {
       pool = await this.#pool();
     } catch (error) {
-      throw new StoreError(`cannot open the run store database ${this.label}${what} (${location}): ${describe(error)}`, runId, location, { cause: error });
+      throw new StoreError(`cannot open the run store database ${this.label}${what} (${location}): ${this.#describe(error)}`, runId, location, { cause: error });
     }
     try {
       return await op(pool, location);
     } catch (error) {
       if (ForgeError.isInstance(error)) throw error;
-      throw new StoreError(`run store database failed${what} at ${location}: ${describe(error)}`, runId, location, { cause: error });
+      const after = isQueryTimeout(error) && unsure !== undefined ? `; ${unsure}` : "";
+      throw new StoreError(`run store database failed${what} at ${location}: ${this.#describe(error)}${after}`, runId, location, { cause: error });
     }
+  }
+
+  /** A driver error as text, a query that timed out as what happened. */
+  #describe(error: unknown): string {
+    if (!isQueryTimeout(error)) return describe(error);
+    return `no answer within ${this.#queryTimeoutMs === undefined ? "the pool's query_timeout" : `${this.#queryTimeoutMs} ms`} (the connection is dropped)`;
   }
 
   /** The pool with the tables in place, on first use (so a database that is down fails a call, naming its run). */
@@ -244,7 +302,14 @@ export class PostgresRunStore extends SessionViews implements RunStore {
       await this.#given.query(this.#plans.create);
       return this.#given;
     }
-    const pool = new pg.Pool({ connectionString: this.#url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, allowExitOnIdle: true });
+    const pool = new pg.Pool({
+      connectionString: this.#url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: this.#queryTimeoutMs,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      allowExitOnIdle: true,
+    });
     // An idle connection the server dropped (a restart) is removed from the pool and replaced on
     // the next query; without a listener its error would crash the process.
     pool.on("error", () => {});
@@ -300,6 +365,14 @@ function databaseOf(url: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * pg's client-side query_timeout ran out: the statement got no answer in time. pg-pool then
+ * removes that client and destroys its socket, so no later query reads the late answer.
+ */
+function isQueryTimeout(error: unknown): boolean {
+  return (error as Error | undefined)?.message === "Query read timeout";
 }
 
 /** A driver error as text: connection failures to several addresses come as an AggregateError without a message. */

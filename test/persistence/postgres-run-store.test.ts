@@ -11,6 +11,7 @@ import { PostgresRunStore, type PostgresRunStoreOptions } from "../../src/postgr
 import type { RunStore } from "../../src/persistence/run-store.js";
 import { commitOf, runStoreContract, snapshotOf, type StoreOptions } from "./support/run-store-contract.js";
 import { readableRuns } from "../support/readable-runs.js";
+import { startRelay, type FrozenRelay } from "../support/frozen-relay.js";
 
 let server: TestPostgres;
 let admin: pg.Pool;
@@ -213,6 +214,11 @@ describe("PostgresRunStore", () => {
       [{ url: "postgres://h/db", leaseMs: 10 }, "leaseMs"],
       [{ url: "postgres://h/db", autoRenew: "yes" }, "autoRenew"],
       [{ url: "postgres://h/db", client: {} }, "client"],
+      [{ url: "postgres://h/db", queryTimeoutMs: 0 }, "queryTimeoutMs"],
+      [{ url: "postgres://h/db", queryTimeoutMs: 1.5 }, "queryTimeoutMs"],
+      [{ url: "postgres://h/db", queryTimeoutMs: "15000" }, "queryTimeoutMs"],
+      // A pool passed in keeps its own settings: the option would silently do nothing there.
+      [{ pool: new pg.Pool(), queryTimeoutMs: 1_000 }, "queryTimeoutMs"],
     ];
     for (const [options, argument] of bad) {
       const error = (() => {
@@ -226,5 +232,64 @@ describe("PostgresRunStore", () => {
       expect(error).toMatchObject({ argument });
     }
     expect(new PostgresRunStore({ url: "postgresql://u:pw@h:5433/db" }).label).toBe("postgresql://u:***@h:5433/db");
+  });
+});
+
+describe("PostgresRunStore and a database that stops answering (connected, silent: a partition or a paused server)", () => {
+  let relay: FrozenRelay;
+  /** The server's URL through the relay. */
+  let relayed: string;
+  beforeAll(async () => {
+    relay = await startRelay(server.port);
+    relayed = server.url.replace(`:${server.port}/`, `:${relay.port}/`);
+  });
+  afterAll(() => relay?.close());
+  afterEach(() => relay.thaw());
+
+  it("a statement with no answer fails after queryTimeoutMs, naming the run; its connection is dropped and the next call reads the right rows", async () => {
+    const direct = open({ autoRenew: false });
+    // 1 s: a loaded machine answers a statement well within it; a silent server never does.
+    const store = open({ url: relayed, queryTimeoutMs: 1_000 }, direct);
+    const lease = await direct.lock("r1");
+    await direct.commit(commitOf(lease, 1, { snapshot: snapshotOf() }));
+    expect((await store.latest("r1"))?.seq).toBe(1);
+
+    // The commit reaches the server, its answer never comes back: the caller cannot know.
+    relay.freeze("replies");
+    const error = await store.commit(commitOf(lease, 2, { state: "answering" })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ runId: "r1", location: `postgres:forge#${store.schema}.forge_log/r1` });
+    expect((error as StoreError).message).toMatch(/^run store database failed for run r1 at \S+: no answer within 1000 ms \(the connection is dropped\); commit 2 may or may not have been applied$/);
+    // It was applied: only the answer was lost.
+    expect(await direct.latest("r1")).toMatchObject({ seq: 2, state: "answering" });
+
+    // The server answers again: the next call goes out on a new connection (the one with an
+    // answer owed on it was dropped, not reused) and reads what the database holds.
+    const before = relay.accepted;
+    relay.thaw();
+    expect(await store.latest("r1")).toMatchObject({ seq: 2, state: "answering" });
+    expect(relay.accepted).toBe(before + 1);
+
+    // Nothing comes through at all, on the connection that just answered: a read fails the
+    // same way, with nothing to be unsure of; then the server is back and so are the rows.
+    relay.freeze("both");
+    const read = await store.listRuns().catch((e: unknown) => e);
+    expect(read).toBeInstanceOf(StoreError);
+    expect((read as StoreError).message).toMatch(/^run store database failed at \S+: no answer within 1000 ms \(the connection is dropped\)$/);
+    relay.thaw();
+    expect(readableRuns(await store.listRuns())).toMatchObject([{ runId: "r1", seq: 2, state: "answering" }]);
+    expect(relay.accepted).toBe(before + 2);
+    await lease.release();
+  });
+
+  it("a server that accepts the connection and never answers fails the call within the connect timeout; the next call connects", async () => {
+    relay.freeze();
+    const store = open({ url: relayed });
+    const error = await store.lock("r1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ runId: "r1", location: `postgres:forge#${store.schema}.forge_leases/r1` });
+    expect((error as StoreError).message).toMatch(/^cannot open the run store database postgres:\/\/postgres@127\.0\.0\.1:\d+\/forge for run r1 \(\S+\): Connection terminated due to connection timeout$/);
+    relay.thaw();
+    expect(await store.listRuns()).toEqual([]);
   });
 });
