@@ -5,10 +5,19 @@
  * whether Redis does not answer or refused the credentials. Commands are not queued while the
  * connection is down (`enableOfflineQueue: false`), so one that fails is not sent later behind
  * the caller's back; a command cut off mid-flight gives up after one reconnection attempt.
+ *
+ * A connected Redis that goes silent (a partition that drops packets, a paused server) is bounded
+ * per reply: each command fails after `replyTimeoutMs` without one. The socket timeout alone does
+ * not do it: ioredis keeps a command cut off by it and sends it again once a connection is ready,
+ * and a server that accepts connections but never answers never lets one be, so the caller would
+ * wait for as long as the silence lasts. Such a command may still reach Redis later: the error
+ * says the call may or may not have taken effect (enqueueRun again with the same runId is safe).
  */
 import type { Redis } from "ioredis";
 import { ioredis } from "./packages.js";
-import { isAuthError, isConnectionError, redisOptions, redisUnavailable } from "./redis.js";
+import { ServerError } from "../core/errors.js";
+import { redactedUrl } from "../core/redacted-url.js";
+import { isAuthError, isConnectionError, REDIS_SOCKET_TIMEOUT_MS, redisOptions, redisUnavailable } from "./redis.js";
 
 export interface GatedClient {
   readonly client: Redis;
@@ -19,8 +28,17 @@ export interface GatedClient {
   close(): void;
 }
 
-export function gatedClient(url: string, connectTimeoutMs: number): GatedClient {
-  const client = new ioredis.Redis({ ...redisOptions(url), maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: connectTimeoutMs, lazyConnect: true });
+/** `replyTimeoutMs`: how long a command may go without a reply (the socket timeout's value; tests shorten it). */
+export function gatedClient(url: string, connectTimeoutMs: number, replyTimeoutMs = REDIS_SOCKET_TIMEOUT_MS): GatedClient {
+  const client = new ioredis.Redis({
+    ...redisOptions(url),
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: connectTimeoutMs,
+    socketTimeout: replyTimeoutMs,
+    commandTimeout: replyTimeoutMs,
+    lazyConnect: true,
+  });
   // The reason of the current outage, for the error a caller gets; the client reconnects by itself.
   let lastError: Error | undefined;
   client.on("error", (error: Error) => (lastError = error));
@@ -56,9 +74,15 @@ export function gatedClient(url: string, connectTimeoutMs: number): GatedClient 
       try {
         return await operation();
       } catch (error) {
+        if (isReplyTimeout(error)) {
+          throw new ServerError(`Redis at ${redactedUrl(url)} gave no reply within ${replyTimeoutMs} ms (a network partition, or a server that hangs); the call may or may not have taken effect`, "", { cause: error });
+        }
         throw isConnectionError(error) ? redisUnavailable(url, lastError ?? error) : error;
       }
     },
     close: () => client.disconnect(),
   };
 }
+
+/** ioredis' commandTimeout ran out. */
+const isReplyTimeout = (error: unknown): boolean => (error as Error | undefined)?.message === "Command timed out";

@@ -2,13 +2,35 @@
  * Redis connection options for BullMQ from a `redis://[user:password@]host[:port][/db]` URL
  * (`rediss://` for TLS). BullMQ's workers block on Redis, so commands never give up while the
  * server is away (`maxRetriesPerRequest: null`): a restarted Redis is reconnected to, not an
- * error. A producer's calls must not wait forever: gated-client.ts bounds them. Also here: the
- * outage reporting every client we create gets, and the errors for a Redis we cannot use.
+ * error. A server that went silent (a partition that drops packets, a paused server) is left
+ * by the socket timeout, then reconnected to the same way. A producer's calls must not wait
+ * forever: gated-client.ts bounds them. Also here: the outage reporting every client we create
+ * gets, and the errors for a Redis we cannot use.
  */
 import type { Processor, RedisOptions, Worker } from "bullmq";
 import { bullmq, ioredis } from "./packages.js";
 import { InvalidArgumentError, ServerError } from "../core/errors.js";
 import { redactedUrl } from "../core/redacted-url.js";
+
+/** How long connecting (TCP, and TLS for rediss://) may take before ioredis tries again. */
+const REDIS_CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * How long a connection may get no data while a reply is due before ioredis destroys its socket
+ * (then it reconnects and sends the command again). Without it a silent peer holds a command
+ * until the kernel gives up on the connection, about 15 minutes. Above the longest wait Redis
+ * itself takes to answer us: BullMQ's blocking reads (a worker's BZPOPMIN and QueueEvents' XREAD)
+ * block at most 10 s, and BullMQ races each against a watchdog of its own (the block plus 1 s)
+ * that resets a connection whose read did not come back. Our own commands never block.
+ */
+export const REDIS_SOCKET_TIMEOUT_MS = 30_000;
+
+/**
+ * TCP keepalive: after this long without traffic the OS probes the peer (Node asks for 10 probes
+ * a second apart), so a connection whose host vanished is found dead in about 20 s even with no
+ * reply due: an idle subscriber, or a blocked read the server acknowledged.
+ */
+const REDIS_KEEPALIVE_MS = 10_000;
 
 export function redisOptions(url: string): RedisOptions {
   let parsed: URL;
@@ -30,6 +52,9 @@ export function redisOptions(url: string): RedisOptions {
     maxRetriesPerRequest: null,
     // Back off to one attempt a second while Redis is down.
     retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    socketTimeout: REDIS_SOCKET_TIMEOUT_MS,
+    keepAlive: REDIS_KEEPALIVE_MS,
   };
 }
 
@@ -77,11 +102,11 @@ export function outageReporter(label: string, print: (line: string) => void = co
   };
 }
 
-/** ioredis' and Node's words for a connection that failed, was cut, or refused our credentials. */
+/** ioredis' and Node's words for a connection that failed, was cut, went silent, or refused our credentials. */
 export function isConnectionError(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | undefined;
   const text = `${typeof e?.code === "string" ? e.code : ""} ${typeof e?.message === "string" ? e.message : ""}`;
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|Stream isn't writeable|max retries per request/i.test(text) || isAuthError(error);
+  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|Stream isn't writeable|max retries per request|Socket timeout/i.test(text) || isAuthError(error);
 }
 
 /** Redis refused our credentials (a wrong password or user), rather than not answering at all. */

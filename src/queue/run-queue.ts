@@ -80,7 +80,11 @@ export interface RunQueue {
 
 export interface RunQueueOptions {
   redis: string;
-  /** How long a call waits for Redis to answer before it fails with a ServerError (default 5000 ms). */
+  /**
+   * How long a call waits for its connection to Redis before it fails with a ServerError
+   * (default 5000 ms). Once connected, a Redis that stops answering fails the call after 30 s
+   * without a reply to one of its commands.
+   */
   connectTimeoutMs?: number;
 }
 

@@ -3,15 +3,20 @@
  * timeout) and tells a server that does not answer from one that refused the credentials; a
  * worker and a producer ride out a stopped and restarted Redis without one unhandled 'error'
  * event (ioredis would print "Unhandled error event" with a stack trace), and the worker
- * reports the outage once.
+ * reports the outage once. A Redis that goes silent mid-connection (behind a relay that stops
+ * forwarding): a worker's client leaves the socket and gets its answer once Redis is back, a
+ * producer's call fails after its reply timeout.
  */
 import net from "node:net";
 import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ServerError } from "../../src/core/errors.js";
 import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
-import { assertRedisReachable } from "../../src/queue/redis.js";
+import { gatedClient } from "../../src/queue/gated-client.js";
+import { assertRedisReachable, isConnectionError, redisOptions } from "../../src/queue/redis.js";
 import { createRunQueue } from "../../src/queue/run-queue.js";
 import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
+import { startRelay, type FrozenRelay } from "../support/frozen-relay.js";
 import { startTestWorker } from "../support/queue-harness.js";
 import { until } from "../support/until.js";
 
@@ -106,6 +111,65 @@ describe("Redis that cannot be used", { timeout: 300_000 }, () => {
       await worker.close();
       await queue.close();
       await server.stop();
+    }
+  });
+});
+
+describe("Redis that stops answering (connected, silent: a partition or a paused server)", { timeout: 120_000 }, () => {
+  let server: TestRedis;
+  let relay: FrozenRelay;
+  let url: string;
+  beforeAll(async () => {
+    server = await startRedis();
+    relay = await startRelay(server.port);
+    url = `redis://127.0.0.1:${relay.port}`;
+  }, 300_000);
+  afterAll(async () => {
+    await relay?.close();
+    await server?.stop();
+  });
+  afterEach(() => relay.thaw());
+
+  it("a worker's client leaves a silent socket after the socket timeout, reconnects, and gets its answer once Redis is back", async () => {
+    // Every client we create gets these: a silent connection is left after 30 s without data.
+    expect(redisOptions(url)).toMatchObject({ maxRetriesPerRequest: null, connectTimeout: 10_000, socketTimeout: 30_000, keepAlive: 10_000 });
+    // The same options with a short socket timeout, so the test does not wait 30 s.
+    const client = new Redis({ ...redisOptions(url), socketTimeout: 500 });
+    const errors: Error[] = [];
+    client.on("error", (error: Error) => errors.push(error));
+    try {
+      await client.set("k", "before");
+      const connections = relay.accepted;
+      relay.freeze();
+      let answered = false;
+      const pending = client.get("k").then((value) => ((answered = true), value));
+      // The socket is destroyed, and ioredis connects again (the relay accepts, and is silent too).
+      await until(() => errors.some((e) => /^Socket timeout\. Expecting data, but didn't receive any in 500ms\.$/.test(e.message)));
+      await until(() => relay.accepted > connections);
+      expect(answered).toBe(false);
+      // An outage, as the workers' reporter sees it: reported once, not line after line.
+      expect(errors.filter((e) => !isConnectionError(e))).toEqual([]);
+      relay.thaw();
+      // Sent again on the new connection and answered (maxRetriesPerRequest: null waits it out).
+      expect(await pending).toBe("before");
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it("a producer's call fails after its reply timeout, saying it may or may not have taken effect; the next call works once Redis is back", async () => {
+    // 2 s per reply instead of 30 s: a loaded machine answers well within it.
+    const gate = gatedClient(url, SLACK_MS, 2_000);
+    try {
+      await gate.use(() => gate.client.set("p", "1"));
+      relay.freeze();
+      const error = await gate.use(() => gate.client.incr("counted")).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ServerError);
+      expect((error as ServerError).message).toMatch(/^Redis at redis:\/\/127\.0\.0\.1:\d+ gave no reply within 2000 ms \(a network partition, or a server that hangs\); the call may or may not have taken effect$/);
+      relay.thaw();
+      expect(await gate.use(() => gate.client.get("p"))).toBe("1");
+    } finally {
+      gate.close();
     }
   });
 });

@@ -4,7 +4,8 @@
  * partition that drops packets or in front of a server stopped with SIGSTOP (the kernel still
  * accepts connections and acknowledges bytes; no answer ever comes). New connections are
  * accepted while frozen and get nothing either. `thaw()` delivers what was held, in order,
- * then the closes that came meanwhile; a byte held for a client that has gone is dropped.
+ * with the closes that came meanwhile; bytes held from or for a client that has gone since are
+ * dropped, as its kernel would have discarded them with the socket.
  *
  * `freeze("replies")` holds only the server's side: requests reach the server and take effect,
  * their answers do not come back (a write whose outcome the client cannot know).
@@ -36,8 +37,9 @@ export async function startRelay(targetPort: number, targetHost = "127.0.0.1"): 
   };
   /** Bytes and the close from `from` to `to`, each held while that direction is frozen. */
   const pass = (from: net.Socket, to: net.Socket, toClient: boolean) => {
+    const client = toClient ? to : from;
     from.on("data", (chunk: Buffer) => {
-      const send = () => void (to.destroyed || to.write(chunk));
+      const send = () => void (client.destroyed || to.destroyed || to.write(chunk));
       if (holds(toClient)) held.push(send);
       else send();
     });
