@@ -271,14 +271,14 @@ export class PostgresRunStore extends SessionViews implements RunStore {
     try {
       pool = await this.#pool();
     } catch (error) {
-      throw new StoreError(`cannot open the run store database ${this.label}${what} (${location}): ${this.#describe(error)}`, runId, location, { cause: error });
+      throw new StoreError(`cannot open the run store database ${this.label}${what} (${location}): ${this.#describe(error)}`, runId, location, { cause: error, unreachable: unreachable(error) });
     }
     try {
       return await op(pool, location);
     } catch (error) {
       if (ForgeError.isInstance(error)) throw error;
       const after = isQueryTimeout(error) && unsure !== undefined ? `; ${unsure}` : "";
-      throw new StoreError(`run store database failed${what} at ${location}: ${this.#describe(error)}${after}`, runId, location, { cause: error });
+      throw new StoreError(`run store database failed${what} at ${location}: ${this.#describe(error)}${after}`, runId, location, { cause: error, unreachable: unreachable(error) });
     }
   }
 
@@ -371,6 +371,24 @@ function databaseOf(url: string | undefined): string | undefined {
  * pg's client-side query_timeout ran out: the statement got no answer in time. pg-pool then
  * removes that client and destroys its socket, so no later query reads the late answer.
  */
+/** Node's codes for a connection that could not be made or was cut. */
+const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "ENETDOWN", "EAI_AGAIN"]);
+/** PostgreSQL's: too many connections, the server shutting down (admin or crash), or starting up. */
+const SERVER_AWAY = new Set(["53300", "57P01", "57P02", "57P03"]);
+
+/**
+ * Whether a driver error means the database did not answer (rather than refusing the request):
+ * a connection refused, cut or timed out (Node's codes, pg's own messages for a connection that
+ * ended or a query with no answer), SQLSTATE class 08 (connection exception), or a server
+ * shutting down or starting up. A wrong password, database or statement is none of these.
+ */
+function unreachable(error: unknown): boolean {
+  if (error instanceof AggregateError) return error.errors.some(unreachable);
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === "string" && (CONNECTION_CODES.has(code) || SERVER_AWAY.has(code) || code.startsWith("08"))) return true;
+  return typeof message === "string" && /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout)/.test(message);
+}
+
 function isQueryTimeout(error: unknown): boolean {
   return (error as Error | undefined)?.message === "Query read timeout";
 }

@@ -36,7 +36,12 @@ export interface RunJobContext {
   /** How long a parked turn sleeps unless a release wakes it first. */
   backstopMs: number;
   progressIntervalMs: number;
+  /** A line for the worker's stderr (a store outage a job waits out). */
+  print: (line: string) => void;
 }
+
+/** How soon a job whose store did not answer is tried again. */
+export const STORE_RETRY_MS = 1_000;
 
 /** A turn this worker ended for good (cancelled, timed out, failed fast): BullMQ does not retry it. */
 export class TurnEndError extends bullmq.UnrecoverableError {
@@ -67,6 +72,7 @@ export function runJobProcessor(ctx: RunJobContext): (job: Job<RunJobData, RunJo
       // taken until the run is decided, requeued (resumeRun) and finished.
       return { result: undefined, waiting: outcome.requests.map(({ callId, tool, args, kind, askedAt }) => ({ callId, tool, args, kind, askedAt })) };
     } catch (error) {
+      if (await waitOutStore(ctx, job, token, error)) throw new bullmq.DelayedError();
       if (error instanceof TurnEndError) await logJobError(job, error.error);
       else if (!(error instanceof bullmq.DelayedError) && (error as { code?: unknown })?.code !== "FORGE_LOCK_LOST") await logJobError(job, error);
       throw error;
@@ -74,6 +80,22 @@ export function runJobProcessor(ctx: RunJobContext): (job: Job<RunJobData, RunJo
       if (ctx.running.get(d.runId) === controller) ctx.running.delete(d.runId);
     }
   };
+}
+
+/**
+ * The store did not answer (its server restarting, or cut off from this host): the run is as it
+ * last stored it, so its job is tried again shortly, as a Redis outage is waited out, without
+ * spending an attempt. Each try is reported: an outage is never silent. False: not an outage, or
+ * the job is no longer this worker's to move.
+ */
+async function waitOutStore(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, token: string | undefined, error: unknown): Promise<boolean> {
+  const e = error as { code?: unknown; unreachable?: unknown; message?: unknown };
+  if (e?.code !== "FORGE_STORE" || e.unreachable !== true) return false;
+  ctx.print(`run ${job.data.runId}: ${String(e.message)}; trying again in ${STORE_RETRY_MS} ms`);
+  return job.moveToDelayed(Date.now() + STORE_RETRY_MS, token).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Returns when the turn may run; otherwise throws (parked: DelayedError; failed fast: TurnEndError). */
@@ -144,6 +166,7 @@ async function drive(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, tok
       );
       if (moved) throw new bullmq.DelayedError();
     }
+
     if (controller.signal.aborted) throw new TurnEndError({ kind: controller.signal.reason === CANCELLED ? "cancelled" : "failed" }, error as Error);
     throw error;
   } finally {

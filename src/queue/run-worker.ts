@@ -107,6 +107,7 @@ export function startRunWorker(options: RunWorkerOptions): { workers: Worker<Run
     running,
     backstopMs: options.sessionBackstopMs ?? 60_000,
     progressIntervalMs: options.progressIntervalMs ?? 250,
+    print: (line) => console.error(`forge-ts worker: ${line}`),
   });
   const workers = startWorkers([...workflows.keys()].map(runQueueName), processor, { ...options, outages });
 

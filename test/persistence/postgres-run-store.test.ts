@@ -158,12 +158,22 @@ describe("PostgresRunStore", () => {
     const store = new PostgresRunStore({ url: `postgres://postgres:secret@127.0.0.1:${closed}/forge` });
     const error = await store.lock("r1").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
-    expect(error).toMatchObject({ runId: "r1", location: "postgres:forge#forge_leases/r1" });
+    // A server that is not there: the call may work once it is (a queue worker waits it out).
+    expect(error).toMatchObject({ runId: "r1", location: "postgres:forge#forge_leases/r1", unreachable: true });
     expect((error as StoreError).message).toMatch(/cannot open the run store database postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/forge for run r1.*ECONNREFUSED/);
     expect((error as StoreError).message).not.toContain("secret");
     // Refused at once, not given up on after waiting out the connect timeout.
     expect((error as StoreError).message).not.toMatch(/timeout/i);
     await expect(store.listRuns()).rejects.toBeInstanceOf(StoreError);
+    await store.close();
+  });
+
+  it("a database that answers with a refusal (no such database) is a StoreError that waiting will not cure", async () => {
+    const store = new PostgresRunStore({ url: server.urlOf("no_such_database") });
+    const error = await store.lock("r1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ unreachable: false });
+    expect((error as StoreError).message).toMatch(/database "no_such_database" does not exist/);
     await store.close();
   });
 
@@ -258,7 +268,7 @@ describe("PostgresRunStore and a database that stops answering (connected, silen
     relay.freeze("replies");
     const error = await store.commit(commitOf(lease, 2, { state: "answering" })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
-    expect(error).toMatchObject({ runId: "r1", location: `postgres:forge#${store.schema}.forge_log/r1` });
+    expect(error).toMatchObject({ runId: "r1", location: `postgres:forge#${store.schema}.forge_log/r1`, unreachable: true });
     expect((error as StoreError).message).toMatch(/^run store database failed for run r1 at \S+: no answer within 1000 ms \(the connection is dropped\); commit 2 may or may not have been applied$/);
     // It was applied: only the answer was lost.
     expect(await direct.latest("r1")).toMatchObject({ seq: 2, state: "answering" });
@@ -274,7 +284,7 @@ describe("PostgresRunStore and a database that stops answering (connected, silen
     // same way, with nothing to be unsure of; then the server is back and so are the rows.
     relay.freeze("both");
     const read = await store.listRuns().catch((e: unknown) => e);
-    expect(read).toBeInstanceOf(StoreError);
+    expect(read).toMatchObject({ unreachable: true });
     expect((read as StoreError).message).toMatch(/^run store database failed at \S+: no answer within 1000 ms \(the connection is dropped\)$/);
     relay.thaw();
     expect(readableRuns(await store.listRuns())).toMatchObject([{ runId: "r1", seq: 2, state: "answering" }]);
@@ -287,7 +297,7 @@ describe("PostgresRunStore and a database that stops answering (connected, silen
     const store = open({ url: relayed });
     const error = await store.lock("r1").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
-    expect(error).toMatchObject({ runId: "r1", location: `postgres:forge#${store.schema}.forge_leases/r1` });
+    expect(error).toMatchObject({ runId: "r1", location: `postgres:forge#${store.schema}.forge_leases/r1`, unreachable: true });
     expect((error as StoreError).message).toMatch(/^cannot open the run store database postgres:\/\/postgres@127\.0\.0\.1:\d+\/forge for run r1 \(\S+\): Connection terminated due to connection timeout$/);
     relay.thaw();
     expect(await store.listRuns()).toEqual([]);

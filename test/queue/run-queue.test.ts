@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadBatchConfig } from "../../eval/batch.js";
 import { runQueuedBatch, startEvalWorker } from "../../eval/queue.js";
 import type { RunRecord } from "../../eval/run-record.js";
@@ -14,6 +14,7 @@ import { visualizerInspector } from "../../visualizer/inspector.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { SimulatedClient } from "../../src/clients/simulated.js";
 import { ContextManager } from "../../src/context/context-manager.js";
+import { StoreError } from "../../src/core/errors.js";
 import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
 import { createRunQueue, type RunQueue } from "../../src/queue/run-queue.js";
 import { startRunWorker } from "../../src/queue/run-worker.js";
@@ -21,9 +22,22 @@ import { oracle, workflow } from "../fixtures/queue-workflow.js";
 import { startRedis, type TestRedis } from "../../eval/bench/redis-server.js";
 import { readableRuns } from "../support/readable-runs.js";
 
+/** The workers' shared store, which can be made not to answer for a run a number of times (its server restarting). */
+class OutageStore extends MemoryRunStore {
+  readonly outages = new Map<string, number>();
+  override async latest(...args: Parameters<MemoryRunStore["latest"]>) {
+    const left = this.outages.get(args[0]) ?? 0;
+    if (left > 0) {
+      this.outages.set(args[0], left - 1);
+      throw new StoreError(`run store database failed for run ${args[0]}: connect ECONNREFUSED`, args[0], "test", { unreachable: true });
+    }
+    return super.latest(...args);
+  }
+}
+
 let redis: TestRedis;
 let queue: RunQueue;
-const store = new MemoryRunStore();
+const store = new OutageStore();
 const workers: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
@@ -54,6 +68,21 @@ describe("run queue", { timeout: 120_000 }, () => {
     expect(run).toMatchObject({ jobId: "single-1", runId: "single-1" });
     expect(await run.result(60_000)).toBe("I remember 1 fact(s).");
     expect(await store.latest("single-1")).toMatchObject({ status: "done", state: "done" });
+  });
+
+  it("waits out a store that does not answer, without spending an attempt, and says so", async () => {
+    const printed: string[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((line: unknown) => void printed.push(String(line)));
+    try {
+      store.outages.set("outage-1", 2);
+      const run = await queue.enqueueRun({ workflow, text: "Remember the milk.", runId: "outage-1" });
+      expect(await run.result(60_000)).toBe("I remember 1 fact(s).");
+      // The attempt that completed, only: the two waits spent none (with the default of one attempt, a spent one would have failed the job).
+      expect(await queue.job("notes", "outage-1")).toMatchObject({ state: "completed", attemptsMade: 1 });
+      expect(printed.filter((l) => l.includes("run outage-1: run store database failed") && l.includes("trying again in 1000 ms"))).toHaveLength(2);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("enqueues a run id once", async () => {

@@ -17,19 +17,26 @@ export class SnapshotError extends ForgeError {
   }
 }
 
-/** A run store could not read or write: names the run and the file (or table) involved. */
+/**
+ * A run store could not read or write: names the run and the file (or table) involved.
+ * `unreachable`: the store did not answer (its server refused or cut the connection, was
+ * shutting down or starting up, or went silent past a timeout): the same call may work once it
+ * answers again, and a queue worker waits it out instead of failing the run.
+ */
 export class StoreError extends ForgeError {
   override readonly code: string = "FORGE_STORE";
+  readonly unreachable: boolean;
   constructor(
     message: string,
     readonly runId: string | undefined,
     readonly location: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; unreachable?: boolean },
   ) {
     super(message, options);
+    this.unreachable = options?.unreachable ?? false;
   }
   override get data() {
-    return { runId: this.runId ?? null, location: this.location };
+    return { runId: this.runId ?? null, location: this.location, ...(this.unreachable ? { unreachable: true } : {}) };
   }
 }
 
