@@ -35,6 +35,7 @@ if (node22Excluded.length > 0) {
  */
 const FAULTS = [
   "test/queue/chaos.test.ts",
+  "test/queue/partitions.test.ts",
   "test/queue/distributed.test.ts",
   "test/persistence/kill9.test.ts",
   "test/persistence/paused-holder.test.ts",

@@ -19,7 +19,7 @@ import { createPrng, type Prng } from "../../src/clients/prng.js";
 import type { RunStore } from "../../src/persistence/run-store.js";
 import { createRunQueue, type EnqueuedRun, type RunQueue } from "../../src/queue/run-queue.js";
 import { CHAOS_TIMING, CHAOS_WORKFLOW, expectations, judge, openChaosStore, planWorkload, type ChaosStoreKind, type Expectation, type Outcome, type RunError, type PlannedRun, type PlannedUnit, type StoredRun } from "./chaos-workflow.js";
-import { analyzeEffects, effectWriter, leaseHolders, readEffects, runOf, type EffectLine, type EffectWriter } from "./effects.js";
+import { analyzeEffects, effectWriter, isFaultLine, leaseHolders, machineMs, readEffects, runOf, type EffectLine, type EffectWriter } from "./effects.js";
 import { startPostgres } from "./postgres-server.js";
 import { startRedis, type TestRedis } from "./redis-server.js";
 import { nodeArgs } from "./node-args.js";
@@ -66,12 +66,23 @@ export interface ChaosReport {
   orderViolations: number;
   sessions: number;
   jammedSessions: number;
-  faults: { kill: number; stop: number; redisRestart: number };
+  /** Faults by kind: kill, stop, redisRestart here; the partitions harness adds its own. */
+  faults: Record<string, number>;
   /** Runs leased by another worker while their holder was stopped; those whose holder never saw FORGE_LOCK_LOST. */
   stolenFromStopped: number;
   unnoticedSteals: number;
   /** From a kill to the first tool start of the killed worker's run elsewhere. */
-  moveOnMs: { median: number; max: number; count: number };
+  moveOnMs: Spread;
+  /** The same from a stop's or a link fault's start (cut). */
+  moveOnAfter: { stopped: Spread; cut: Spread };
+  /** From a server restart to the next tool start by anyone. */
+  resumeMs: Spread;
+  /** Tool starts by a cut-off worker past its lease; runs taken from a holder under no fault; fault victims that never took a run again (effects.ts). */
+  startsPastLease: number;
+  liveSteals: number;
+  unrecovered: number;
+  /** From a fault's end to its victim's next lease. */
+  recoveryMs: Spread;
   /** Worker processes that exited without being killed by the harness. */
   workerCrashes: number;
   seconds: number;
@@ -81,7 +92,13 @@ export interface ChaosReport {
   keptDir?: string;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export interface Spread {
+  median: number;
+  max: number;
+  count: number;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /** redis-server (append-only, so a restart keeps the queues) and the store's location (a PostgreSQL server for "postgres"). */
 async function startServers(kind: ChaosStoreKind, dir: string): Promise<{ redis: TestRedis; location: string; stop(): Promise<void> }> {
@@ -94,33 +111,48 @@ async function startServers(kind: ChaosStoreKind, dir: string): Promise<{ redis:
   return { redis, location: pg.url, stop: async () => void (await Promise.all([redis.stop(), pg.stop()])) };
 }
 
-interface WorkerProcess {
+export interface WorkerProcess {
   child: ChildProcess;
   pid: number;
+  /** Which worker of the fleet (a replacement takes its predecessor's slot: the same host). */
+  slot: number;
   ready: boolean;
   stopped: boolean;
   exited: boolean;
   /** Killed by the harness (a fault, or the end): its exit is no crash. */
   ended: boolean;
+  /** Its wall clock less the harness's when it said ready (a skewed clock shows here). */
+  clockOffsetMs?: number;
 }
 
-/** The worker processes: started, killed, stopped; one that dies by itself is a crash (and is replaced). */
-class Fleet {
+/** How to start the worker of a slot: a command, its argv and extra environment. */
+export type WorkerLaunch = (slot: number) => { file: string; args: string[]; env?: Record<string, string> };
+
+/** The worker processes: started, killed, stopped; one that dies by itself is a crash (and is replaced in its slot). */
+export class Fleet {
   readonly members = new Set<WorkerProcess>();
   readonly crashes: string[] = [];
+  /** Each worker's wall clock less the harness's, as it said when ready. */
+  readonly clockOffsetsMs: number[] = [];
   #closing = false;
 
   constructor(
-    readonly module: string,
-    readonly args: string[],
+    readonly launch: WorkerLaunch,
     readonly stderrFile: string,
   ) {}
 
-  spawn(): WorkerProcess {
-    const child = spawn(process.execPath, nodeArgs(this.module, ...this.args), { stdio: ["ignore", "pipe", "pipe"] });
-    const w: WorkerProcess = { child, pid: child.pid!, ready: false, stopped: false, exited: false, ended: false };
+  spawn(slot: number): WorkerProcess {
+    const { file, args, env } = this.launch(slot);
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], ...(env ? { env: { ...process.env, ...env } } : {}) });
+    const w: WorkerProcess = { child, pid: child.pid!, slot, ready: false, stopped: false, exited: false, ended: false };
     let tail = "";
-    child.stdout!.on("data", (d: Buffer) => void (d.toString().includes("ready") && (w.ready = true)));
+    child.stdout!.on("data", (d: Buffer) => {
+      const ready = /ready (\d+)/.exec(d.toString());
+      if (!ready) return;
+      w.clockOffsetMs = Number(ready[1]) - Date.now();
+      this.clockOffsetsMs.push(w.clockOffsetMs);
+      w.ready = true;
+    });
     child.stderr!.on("data", (d: Buffer) => {
       tail = (tail + d.toString()).slice(-2_000);
       appendFileSync(this.stderrFile, d.toString().replace(/^(?=.)/gm, `[${w.pid}] `));
@@ -130,7 +162,7 @@ class Fleet {
       this.members.delete(w);
       if (w.ended || this.#closing) return;
       this.crashes.push(`worker pid ${w.pid} exited by itself (${code ?? signal}): ${tail.trim().split("\n").slice(-3).join(" | ")}`);
-      this.spawn();
+      this.spawn(w.slot);
     });
     this.members.add(w);
     return w;
@@ -141,9 +173,10 @@ class Fleet {
     return [...this.members].filter((w) => w.ready && !w.stopped && !w.exited);
   }
 
-  async waitServing(count: number, timeoutMs: number): Promise<boolean> {
+  /** Until `count` workers serve, not counting `besides`. */
+  async waitServing(count: number, timeoutMs: number, besides: ReadonlySet<WorkerProcess> = new Set()): Promise<boolean> {
     const until = Date.now() + timeoutMs;
-    while (this.serving().length < count) {
+    while (this.serving().filter((w) => !besides.has(w)).length < count) {
       if (Date.now() > until) return false;
       await sleep(20);
     }
@@ -154,7 +187,7 @@ class Fleet {
   async kill(w: WorkerProcess): Promise<number> {
     w.ended = true;
     const exited = w.exited ? Promise.resolve() : new Promise((resolve) => w.child.once("exit", resolve));
-    const at = Date.now();
+    const at = machineMs();
     w.child.kill("SIGKILL");
     await exited;
     return at;
@@ -191,7 +224,7 @@ function faultSchedule(o: ChaosOptions, rng: Prng): { at: number; kind: FaultKin
   return [...spaced("kill", o.kills, random), ...spaced("stop", o.stops, random), ...spaced("redis", o.redisRestarts, () => 0.5)].sort((a, b) => a.at - b.at);
 }
 
-interface FaultContext {
+export interface FaultContext {
   fleet: Fleet;
   effectsFile: string;
   redis: TestRedis;
@@ -214,42 +247,62 @@ async function injectFaults(schedule: { at: number; kind: FaultKind }[], ctx: Fa
   for (const fault of schedule) {
     await sleep(startedAt + fault.at - Date.now());
     if (fault.kind === "redis") {
-      await ctx.redis.restart();
-      ctx.effect(`redis-restart redis ${Date.now()}`);
-      ctx.counts.redisRestart++;
+      await redisRestart(ctx);
       continue;
     }
-    if (!(await ctx.fleet.waitServing(fault.kind === "stop" ? 2 : 1, 60_000))) {
-      ctx.log(`chaos: no worker to ${fault.kind} at ${Math.round(fault.at)} ms; skipped`);
-      continue;
-    }
-    // A worker driving a run when there is one: a fault on an idle worker tests little.
-    const serving = ctx.fleet.serving();
-    const busy = leaseHolders(readEffects(ctx.effectsFile));
-    const candidates = serving.some((w) => busy.has(String(w.pid))) ? serving.filter((w) => busy.has(String(w.pid))) : serving;
-    const victim = candidates[ctx.rng.int(candidates.length)]!;
-    if (fault.kind === "kill") {
-      const at = await ctx.fleet.kill(victim);
-      // Written once the process is gone: none of its lines can follow this one.
-      ctx.effect(`killed ${victim.pid} ${at}`);
-      ctx.counts.kill++;
-      ctx.fleet.spawn();
-    } else {
-      const ms = CHAOS_TIMING.leaseMs + 200 + ctx.rng.int(2_300);
-      stops.push(stopFor(victim, ms, ctx.effect));
-      ctx.counts.stop++;
-    }
+    const victim = await pickVictim(ctx, fault.kind === "stop" ? 2 : 1, fault.kind);
+    if (!victim) continue;
+    if (fault.kind === "kill") await killAndReplace(ctx, victim);
+    else stops.push(stopPastLease(ctx, victim));
   }
   await Promise.all(stops);
 }
 
-async function stopFor(w: WorkerProcess, ms: number, effect: EffectWriter): Promise<void> {
+/** Redis killed and started again on its port (append-only file: the queues survive). */
+export async function redisRestart(ctx: FaultContext): Promise<void> {
+  await ctx.redis.restart();
+  ctx.effect(`redis-restart redis ${machineMs()}`);
+  ctx.counts.redisRestart = (ctx.counts.redisRestart ?? 0) + 1;
+}
+
+/**
+ * A serving worker to hit, one driving a run when any does (a fault on an idle worker tests
+ * little), or undefined (logged) when fewer than `serving` serve within 60 s: a replacement
+ * worker takes seconds to start on a loaded machine. `spare`: workers that may not be picked.
+ */
+export async function pickVictim(ctx: FaultContext, serving: number, what: string, spare: ReadonlySet<WorkerProcess> = new Set()): Promise<WorkerProcess | undefined> {
+  if (!(await ctx.fleet.waitServing(serving, 60_000, spare))) {
+    ctx.log(`chaos: no worker to ${what}; skipped`);
+    return undefined;
+  }
+  const ready = ctx.fleet.serving().filter((w) => !spare.has(w));
+  const busy = leaseHolders(readEffects(ctx.effectsFile));
+  const candidates = ready.some((w) => busy.has(String(w.pid))) ? ready.filter((w) => busy.has(String(w.pid))) : ready;
+  return candidates[ctx.rng.int(candidates.length)]!;
+}
+
+/** kill -9, and a replacement in the victim's slot. */
+export async function killAndReplace(ctx: FaultContext, victim: WorkerProcess): Promise<void> {
+  const at = await ctx.fleet.kill(victim);
+  // Written once the process is gone: none of its lines can follow this one.
+  ctx.effect(`killed ${victim.pid} ${at}`);
+  ctx.counts.kill = (ctx.counts.kill ?? 0) + 1;
+  ctx.fleet.spawn(victim.slot);
+}
+
+/**
+ * SIGSTOP from just over the store lease to past the job lock plus a stalled check, so that
+ * some stopped workers lose their runs to others and some wake before anyone took them.
+ */
+export async function stopPastLease(ctx: FaultContext, w: WorkerProcess): Promise<void> {
+  ctx.counts.stop = (ctx.counts.stop ?? 0) + 1;
+  const ms = CHAOS_TIMING.leaseMs + 200 + ctx.rng.int(2_300);
   w.stopped = true;
   w.child.kill("SIGSTOP");
-  effect(`stopped ${w.pid} ${Date.now()}`);
+  ctx.effect(`stopped ${w.pid} ${machineMs()}`);
   await sleep(ms);
   // Written before SIGCONT: every line the worker writes from now on follows it.
-  effect(`resumed ${w.pid} ${Date.now()}`);
+  ctx.effect(`resumed ${w.pid} ${machineMs()}`);
   if (!w.exited) w.child.kill("SIGCONT");
   w.stopped = false;
 }
@@ -273,7 +326,7 @@ async function enqueue(queue: RunQueue, run: PlannedRun, deadline: number, failu
  * The units at an even pace over the spread. A session's turns go in order from their
  * producer; a racing session's two producers enqueue their turns at the same time.
  */
-async function produce(units: PlannedUnit[], queues: [RunQueue, RunQueue], o: ChaosOptions, startedAt: number, failures: string[]): Promise<Map<string, EnqueuedRun>> {
+async function produce(units: PlannedUnit[], queues: [RunQueue, RunQueue], o: BatchOptions, startedAt: number, failures: string[]): Promise<Map<string, EnqueuedRun>> {
   const handles = new Map<string, EnqueuedRun>();
   const deadline = startedAt + o.spreadMs + o.settleMs;
   const sequence = async (runs: PlannedRun[], queue: RunQueue) => {
@@ -331,11 +384,11 @@ async function storedRun(store: RunStore, runId: string): Promise<StoredRun> {
 
 /** A run's lines in the effects file and the faults while it ran, for a problem's evidence. */
 function evidence(runId: string, lines: readonly EffectLine[]): string {
-  const own = lines.filter((l) => l.kind !== "killed" && l.kind !== "stopped" && l.kind !== "resumed" && l.kind !== "redis-restart" && runOf(l.key) === runId);
+  const own = lines.filter((l) => !isFaultLine(l) && runOf(l.key) === runId);
   if (own.length === 0) return "no effects";
   const from = own[0]!.index;
   const until = own.at(-1)!.index;
-  const faults = lines.filter((l) => l.index >= from && l.index <= until && (l.kind === "killed" || l.kind === "stopped" || l.kind === "resumed" || l.kind === "redis-restart"));
+  const faults = lines.filter((l) => l.index >= from && l.index <= until && isFaultLine(l));
   const show = (l: EffectLine) => `#${l.index + 1} ${l.pid} ${l.kind} ${l.key}${l.fields.length ? " " + l.fields.join(" ") : ""}`;
   return [...own, ...faults].sort((a, b) => a.index - b.index).map(show).join("; ");
 }
@@ -344,6 +397,8 @@ const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
 };
+
+const spread = (values: number[]): Spread => ({ median: median(values), max: values.length ? Math.max(...values) : NaN, count: values.length });
 
 interface Batch {
   units: PlannedUnit[];
@@ -378,10 +433,10 @@ async function judgeRuns(batch: Batch, store: RunStore, lines: readonly EffectLi
 }
 
 /** The report: runs judged, the effects file analysed, problems in order (crashes, enqueue failures, runs, effects). */
-async function measure(o: ChaosOptions, batch: Batch, store: RunStore, effectsFile: string, extra: { crashes: string[]; enqueueFailures: string[]; faults: ChaosReport["faults"]; seconds: number }): Promise<ChaosReport> {
+async function measure(o: BatchOptions, batch: Batch, store: RunStore, effectsFile: string, extra: { crashes: string[]; enqueueFailures: string[]; faults: ChaosReport["faults"]; seconds: number; leaseMs: number }): Promise<ChaosReport> {
   const lines = readEffects(effectsFile);
   const runs = await judgeRuns(batch, store, lines);
-  const found = analyzeEffects(lines, runs.sessions, "finish");
+  const found = analyzeEffects(lines, runs.sessions, "finish", extra.leaseMs);
   const problems = [...extra.crashes, ...extra.enqueueFailures, ...runs.problems, ...found.problems];
   return {
     store: o.store,
@@ -402,7 +457,13 @@ async function measure(o: ChaosOptions, batch: Batch, store: RunStore, effectsFi
     faults: extra.faults,
     stolenFromStopped: found.stolenFromStopped,
     unnoticedSteals: found.unnoticedSteals,
-    moveOnMs: { median: median(found.moveOnMs), max: found.moveOnMs.length ? Math.max(...found.moveOnMs) : NaN, count: found.moveOnMs.length },
+    moveOnMs: spread(found.moveOnMs),
+    moveOnAfter: { stopped: spread(found.moveOnAfter.stopped), cut: spread(found.moveOnAfter.cut) },
+    resumeMs: spread(found.resumeMs),
+    startsPastLease: found.startsPastLease,
+    liveSteals: found.liveSteals,
+    unrecovered: found.unrecovered,
+    recoveryMs: spread(found.recoveryMs),
     workerCrashes: extra.crashes.length,
     seconds: extra.seconds,
     problems: problems.slice(0, 20),
@@ -414,37 +475,67 @@ export function chaosClean(r: ChaosReport): boolean {
   return r.enqueued === r.planned && r.correct === r.enqueued && r.lost === 0 && r.runsTwice === 0 && r.recordedReruns === 0 && r.orderViolations === 0 && r.jammedSessions === 0 && r.unnoticedSteals === 0 && r.workerCrashes === 0;
 }
 
+/** What a batch needs besides its servers: the workload and how long it may take. */
+export type BatchOptions = Pick<ChaosOptions, "store" | "runs" | "spreadMs" | "settleMs" | "log" | "onSettled">;
+
+/** A batch's moving parts, started by its harness (and stopped by it afterwards). */
+export interface BatchSetup {
+  fleet: Fleet;
+  workers: number;
+  store: RunStore;
+  queues: [RunQueue, RunQueue];
+  effectsFile: string;
+  rng: Prng;
+  counts: ChaosReport["faults"];
+  /** The store's lease (ms), for the checks that depend on it. */
+  leaseMs: number;
+  /** The faults, timed from `startedAt` (Date.now()); resolves once the last is over. */
+  inject(startedAt: number): Promise<void>;
+}
+
+/**
+ * One batch: the workers started, the workload produced at an even pace while the faults come,
+ * every run settled (or the deadline passed), the workers stopped, then every check. The
+ * harness that built `setup` stops its servers and queues.
+ */
+export async function runBatch(o: BatchOptions, setup: BatchSetup): Promise<ChaosReport> {
+  const { fleet, workers, store, queues, effectsFile } = setup;
+  const log = o.log ?? (() => undefined);
+  const enqueueFailures: string[] = [];
+  await store.listRuns(); // creates the store's tables before the workers race to
+  for (let i = 0; i < workers; i++) fleet.spawn(i);
+  if (!(await fleet.waitServing(workers, 60_000))) throw new Error(`chaos: ${workers} workers did not start within 60 s: ${fleet.crashes.join("; ")}`);
+  const units = planWorkload(o.runs, setup.rng);
+  const startedAt = Date.now();
+  const injecting = setup.inject(startedAt);
+  const handles = await produce(units, queues, o, startedAt, enqueueFailures);
+  const outcomes = await settle(handles, queues[0], startedAt + o.spreadMs + o.settleMs, log, o.onSettled);
+  await injecting;
+  const seconds = (Date.now() - startedAt) / 1000;
+  // Every worker gone before the effects file is read: a worker woken by the last SIGCONT
+  // writes its lost leases after the fault is over.
+  await fleet.close();
+  return measure(o, { units, handles, outcomes }, store, effectsFile, { crashes: fleet.crashes, enqueueFailures, faults: setup.counts, seconds, leaseMs: setup.leaseMs });
+}
+
 /** One store's chaos run, start to end; its servers and processes are gone when it returns. */
 export async function chaosHarness(o: ChaosOptions): Promise<ChaosReport> {
   const log = o.log ?? (() => undefined);
   const rng = createPrng(o.seed ?? 42);
-  const workers = o.workers ?? 3;
   const dir = mkdtempSync(path.join(tmpdir(), `forge-chaos-${o.store}-`));
   const effectsFile = path.join(dir, "effects.log");
   const effect = effectWriter(effectsFile);
   const servers = await startServers(o.store, dir);
   const store = openChaosStore(o.store, servers.location);
-  const fleet = new Fleet(o.workerModule ?? WORKER, [servers.redis.url, o.store, servers.location, effectsFile], path.join(dir, "workers.log"));
+  const args = [servers.redis.url, o.store, servers.location, effectsFile];
+  const fleet = new Fleet(() => ({ file: process.execPath, args: nodeArgs(o.workerModule ?? WORKER, ...args) }), path.join(dir, "workers.log"));
   const queues: [RunQueue, RunQueue] = [createRunQueue({ redis: servers.redis.url, connectTimeoutMs: 2_000 }), createRunQueue({ redis: servers.redis.url, connectTimeoutMs: 2_000 })];
-  const faults = { kill: 0, stop: 0, redisRestart: 0 };
-  const enqueueFailures: string[] = [];
+  const counts = { kill: 0, stop: 0, redisRestart: 0 };
   let report: ChaosReport;
   try {
-    await store.listRuns(); // creates the store's tables before the workers race to
-    for (let i = 0; i < workers; i++) fleet.spawn();
-    if (!(await fleet.waitServing(workers, 60_000))) throw new Error(`chaos: ${workers} workers did not start within 60 s: ${fleet.crashes.join("; ")}`);
-    const units = planWorkload(o.runs, rng);
-    const startedAt = Date.now();
     log(`chaos ${o.store}: ${o.runs} runs over ${o.spreadMs} ms; ${o.kills} kills, ${o.stops} stops, ${o.redisRestarts} Redis restarts`);
-    const injecting = injectFaults(faultSchedule(o, rng), { fleet, effectsFile, redis: servers.redis, effect, rng, counts: faults, log }, startedAt);
-    const handles = await produce(units, queues, o, startedAt, enqueueFailures);
-    const outcomes = await settle(handles, queues[0], startedAt + o.spreadMs + o.settleMs, log, o.onSettled);
-    await injecting;
-    const seconds = (Date.now() - startedAt) / 1000;
-    // Every worker gone before the effects file is read: a worker woken by the last SIGCONT
-    // writes its lost leases after the fault is over.
-    await fleet.close();
-    report = await measure(o, { units, handles, outcomes }, store, effectsFile, { crashes: fleet.crashes, enqueueFailures, faults, seconds });
+    const ctx = { fleet, effectsFile, redis: servers.redis, effect, rng, counts, log };
+    report = await runBatch(o, { fleet, workers: o.workers ?? 3, store, queues, effectsFile, rng, counts, leaseMs: CHAOS_TIMING.leaseMs, inject: (startedAt) => injectFaults(faultSchedule(o, rng), ctx, startedAt) });
   } finally {
     await fleet.close();
     await Promise.all(queues.map((q) => q.close()));

@@ -7,7 +7,7 @@
  */
 import { startRunWorker } from "../../src/queue/run-worker.js";
 import { CHAOS_TIMING, chaosRunnerOptions, createChaosWorkflow, openChaosStore, type ChaosStoreKind } from "./chaos-workflow.js";
-import { effectWriter, recordingOutcomes } from "./effects.js";
+import { effectWriter, machineMs, recordingOutcomes } from "./effects.js";
 
 const [redis, kind, location, effectsFile] = process.argv.slice(2);
 if (!redis || !location || !effectsFile || (kind !== "file" && kind !== "sql" && kind !== "postgres")) {
@@ -16,9 +16,10 @@ if (!redis || !location || !effectsFile || (kind !== "file" && kind !== "sql" &&
 }
 
 const effect = effectWriter(effectsFile);
-// Every line ends with this process's wall clock: the harness measures how soon runs move on.
-const note = (line: string) => effect(`${line} ${Date.now()}`);
-const store = recordingOutcomes(openChaosStore(kind as ChaosStoreKind, location, CHAOS_TIMING.leaseMs), effect, { leases: true, stamp: () => String(Date.now()) });
+// Every line ends with the machine's monotonic clock: the harness measures how soon runs move on
+// (this process's wall clock may be skewed on purpose).
+const note = (line: string) => effect(`${line} ${machineMs()}`);
+const store = recordingOutcomes(openChaosStore(kind as ChaosStoreKind, location, CHAOS_TIMING.leaseMs), effect, { leases: true, stamp: () => String(machineMs()) });
 
 const worker = startRunWorker({
   redis,
@@ -30,7 +31,8 @@ const worker = startRunWorker({
   sessionBackstopMs: CHAOS_TIMING.sessionBackstopMs,
 });
 await Promise.all(worker.workers.map((w) => w.waitUntilReady()));
-console.log("ready");
+// With the wall clock: the harness tells from it how far this process's clock is skewed.
+console.log(`ready ${Date.now()}`);
 
 process.once("SIGTERM", () => {
   void worker.close().finally(() => process.exit(0));

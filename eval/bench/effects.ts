@@ -15,6 +15,15 @@ import type { RunLease, RunStore } from "../../src/persistence/run-store.js";
 
 export type EffectWriter = (line: string) => void;
 
+/**
+ * The clock every effects line is stamped with: the machine's monotonic clock (CLOCK_MONOTONIC,
+ * one for every process on the machine), in ms. Not the wall clock: a worker may run with its
+ * wall clock skewed on purpose (libfaketime, which is told to leave the monotonic clock alone).
+ */
+export function machineMs(): number {
+  return Number(process.hrtime.bigint() / 1000n) / 1000;
+}
+
 /** Wait until the run's lease is free: a killed or stopped holder's lease runs out, as a worker would wait for it. */
 export async function leaseFree(store: RunStore, runId: string): Promise<void> {
   for (;;) {
@@ -145,10 +154,20 @@ export const runOf = (key: string): string => key.split(":")[0]!;
  * - orderViolations: a session turn whose first tool started before the last tool start or
  *   durable outcome of the turn before it (noted by its current holder), or that ran although
  *   the turn before it never did;
- * - moveOnMs: per run a killed worker held, from the kill to its first tool start elsewhere;
+ * - moveOnMs: per run a killed worker held, from the kill to its first tool start elsewhere
+ *   (moveOnAfter: the same after a stop or a link fault, from the fault's start);
  * - stolenFromStopped / unnoticedSteals: runs another process leased while their holder was
- *   SIGSTOPped, and of those, the ones whose old holder never reported FORGE_LOCK_LOST (lost or
- *   refused) afterwards although it lived on.
+ *   SIGSTOPped or its host cut off (`cut` ... `healed` lines), and of those, the ones whose old
+ *   holder never reported FORGE_LOCK_LOST (lost or refused) afterwards although it lived on;
+ * - startsPastLease: a tool started by a process whose host had been cut off (its packets
+ *   dropped, or its link down) for longer than the lease: its lease could not be renewed, so it
+ *   ran out by then at the latest (needs `leaseMs`);
+ * - liveSteals: a run leased by another process while its holder was under no fault (none of
+ *   its own, none within two leases before) and had neither released nor reported losing it: a
+ *   lease taken while still live (needs `leaseMs`);
+ * - unrecovered: a fault's victim that lived on but took no run after the fault ended (a stop,
+ *   a link fault, or a server restart for every worker then alive; see checkRecovery), and
+ *   recoveryMs: for the others, from the fault's end to their next lease.
  */
 export interface EffectFindings {
   recordedReruns: number;
@@ -157,8 +176,15 @@ export interface EffectFindings {
   runsTwice: Set<string>;
   orderViolations: number;
   moveOnMs: number[];
+  moveOnAfter: Record<"stopped" | "cut", number[]>;
   stolenFromStopped: number;
   unnoticedSteals: number;
+  startsPastLease: number;
+  liveSteals: number;
+  unrecovered: number;
+  recoveryMs: number[];
+  /** Per server restart (`redis-restart`, `pg-restart` lines), from it to the next tool start by anyone. */
+  resumeMs: number[];
   /** One sentence per problem found, in file order (the first ones are the ones to read). */
   problems: string[];
 }
@@ -172,22 +198,32 @@ interface RunTrace {
   lost: EffectLine[];
 }
 
-/** `sessions`: each session's run ids in turn order; `terminal`: the terminal tool's name. */
-export function analyzeEffects(lines: readonly EffectLine[], sessions: ReadonlyMap<string, readonly string[]>, terminal: string): EffectFindings {
-  const found: EffectFindings = { recordedReruns: 0, midCallReruns: 0, staleStarts: 0, runsTwice: new Set(), orderViolations: 0, moveOnMs: [], stolenFromStopped: 0, unnoticedSteals: 0, problems: [] };
+/** The lines a harness writes about its faults (the key is the victim's pid, or the server). */
+const FAULT_START = new Set(["killed", "stopped", "cut"]);
+const FAULT_END = new Set(["resumed", "healed"]);
+const RESTART = new Set(["redis-restart", "pg-restart"]);
+export const isFaultLine = (l: EffectLine) => FAULT_START.has(l.kind) || FAULT_END.has(l.kind) || RESTART.has(l.kind);
+
+/**
+ * `sessions`: each session's run ids in turn order; `terminal`: the terminal tool's name;
+ * `leaseMs`: the store's lease, for the checks that need it (startsPastLease, liveSteals).
+ */
+export function analyzeEffects(lines: readonly EffectLine[], sessions: ReadonlyMap<string, readonly string[]>, terminal: string, leaseMs?: number): EffectFindings {
+  const found: EffectFindings = { recordedReruns: 0, midCallReruns: 0, staleStarts: 0, runsTwice: new Set(), orderViolations: 0, moveOnMs: [], moveOnAfter: { stopped: [], cut: [] }, stolenFromStopped: 0, unnoticedSteals: 0, startsPastLease: 0, liveSteals: 0, unrecovered: 0, recoveryMs: [], resumeMs: [], problems: [] };
   const traces = new Map<string, RunTrace>();
   const trace = (runId: string) => traces.get(runId) ?? traces.set(runId, { starts: [], terminalStarts: [], terminalEnds: [], recorded: [], lost: [] }).get(runId)!;
   const faults = faultLines(lines);
-  scanCalls(lines, terminal, found, trace, faults);
+  scanCalls(lines, terminal, found, trace, faults, leaseMs);
   for (const [runId, t] of traces) checkTerminal(runId, t, faults, found);
   for (const [sessionId, runIds] of sessions) checkOrder(sessionId, runIds, traces, found);
+  checkRecovery(lines, found);
   return found;
 }
 
-/** Kill and stop lines by victim pid (the harness writes `killed <pid>` once the process is gone). */
+/** Kill, stop and cut lines by victim pid (the harness writes `killed <pid>` once the process is gone). */
 function faultLines(lines: readonly EffectLine[]): Map<string, EffectLine[]> {
   const byPid = new Map<string, EffectLine[]>();
-  for (const l of lines) if (l.kind === "killed" || l.kind === "stopped") byPid.set(l.key, [...(byPid.get(l.key) ?? []), l]);
+  for (const l of lines) if (FAULT_START.has(l.kind)) byPid.set(l.key, [...(byPid.get(l.key) ?? []), l]);
   return byPid;
 }
 
@@ -195,15 +231,16 @@ function faultLines(lines: readonly EffectLine[]): Map<string, EffectLine[]> {
  * Re-runs and stale starts, move-on times after kills and takeovers during stops: one pass over
  * the lines in file order, keeping who holds which lease.
  */
-function scanCalls(lines: readonly EffectLine[], terminal: string, found: EffectFindings, trace: (runId: string) => RunTrace, faults: Map<string, EffectLine[]>): void {
-  const scan = new LeaseScan(found, trace);
+function scanCalls(lines: readonly EffectLine[], terminal: string, found: EffectFindings, trace: (runId: string) => RunTrace, faults: Map<string, EffectLine[]>, leaseMs: number | undefined): void {
+  const scan = new LeaseScan(found, trace, leaseMs);
   for (const l of lines) {
     if (l.kind === "lease") scan.lease(l);
     else if (l.kind === "recorded") scan.recorded(l);
     else if (l.kind === "start") scan.start(l);
     else if (l.kind === "released" || l.kind === "lost" || l.kind === "refused") scan.released(l);
-    else if (l.kind === "killed" || l.kind === "stopped") scan.fault(l);
-    else if (l.kind === "resumed") scan.stopped.delete(l.key);
+    else if (FAULT_START.has(l.kind)) scan.fault(l);
+    else if (FAULT_END.has(l.kind)) scan.faultEnd(l);
+    else if (RESTART.has(l.kind)) scan.restarts.push(l.at);
     if ((l.kind === "start" || l.kind === "end") && l.fields[0] === terminal) (l.kind === "start" ? trace(runOf(l.key)).terminalStarts : trace(runOf(l.key)).terminalEnds).push(l);
   }
   checkSteals(scan.steals, found, trace, faults);
@@ -216,15 +253,22 @@ class LeaseScan {
   readonly held = new Map<string, number>();
   readonly started = new Set<string>();
   readonly recordedKeys = new Set<string>();
-  /** Runs a killed process held, waiting for their first tool start elsewhere. */
-  readonly afterKill: { runId: string; victim: string; at: number }[] = [];
-  /** stopped pid -> the runs it held when stopped */
+  /** Runs a killed, stopped or cut-off process held, waiting for their first tool start elsewhere. */
+  readonly afterFault: { runId: string; victim: string; at: number; kind: string }[] = [];
+  /** stopped or cut-off pid -> the runs it held when the fault began */
   readonly stopped = new Map<string, Set<string>>();
+  /** cut-off pid -> when its link stopped carrying packets (`cut <pid> cut|down` lines) */
+  readonly cutAt = new Map<string, number>();
+  /** pid -> when its latest fault ended (Infinity while it lasts); a killed pid stays at Infinity */
+  readonly faultEnded = new Map<string, number>();
   readonly steals: { runId: string; victim: string; index: number }[] = [];
+  /** Server restarts not yet followed by a tool start. */
+  readonly restarts: number[] = [];
 
   constructor(
     readonly found: EffectFindings,
     readonly trace: (runId: string) => RunTrace,
+    readonly leaseMs: number | undefined,
   ) {}
 
   lease(l: EffectLine): void {
@@ -237,6 +281,7 @@ class LeaseScan {
       this.found.runsTwice.add(runId);
       this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} was given lease ${fence} of ${runId}, which pid ${before.pid} was given too`);
     } else if (!before || fence > before.fence) {
+      if (before && !before.released && before.pid !== l.pid) this.#takeover(l, before.pid);
       this.newest.set(runId, { pid: l.pid, fence, released: false });
       for (const [victim, runs] of this.stopped) if (victim !== l.pid && runs.delete(runId)) this.steals.push({ runId, victim, index: l.index });
     }
@@ -259,9 +304,26 @@ class LeaseScan {
     if (!top || (top.pid === l.pid && top.fence === this.held.get(`${l.pid} ${runId}`))) this.trace(runId).recorded.push(l);
   }
 
+  /** A run taken from `holder`, which had not let it go: excused only by a fault of the holder, now or within two leases before. */
+  #takeover(l: EffectLine, holder: string): void {
+    if (this.leaseMs === undefined) return;
+    const ended = this.faultEnded.get(holder);
+    if (ended !== undefined && l.at - ended < 2 * this.leaseMs) return;
+    if (this.trace(l.key).lost.some((lost) => lost.pid === holder)) return;
+    this.found.liveSteals++;
+    this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} took ${l.key} (lease ${l.fields[0]}) from pid ${holder}, which was under no fault and had not let it go`);
+  }
+
   start(l: EffectLine): void {
     const runId = runOf(l.key);
     this.trace(runId).starts.push(l);
+    const cut = this.cutAt.get(l.pid);
+    // 250 ms: the line is written a moment after the lease was checked, on a loaded machine.
+    if (cut !== undefined && this.leaseMs !== undefined && l.at > cut + this.leaseMs + 250) {
+      this.found.startsPastLease++;
+      this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} started ${l.key} ${Math.round(l.at - cut)} ms into its host's cut, past the ${this.leaseMs} ms lease`);
+    }
+    if (this.restarts.length > 0) this.found.resumeMs.push(...this.restarts.splice(0).map((at) => l.at - at));
     if (this.recordedKeys.has(l.key)) {
       this.found.recordedReruns++;
       this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} started ${l.key} again after its outcome was recorded`);
@@ -275,19 +337,64 @@ class LeaseScan {
       this.found.runsTwice.add(runId);
       this.found.problems.push(`line ${l.index + 1}: pid ${l.pid} started ${l.key} under ${mine === undefined ? "no lease" : `lease ${mine}`} while pid ${top?.pid} held lease ${top?.fence}${top?.released ? " (released)" : ""}`);
     }
-    for (let i = this.afterKill.length - 1; i >= 0; i--) {
-      const k = this.afterKill[i]!;
+    for (let i = this.afterFault.length - 1; i >= 0; i--) {
+      const k = this.afterFault[i]!;
       if (k.runId !== runId || k.victim === l.pid) continue;
-      this.found.moveOnMs.push(l.at - k.at);
-      this.afterKill.splice(i, 1);
+      (k.kind === "killed" ? this.found.moveOnMs : this.found.moveOnAfter[k.kind as "stopped" | "cut"]).push(l.at - k.at);
+      this.afterFault.splice(i, 1);
     }
   }
 
-  /** The runs whose newest lease the victim held (not released): a kill's wait for them to move on starts; a stop's watch for takeovers. */
+  /**
+   * The runs whose newest lease the victim held (not released): the wait for them to move on
+   * starts; a stop's or a cut's watch for takeovers. `cut <pid> <cut|down|lossy|slow>`: only a
+   * cut or a link down stop every renewal, so only they bound when the victim may start a tool.
+   */
   fault(l: EffectLine): void {
     const runs = [...this.newest].filter(([, lease]) => lease.pid === l.key && !lease.released).map(([runId]) => runId);
-    if (l.kind === "killed") this.afterKill.push(...runs.map((runId) => ({ runId, victim: l.key, at: l.at })));
-    else this.stopped.set(l.key, new Set(runs));
+    this.afterFault.push(...runs.map((runId) => ({ runId, victim: l.key, at: l.at, kind: l.kind })));
+    this.faultEnded.set(l.key, Infinity);
+    if (l.kind === "killed") return;
+    this.stopped.set(l.key, new Set(runs));
+    if (l.kind === "cut" && (l.fields[0] === "cut" || l.fields[0] === "down")) this.cutAt.set(l.key, l.at);
+  }
+
+  faultEnd(l: EffectLine): void {
+    this.stopped.delete(l.key);
+    this.cutAt.delete(l.key);
+    this.faultEnded.set(l.key, l.at);
+  }
+}
+
+/** How long (ms) leases must go on being granted after a fault ends for a victim with none of them to count as not recovered. */
+export const RECOVERY_MS = 20_000;
+
+/**
+ * Every victim that lived on took work again after its fault ended (recoveryMs: from the
+ * fault's end to its next lease). After a server restart every process that had leased a run
+ * before it and was not killed owes one. A victim with no lease after its fault counts as not
+ * recovered only when the batch went on granting leases for RECOVERY_MS after the fault ended
+ * (otherwise it was ending, and the victim is not judged).
+ */
+function checkRecovery(lines: readonly EffectLine[], found: EffectFindings): void {
+  const leases = lines.filter((l) => l.kind === "lease");
+  const lastLeaseAt = leases.at(-1)?.at ?? -Infinity;
+  const killed = new Set(lines.filter((l) => l.kind === "killed").map((l) => l.key));
+  const seen = new Set<string>();
+  const owed: { pid: string; fault: EffectLine }[] = [];
+  for (const l of lines) {
+    if (l.kind === "lease") seen.add(l.pid);
+    if (FAULT_END.has(l.kind)) owed.push({ pid: l.key, fault: l });
+    else if (RESTART.has(l.kind)) for (const pid of seen) owed.push({ pid, fault: l });
+  }
+  for (const { pid, fault } of owed) {
+    if (killed.has(pid)) continue;
+    const next = leases.find((l) => l.index > fault.index && l.pid === pid);
+    if (next) found.recoveryMs.push(next.at - fault.at);
+    else if (lastLeaseAt - fault.at >= RECOVERY_MS) {
+      found.unrecovered++;
+      found.problems.push(`line ${fault.index + 1}: pid ${pid} took no run in the ${Math.round((lastLeaseAt - fault.at) / 1000)} s of leases granted after ${fault.kind} ${fault.key}`);
+    }
   }
 }
 

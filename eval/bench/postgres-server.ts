@@ -12,7 +12,7 @@
  * process is gone.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "./free-port.js";
@@ -37,17 +37,30 @@ export function postgresBinDir(): string {
 }
 
 export interface TestPostgres {
-  /** `postgres://postgres@127.0.0.1:<port>/forge` */
+  /** `postgres://postgres@<host>:<port>/forge` (host 127.0.0.1 unless given) */
   url: string;
   port: number;
   /** The same server, another database (created by `createDatabase`). */
   urlOf(database: string): string;
   createDatabase(name: string): Promise<void>;
+  /** Stop at once (pg_ctl stop -m immediate: no shutdown checkpoint, clients cut) and start again on the same port, recovering from the WAL. */
+  restart(): Promise<void>;
   /** Stop at once (pg_ctl stop -m immediate) and remove the data directory. */
   stop(): Promise<void>;
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+/** Where a test server runs: its address, port and namespace (127.0.0.1, a free port and this one by default). */
+export interface ServerPlace {
+  /** The address it listens on (default 127.0.0.1). */
+  host?: string;
+  /** A fixed port (default a free one). */
+  port?: number;
+  /** argv running a command where the server lives (another network namespace: netns.ts). */
+  on?: (file: string, args: readonly string[]) => [string, string[]];
+}
+
+export async function startPostgres(place: ServerPlace = {}): Promise<TestPostgres> {
+  const host = place.host ?? "127.0.0.1";
   const bin = postgresBinDir();
   const asRoot = process.getuid?.() === 0;
   const dir = mkdtempSync(path.join(tmpdir(), "forge-pg-"));
@@ -60,7 +73,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   /** argv running a PostgreSQL binary, as the postgres user when we are root. */
   const command = (name: string, args: string[]): [string, string[]] => (asRoot ? ["runuser", ["-u", "postgres", "--", path.join(bin, name), ...args]] : [path.join(bin, name), args]);
   const run = (name: string, args: string[]) => {
-    const [file, argv] = command(name, args);
+    const [file, argv] = place.on ? place.on(...command(name, args)) : command(name, args);
     try {
       return execFileSync(file, argv, { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 });
     } catch (error) {
@@ -80,6 +93,8 @@ export async function startPostgres(): Promise<TestPostgres> {
 
   // --no-sync: initdb's files need no fsync in a throwaway cluster; the server itself runs with fsync on.
   run("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]);
+  // initdb trusts loopback only; a server on another address takes its own subnet's hosts too.
+  if (host !== "127.0.0.1") appendFileSync(path.join(data, "pg_hba.conf"), "host all all samenet trust\n");
   const watchdog = spawn("sh", ["-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${[stopCommand[0], ...stopCommand[1]].map(shellQuote).join(" ")} >/dev/null 2>&1; rm -rf ${shellQuote(dir)}`], {
     detached: true,
     stdio: "ignore",
@@ -88,15 +103,16 @@ export async function startPostgres(): Promise<TestPostgres> {
   process.once("exit", stopNow);
 
   let port = 0;
+  const start = () => run("pg_ctl", ["start", "-D", data, "-w", "-t", "60", "-l", path.join(dir, "server.log"), "-o", `-p ${port} -k ${dir} -c listen_addresses=${host} -c fsync=on`]);
   try {
     // A free port can be taken by someone else before the server binds it: try a few.
     for (let attempt = 1; ; attempt++) {
-      port = await freePort();
+      port = place.port ?? (await freePort());
       try {
-        run("pg_ctl", ["start", "-D", data, "-w", "-t", "60", "-l", path.join(dir, "server.log"), "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on`]);
+        start();
         break;
       } catch (error) {
-        if (attempt >= 3) throw new Error(`${(error as Error).message}\n${tail(path.join(dir, "server.log"))}`);
+        if (attempt >= 3 || place.port !== undefined) throw new Error(`${(error as Error).message}\n${tail(path.join(dir, "server.log"))}`);
       }
     }
   } catch (error) {
@@ -106,9 +122,9 @@ export async function startPostgres(): Promise<TestPostgres> {
     throw error;
   }
 
-  const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  const urlOf = (database: string) => `postgres://postgres@${host}:${port}/${database}`;
   const createDatabase = async (name: string) => {
-    run("createdb", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", name]);
+    run("createdb", ["-h", host, "-p", String(port), "-U", "postgres", name]);
   };
   await createDatabase("forge");
   return {
@@ -116,6 +132,10 @@ export async function startPostgres(): Promise<TestPostgres> {
     port,
     urlOf,
     createDatabase,
+    restart: async () => {
+      run("pg_ctl", ["stop", "-D", data, "-m", "immediate", "-w"]);
+      start();
+    },
     stop: async () => {
       process.off("exit", stopNow);
       stopNow();

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort } from "./free-port.js";
+import type { ServerPlace } from "./postgres-server.js";
 
 export function redisServerPath(): string {
   try {
@@ -35,15 +36,16 @@ const PORT_TRIES = 5;
  * never share one. The free port is picked, then bound by redis-server; if something else took
  * it in between, another port is tried.
  */
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(place: ServerPlace = {}): Promise<TestRedis> {
   const binary = redisServerPath();
+  const host = place.host ?? "127.0.0.1";
   const dir = mkdtempSync(path.join(tmpdir(), "forge-redis-"));
   let child: ChildProcess | undefined;
   const launch = (port: number) =>
     new Promise<void>((resolve, reject) => {
-      const c = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dir], {
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+      const argv = ["--port", String(port), "--bind", host, "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", dir, ...(host === "127.0.0.1" ? [] : ["--protected-mode", "no"])];
+      const [file, args] = place.on ? place.on(binary, argv) : [binary, argv];
+      const c = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
       child = c;
       let out = "";
       const onData = (d: Buffer) => {
@@ -62,12 +64,12 @@ export async function startRedis(): Promise<TestRedis> {
   };
   let port = 0;
   for (let attempt = 1; ; attempt++) {
-    port = await freePort();
+    port = place.port ?? (await freePort());
     try {
       await launch(port);
       break;
     } catch (error) {
-      if (!(error as { inUse?: boolean }).inUse || attempt === PORT_TRIES) {
+      if (!(error as { inUse?: boolean }).inUse || attempt === PORT_TRIES || place.port !== undefined) {
         rmSync(dir, { recursive: true, force: true });
         throw error;
       }
@@ -75,7 +77,7 @@ export async function startRedis(): Promise<TestRedis> {
   }
   const up = () => launch(port);
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://${host}:${port}`,
     port,
     restart: async () => {
       await kill();

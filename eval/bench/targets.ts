@@ -38,6 +38,7 @@ export const BENCH_TARGETS: readonly BenchTarget[] = [
   { suite: "durability", case: /: commit, mean \/ median, N = \d+$/, text: "≤ 2× floor", max: floorTimes(2) },
   zero("durability", /: (finished tools re-executed|recorded tools re-executed|torn or corrupt checkpoints|event logs unreadable after the run|hangs|wrong results)$/),
   zero("chaos", /: (wrong outcomes|lost|run twice|recorded tools re-run|session order violations|jammed sessions|worker crashes)$/),
+  zero("partitions", /: (wrong outcomes|lost|recorded tools re-run|double holders|tool starts past the lease while cut off|late holders not told FORGE_LOCK_LOST|leases taken from a live holder|session order violations|jammed sessions|workers not recovered)$/),
 ];
 
 export interface MissedTarget {
