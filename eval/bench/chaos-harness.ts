@@ -83,6 +83,8 @@ export interface ChaosReport {
   unrecovered: number;
   /** From a fault's end to its victim's next lease. */
   recoveryMs: Spread;
+  /** An outcome's commit (a call's end to its recorded line), on a faulted link and on the others. */
+  commitMs: { faulted: Spread; clean: Spread };
   /** Worker processes that exited without being killed by the harness. */
   workerCrashes: number;
   seconds: number;
@@ -464,6 +466,7 @@ async function measure(o: BatchOptions, batch: Batch, store: RunStore, effectsFi
     liveSteals: found.liveSteals,
     unrecovered: found.unrecovered,
     recoveryMs: spread(found.recoveryMs),
+    commitMs: { faulted: spread(found.commitMs.faulted), clean: spread(found.commitMs.clean) },
     workerCrashes: extra.crashes.length,
     seconds: extra.seconds,
     problems: problems.slice(0, 20),

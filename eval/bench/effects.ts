@@ -183,6 +183,8 @@ export interface EffectFindings {
   liveSteals: number;
   unrecovered: number;
   recoveryMs: number[];
+  /** From a call's `end` to its `recorded` line (the outcome's commit), by processes whose link was faulted at the time and by the others. */
+  commitMs: { faulted: number[]; clean: number[] };
   /** Per server restart (`redis-restart`, `pg-restart` lines), from it to the next tool start by anyone. */
   resumeMs: number[];
   /** One sentence per problem found, in file order (the first ones are the ones to read). */
@@ -209,7 +211,7 @@ export const isFaultLine = (l: EffectLine) => FAULT_START.has(l.kind) || FAULT_E
  * `leaseMs`: the store's lease, for the checks that need it (startsPastLease, liveSteals).
  */
 export function analyzeEffects(lines: readonly EffectLine[], sessions: ReadonlyMap<string, readonly string[]>, terminal: string, leaseMs?: number): EffectFindings {
-  const found: EffectFindings = { recordedReruns: 0, midCallReruns: 0, staleStarts: 0, runsTwice: new Set(), orderViolations: 0, moveOnMs: [], moveOnAfter: { stopped: [], cut: [] }, stolenFromStopped: 0, unnoticedSteals: 0, startsPastLease: 0, liveSteals: 0, unrecovered: 0, recoveryMs: [], resumeMs: [], problems: [] };
+  const found: EffectFindings = { recordedReruns: 0, midCallReruns: 0, staleStarts: 0, runsTwice: new Set(), orderViolations: 0, moveOnMs: [], moveOnAfter: { stopped: [], cut: [] }, stolenFromStopped: 0, unnoticedSteals: 0, startsPastLease: 0, liveSteals: 0, unrecovered: 0, recoveryMs: [], commitMs: { faulted: [], clean: [] }, resumeMs: [], problems: [] };
   const traces = new Map<string, RunTrace>();
   const trace = (runId: string) => traces.get(runId) ?? traces.set(runId, { starts: [], terminalStarts: [], terminalEnds: [], recorded: [], lost: [] }).get(runId)!;
   const faults = faultLines(lines);
@@ -237,6 +239,7 @@ function scanCalls(lines: readonly EffectLine[], terminal: string, found: Effect
     if (l.kind === "lease") scan.lease(l);
     else if (l.kind === "recorded") scan.recorded(l);
     else if (l.kind === "start") scan.start(l);
+    else if (l.kind === "end") scan.end(l);
     else if (l.kind === "released" || l.kind === "lost" || l.kind === "refused") scan.released(l);
     else if (FAULT_START.has(l.kind)) scan.fault(l);
     else if (FAULT_END.has(l.kind)) scan.faultEnd(l);
@@ -259,6 +262,10 @@ class LeaseScan {
   readonly stopped = new Map<string, Set<string>>();
   /** cut-off pid -> when its link stopped carrying packets (`cut <pid> cut|down` lines) */
   readonly cutAt = new Map<string, number>();
+  /** pids whose link is faulted now (any `cut` line not yet `healed`) */
+  readonly linkFaulted = new Set<string>();
+  /** `${pid} ${key}` -> when that process's call ended, until its outcome is recorded */
+  readonly ended = new Map<string, number>();
   /** pid -> when its latest fault ended (Infinity while it lasts); a killed pid stays at Infinity */
   readonly faultEnded = new Map<string, number>();
   readonly steals: { runId: string; victim: string; index: number }[] = [];
@@ -295,8 +302,17 @@ class LeaseScan {
     if (top?.pid === l.pid && top.fence === Number(l.fields[0])) top.released = true;
   }
 
+  end(l: EffectLine): void {
+    this.ended.set(`${l.pid} ${l.key}`, l.at);
+  }
+
   recorded(l: EffectLine): void {
     this.recordedKeys.add(l.key);
+    const endedAt = this.ended.get(`${l.pid} ${l.key}`);
+    if (endedAt !== undefined) {
+      this.ended.delete(`${l.pid} ${l.key}`);
+      this.found.commitMs[this.linkFaulted.has(l.pid) ? "faulted" : "clean"].push(l.at - endedAt);
+    }
     // A holder superseded by now wrote this line late (stopped between its commit and the line):
     // the commit came before the takeover, so the line does not mark where its turn ended.
     const runId = runOf(l.key);
@@ -356,12 +372,15 @@ class LeaseScan {
     this.faultEnded.set(l.key, Infinity);
     if (l.kind === "killed") return;
     this.stopped.set(l.key, new Set(runs));
-    if (l.kind === "cut" && (l.fields[0] === "cut" || l.fields[0] === "down")) this.cutAt.set(l.key, l.at);
+    if (l.kind !== "cut") return;
+    this.linkFaulted.add(l.key);
+    if (l.fields[0] === "cut" || l.fields[0] === "down") this.cutAt.set(l.key, l.at);
   }
 
   faultEnd(l: EffectLine): void {
     this.stopped.delete(l.key);
     this.cutAt.delete(l.key);
+    this.linkFaulted.delete(l.key);
     this.faultEnded.set(l.key, l.at);
   }
 }

@@ -99,7 +99,8 @@ export async function partitionsBatch(o: PartitionOptions): Promise<PartitionRep
     const { log, ...options } = o;
     const main = o.mainModule ?? MAIN;
     const [file, args] = topology.on("p", process.execPath, nodeArgs(main, tag, JSON.stringify(options)));
-    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
+    // SIGTERM to host p's harness if this process dies (even by kill -9): it stops what it started.
+    const child = spawn("setpriv", ["--pdeathsig", "TERM", "--", file, ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => void (out += d.toString()));
@@ -144,6 +145,14 @@ export async function partitionsOnHost(tag: string, o: PartitionOptions): Promis
   const preload = skewed ? libfaketime() : "";
   let fleet: Fleet | undefined;
   let store: ReturnType<typeof openChaosStore> | undefined;
+  // The process that built the hosts died (partitionsBatch's pdeathsig): nothing started here may outlive it.
+  const abort = () => {
+    for (const w of fleet?.members ?? []) w.child.kill("SIGKILL");
+    void redis.down();
+    void postgres?.stop();
+    process.exit(143);
+  };
+  process.once("SIGTERM", abort);
   try {
     postgres = await startPostgres({ host: db.ip, port: 5432, on });
     store = openChaosStore("postgres", postgres.url, CHAOS_TIMING.leaseMs);
@@ -173,6 +182,7 @@ export async function partitionsOnHost(tag: string, o: PartitionOptions): Promis
     else result.keptDir = dir;
     return result;
   } finally {
+    process.off("SIGTERM", abort);
     await fleet?.close();
     await Promise.all(queues.map((q) => q.close()));
     await (store as { close?: () => Promise<void> } | undefined)?.close?.();

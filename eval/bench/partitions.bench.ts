@@ -62,6 +62,9 @@ function figures(kind: FaultKind, r: PartitionReport): [string, number, string, 
     ["run moves on, max", m.max, "ms", ""],
     ["victim takes a run again, median", r.recoveryMs.median, "ms", `${r.recoveryMs.count} victims; from the fault's end to the victim's next lease`],
     ["victim takes a run again, max", r.recoveryMs.max, "ms", ""],
+    ["outcome commit on the faulted link, median", r.commitMs.faulted.median, "ms", `${r.commitMs.faulted.count} commits; a call's end to its outcome durable in the store, by a worker whose link was faulted at the time (lossy, slow, cut, down)`],
+    ["outcome commit on the faulted link, max", r.commitMs.faulted.max, "ms", ""],
+    ["outcome commit elsewhere, median", r.commitMs.clean.median, "ms", `${r.commitMs.clean.count} commits`],
   ];
 }
 
@@ -109,12 +112,12 @@ const show = (value: number): string => (Number.isFinite(value) ? fig(value) : "
 
 /** One line per kind, the must-be-zero counts side by side; the first problems of any batch under it. */
 function printTable(reports: [FaultKind, PartitionReport][]): void {
-  const head = ["kind", "faults", "correct", "lost", "rec. re-run", "double", "past lease", "unnoticed", "live steals", "order", "jams", "unrecovered", "move-on median / max ms", "back to work median / max ms"];
+  const head = ["kind", "faults", "correct", "lost", "rec. re-run", "double", "past lease", "unnoticed", "live steals", "order", "jams", "unrecovered", "move-on median / max ms", "back to work median / max ms", "commit on the faulted link median / max ms (elsewhere median)"];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   for (const [kind, r] of reports) {
     const f = Object.fromEntries(figures(kind, r).map(([name, value]) => [name, show(value)]));
     lines.push(
-      `| ${kind} | ${f["faults injected"]} | ${f["finished correctly"]}/${f["runs enqueued"]} | ${f.lost} | ${f["recorded tools re-run"]} | ${f["double holders"]} | ${f["tool starts past the lease while cut off"]} | ${f["late holders not told FORGE_LOCK_LOST"]} | ${f["leases taken from a live holder"]} | ${f["session order violations"]} | ${f["jammed sessions"]} | ${f["workers not recovered"]} | ${f["run moves on, median"]} / ${f["run moves on, max"]} | ${f["victim takes a run again, median"]} / ${f["victim takes a run again, max"]} |`,
+      `| ${kind} | ${f["faults injected"]} | ${f["finished correctly"]}/${f["runs enqueued"]} | ${f.lost} | ${f["recorded tools re-run"]} | ${f["double holders"]} | ${f["tool starts past the lease while cut off"]} | ${f["late holders not told FORGE_LOCK_LOST"]} | ${f["leases taken from a live holder"]} | ${f["session order violations"]} | ${f["jammed sessions"]} | ${f["workers not recovered"]} | ${f["run moves on, median"]} / ${f["run moves on, max"]} | ${f["victim takes a run again, median"]} / ${f["victim takes a run again, max"]} | ${f["outcome commit on the faulted link, median"]} / ${f["outcome commit on the faulted link, max"]} (${f["outcome commit elsewhere, median"]}) |`,
     );
   }
   console.log(`\npartitions: ${RUNS} runs per fault kind on PostgresRunStore, 3 worker hosts, 2 producers\n\n${lines.join("\n")}\n`);

@@ -68,6 +68,20 @@ describe("partitions harness checks (effects file analysis)", () => {
     expect(analyze(`1 lease r 1 10\n1 lost r 1 FORGE_LOCK_LOST 20\n2 lease r 2 30`).liveSteals).toBe(0);
   });
 
+  it("times each outcome's commit, on a faulted link apart from the others", () => {
+    const f = analyze(`
+      1 lease r 1 10
+      1 start r:1:0 step 20
+      1 end r:1:0 step 30
+      1 recorded r:1:0 35
+      0 cut 1 slow 100
+      1 start r:2:0 step 110
+      1 end r:2:0 step 120
+      1 recorded r:2:0 520
+      0 healed 1 600`);
+    expect(f.commitMs).toEqual({ faulted: [400], clean: [5] });
+  });
+
   it("a victim that takes no run after its fault is not recovered; one whose batch ended too soon is not judged", () => {
     const later = (ms: number) => leases(2, 3, 1500 + ms);
     expect(analyze(`1 lease r 1 10\n0 stopped 1 100\n0 resumed 1 1500\n${later(RECOVERY_MS)}`)).toMatchObject({ unrecovered: 1, recoveryMs: [] });
