@@ -65,7 +65,7 @@ describe("usage errors exit 2 with the valid choices", () => {
     ["eval/cli/run.ts", ["--frobnicate"], /unknown flag/],
     ["eval/cli/batch.ts", ["--config", "nosuch-config"], /no batch config "nosuch-config"/],
     ["eval/cli/report.ts", ["missing.jsonl"], /missing\.jsonl does not exist/],
-    ["eval/bench/run.ts", ["nosuch"], /unknown bench suite "nosuch"; use chaos, compaction, durability, proxy, queue, rescue, runner, snapshot/],
+    ["eval/bench/run.ts", ["nosuch"], /unknown bench suite "nosuch"; use chaos, compaction, durability, partitions, proxy, queue, rescue, runner, snapshot/],
   ] as const)("%s %j", async (script, args, message) => {
     const r = await cli(script, [...args]);
     expect(r.code).toBe(2);
