@@ -3,15 +3,16 @@
  * with a short lease, noting every tool call, durable outcome and lease in the effects file.
  * Prints "ready" once its BullMQ workers are connected; SIGTERM closes it.
  *
- * Usage: chaos-worker.ts <redisUrl> <file|sql|postgres> <storeLocation> <effectsFile>
+ * Usage: chaos-worker.ts <redisUrl> <file|sql|postgres> <storeLocation> <effectsFile> [<model think ms>]
  */
 import { startRunWorker } from "../../src/queue/run-worker.js";
 import { CHAOS_TIMING, chaosRunnerOptions, createChaosWorkflow, openChaosStore, type ChaosStoreKind } from "./chaos-workflow.js";
 import { effectWriter, machineMs, recordingOutcomes } from "./effects.js";
 
-const [redis, kind, location, effectsFile] = process.argv.slice(2);
-if (!redis || !location || !effectsFile || (kind !== "file" && kind !== "sql" && kind !== "postgres")) {
-  console.error("usage: chaos-worker.ts <redisUrl> <file|sql|postgres> <storeLocation> <effectsFile>");
+const [redis, kind, location, effectsFile, think = "0"] = process.argv.slice(2);
+const thinkMs = Number(think);
+if (!redis || !location || !effectsFile || (kind !== "file" && kind !== "sql" && kind !== "postgres") || !(Number.isInteger(thinkMs) && thinkMs >= 0)) {
+  console.error("usage: chaos-worker.ts <redisUrl> <file|sql|postgres> <storeLocation> <effectsFile> [<model think ms>]");
   process.exit(2);
 }
 
@@ -25,7 +26,7 @@ const worker = startRunWorker({
   redis,
   store,
   workflows: [createChaosWorkflow(note)],
-  runner: chaosRunnerOptions,
+  runner: () => chaosRunnerOptions(thinkMs),
   concurrency: CHAOS_TIMING.concurrency,
   lockDurationMs: CHAOS_TIMING.lockDurationMs,
   sessionBackstopMs: CHAOS_TIMING.sessionBackstopMs,

@@ -82,12 +82,14 @@ const textOf = (m: WireMessage) => (typeof m.content === "string" ? m.content : 
 
 /**
  * The model: a pure function of the conversation (so a resumed run is asked the same questions
- * and answers the same), answering after a millisecond or two so that faults land in inference too.
+ * and answers the same), answering after a millisecond or two so that faults land in inference
+ * too; `thinkMs` more per answer makes runs last as long as a slow model's (a fault then finds
+ * more runs in flight).
  */
-export const chaosClient: LLMClient = {
+export const chaosClient = (thinkMs = 0): LLMClient => ({
   apiFormat: "openai",
   async send(messages: WireMessage[]): Promise<LLMResponse> {
-    await sleep(1 + (messages.length % 2));
+    await sleep(1 + (messages.length % 2) + thinkMs);
     const users = messages.filter((m) => m.role === "user").map(textOf);
     const lastUser = messages.map((m) => m.role).lastIndexOf("user");
     const answered = messages.slice(lastUser + 1).filter((m) => m.role === "assistant").length;
@@ -100,11 +102,11 @@ export const chaosClient: LLMClient = {
   async getContextLength() {
     return undefined;
   },
-};
+});
 
 /** Everything a worker's runner needs but the store. */
-export function chaosRunnerOptions(): Omit<WorkflowRunnerOptions, "store"> {
-  return { client: chaosClient, contextManager: new ContextManager({ budgetTokens: 200_000, strategy: new NoCompact() }), maxIterations: 10, maxToolErrors: 1 };
+export function chaosRunnerOptions(thinkMs = 0): Omit<WorkflowRunnerOptions, "store"> {
+  return { client: chaosClient(thinkMs), contextManager: new ContextManager({ budgetTokens: 200_000, strategy: new NoCompact() }), maxIterations: 10, maxToolErrors: 1 };
 }
 
 /** One run the producers enqueue; `producer` 0 or 1 says which of the two queues enqueues it. */

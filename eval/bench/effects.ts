@@ -163,8 +163,8 @@ export const runOf = (key: string): string => key.split(":")[0]!;
  *   dropped, or its link down) for longer than the lease: its lease could not be renewed, so it
  *   ran out by then at the latest (needs `leaseMs`);
  * - liveSteals: a run leased by another process while its holder was under no fault (none of
- *   its own, none within two leases before) and had neither released nor reported losing it: a
- *   lease taken while still live (needs `leaseMs`);
+ *   its own and no store restart, none within two leases before) and had neither released nor
+ *   reported losing it: a lease taken while still live (needs `leaseMs`);
  * - unrecovered: a fault's victim that lived on but took no run after the fault ended (a stop,
  *   a link fault, or a server restart for every worker then alive; see checkRecovery), and
  *   recoveryMs: for the others, from the fault's end to their next lease.
@@ -204,7 +204,8 @@ interface RunTrace {
 const FAULT_START = new Set(["killed", "stopped", "cut"]);
 const FAULT_END = new Set(["resumed", "healed"]);
 const RESTART = new Set(["redis-restart", "pg-restart"]);
-export const isFaultLine = (l: EffectLine) => FAULT_START.has(l.kind) || FAULT_END.has(l.kind) || RESTART.has(l.kind);
+/** `pg-up pg <at>`: the database a `pg-restart` line stopped answers again. */
+export const isFaultLine = (l: EffectLine) => FAULT_START.has(l.kind) || FAULT_END.has(l.kind) || RESTART.has(l.kind) || l.kind === "pg-up";
 
 /**
  * `sessions`: each session's run ids in turn order; `terminal`: the terminal tool's name;
@@ -243,7 +244,8 @@ function scanCalls(lines: readonly EffectLine[], terminal: string, found: Effect
     else if (l.kind === "released" || l.kind === "lost" || l.kind === "refused") scan.released(l);
     else if (FAULT_START.has(l.kind)) scan.fault(l);
     else if (FAULT_END.has(l.kind)) scan.faultEnd(l);
-    else if (RESTART.has(l.kind)) scan.restarts.push(l.at);
+    else if (RESTART.has(l.kind)) scan.restart(l);
+    else if (l.kind === "pg-up") scan.storeDown = l.at;
     if ((l.kind === "start" || l.kind === "end") && l.fields[0] === terminal) (l.kind === "start" ? trace(runOf(l.key)).terminalStarts : trace(runOf(l.key)).terminalEnds).push(l);
   }
   checkSteals(scan.steals, found, trace, faults);
@@ -271,6 +273,8 @@ class LeaseScan {
   readonly steals: { runId: string; victim: string; index: number }[] = [];
   /** Server restarts not yet followed by a tool start. */
   readonly restarts: number[] = [];
+  /** Since when the store was down: Infinity while it is, the moment it came back after (no holder could renew meanwhile). */
+  storeDown = -Infinity;
 
   constructor(
     readonly found: EffectFindings,
@@ -320,9 +324,18 @@ class LeaseScan {
     if (!top || (top.pid === l.pid && top.fence === this.held.get(`${l.pid} ${runId}`))) this.trace(runId).recorded.push(l);
   }
 
-  /** A run taken from `holder`, which had not let it go: excused only by a fault of the holder, now or within two leases before. */
+  restart(l: EffectLine): void {
+    this.restarts.push(l.at);
+    if (l.kind === "pg-restart") this.storeDown = Infinity;
+  }
+
+  /**
+   * A run taken from `holder`, which had not let it go: excused only by a fault of the holder,
+   * or of the store (no holder renews while it is down), now or within two leases before.
+   */
   #takeover(l: EffectLine, holder: string): void {
     if (this.leaseMs === undefined) return;
+    if (l.at - this.storeDown < 2 * this.leaseMs) return;
     const ended = this.faultEnded.get(holder);
     if (ended !== undefined && l.at - ended < 2 * this.leaseMs) return;
     if (this.trace(l.key).lost.some((lost) => lost.pid === holder)) return;

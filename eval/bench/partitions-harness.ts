@@ -74,6 +74,8 @@ export interface PartitionOptions {
   mainModule?: string;
   /** Progress lines (default: none). */
   log?: (line: string) => void;
+  /** The model's extra time per answer (ms, default 0): longer runs, so that a fault finds more of them in flight. */
+  thinkMs?: number;
 }
 
 export interface PartitionReport extends ChaosReport {
@@ -156,7 +158,7 @@ export async function partitionsOnHost(tag: string, o: PartitionOptions): Promis
   try {
     postgres = await startPostgres({ host: db.ip, port: 5432, on });
     store = openChaosStore("postgres", postgres.url, CHAOS_TIMING.leaseMs);
-    const args = [redis.url, "postgres", postgres.url, effectsFile];
+    const args = [redis.url, "postgres", postgres.url, effectsFile, String(o.thinkMs ?? 0)];
     fleet = new Fleet((slot) => {
       const node = [process.execPath, ...nodeArgs(o.workerModule ?? WORKER, ...args)];
       // w2 ahead, w3 behind; the monotonic clock (leases, timers, the effects stamps) left alone.
@@ -240,6 +242,7 @@ async function inject(o: PartitionOptions, ctx: HostContext, startedAt: number):
 async function pgRestart(ctx: HostContext): Promise<void> {
   ctx.effect(`pg-restart pg ${machineMs()}`);
   await ctx.postgres.restart();
+  ctx.effect(`pg-up pg ${machineMs()}`);
   ctx.counts["pg-restart"] = (ctx.counts["pg-restart"] ?? 0) + 1;
 }
 

@@ -13,6 +13,8 @@ import { fig, mdRow, row, type BenchRow, type BenchSuite } from "./harness.js";
 import { FAULT_KINDS, LINK, partitionsBatch, SKEW_SECONDS, spreadFor, type FaultKind, type PartitionReport } from "./partitions-harness.js";
 
 const RUNS = Number(process.env.FORGE_BENCH_PARTITIONS_RUNS ?? 200);
+/** The model's time per answer: runs of about a second, so that each fault finds runs in flight on its victim (the move-on figures). */
+const THINK_MS = 200;
 const KINDS = (process.env.FORGE_BENCH_PARTITIONS_KINDS ?? FAULT_KINDS.join(",")).split(",") as FaultKind[];
 
 /** Faults per batch of each kind: server restarts take a second or two each, link faults and stops several. */
@@ -83,6 +85,7 @@ export const suite: BenchSuite = {
         spreadMs: spreadFor(RUNS),
         settleMs: 120_000,
         seed: 42,
+        thinkMs: THINK_MS,
         keep: process.env.FORGE_BENCH_PARTITIONS_KEEP === "1",
         log: (line) => process.stderr.write(`${line}\n`),
       });
@@ -120,7 +123,7 @@ function printTable(reports: [FaultKind, PartitionReport][]): void {
       `| ${kind} | ${f["faults injected"]} | ${f["finished correctly"]}/${f["runs enqueued"]} | ${f.lost} | ${f["recorded tools re-run"]} | ${f["double holders"]} | ${f["tool starts past the lease while cut off"]} | ${f["late holders not told FORGE_LOCK_LOST"]} | ${f["leases taken from a live holder"]} | ${f["session order violations"]} | ${f["jammed sessions"]} | ${f["workers not recovered"]} | ${f["run moves on, median"]} / ${f["run moves on, max"]} | ${f["victim takes a run again, median"]} / ${f["victim takes a run again, max"]} | ${f["outcome commit on the faulted link, median"]} / ${f["outcome commit on the faulted link, max"]} (${f["outcome commit elsewhere, median"]}) |`,
     );
   }
-  console.log(`\npartitions: ${RUNS} runs per fault kind on PostgresRunStore, 3 worker hosts, 2 producers\n\n${lines.join("\n")}\n`);
+  console.log(`\npartitions: ${RUNS} runs per fault kind on PostgresRunStore, 3 worker hosts, 2 producers, the model answering in ${THINK_MS} ms\n\n${lines.join("\n")}\n`);
   for (const [kind, r] of reports.filter(([, r]) => r.problems.length > 0)) {
     console.log(`${kind}: first problems (files kept in ${r.keptDir}):\n${r.problems.slice(0, 5).map((p) => `  - ${p}`).join("\n")}\n`);
   }

@@ -66,6 +66,10 @@ describe("partitions harness checks (effects file analysis)", () => {
     // Released, or reported lost by its holder first: no steal.
     expect(analyze(`1 lease r 1 10\n1 released r 1 20\n2 lease r 2 30`).liveSteals).toBe(0);
     expect(analyze(`1 lease r 1 10\n1 lost r 1 FORGE_LOCK_LOST 20\n2 lease r 2 30`).liveSteals).toBe(0);
+    // While the store restarts, and for two leases after, no holder could renew: a takeover is no steal.
+    expect(analyze(`1 lease r 1 10\n0 pg-restart pg 100\n2 lease r 2 900\n0 pg-up pg 1000\n2 lease s 1 1010`).liveSteals).toBe(0);
+    expect(analyze(`1 lease r 1 10\n0 pg-restart pg 100\n0 pg-up pg 1000\n2 lease r 2 2900`).liveSteals).toBe(0);
+    expect(analyze(`1 lease r 1 10\n0 pg-restart pg 100\n0 pg-up pg 1000\n2 lease r 2 3100`).liveSteals).toBe(1);
   });
 
   it("times each outcome's commit, on a faulted link apart from the others", () => {
