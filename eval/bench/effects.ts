@@ -6,7 +6,8 @@
  *
  * Kinds: `start` / `end` (a tool call, by idempotency key), `recorded` (the call's outcome is
  * durable in the store), and with `recordingOutcomes(..., { leases: true })` also `lease` (the
- * store gave this process the run's lease with a fencing token), `released` (it let it go),
+ * store gave this process the run's lease with a fencing token), `released` (it let it go;
+ * `unheard` after the fence when the store did not answer the release),
  * `lost` (the lease was lost) and `refused` (the store refused a commit with FORGE_LOCK_LOST).
  */
 import { closeSync, fsyncSync, openSync, readFileSync, writeSync } from "node:fs";
@@ -81,7 +82,7 @@ export function recordingOutcomes(inner: RunStore, effect: EffectWriter, options
           const lease = await target.lock(runId);
           note(`lease ${runId} ${lease.fence}`);
           lease.onLost((error) => note(`lost ${runId} ${lease.fence} ${codeOf(error)}`));
-          return noteRelease(lease, () => note(`released ${runId} ${lease.fence}`));
+          return noteRelease(lease, (unheard) => note(`released ${runId} ${lease.fence}${unheard ? " unheard" : ""}`));
         };
       }
       const value = Reflect.get(target, key, receiver) as unknown;
@@ -90,14 +91,24 @@ export function recordingOutcomes(inner: RunStore, effect: EffectWriter, options
   });
 }
 
-/** The lease, noting its release once done (its methods bound to it: a Lease keeps private fields). */
-function noteRelease(lease: RunLease, released: () => void): RunLease {
+/**
+ * The lease, noting its release once done (its methods bound to it: a Lease keeps private
+ * fields). A release the store did not hear (unreachable) is noted too, as `unheard`: the
+ * process let the lease go all the same (it starts no tool under it), and the store lets the
+ * next holder in when it runs out.
+ */
+function noteRelease(lease: RunLease, released: (unheard: boolean) => void): RunLease {
   return new Proxy(lease, {
     get(target, key) {
       if (key === "release") {
         return async () => {
-          await target.release();
-          released();
+          try {
+            await target.release();
+          } catch (error) {
+            released(true);
+            throw error;
+          }
+          released(false);
         };
       }
       const value = Reflect.get(target, key) as unknown;
@@ -299,9 +310,13 @@ class LeaseScan {
     this.held.set(`${l.pid} ${runId}`, fence);
   }
 
-  /** Released, lost or refused: the process no longer drives the run under that lease. */
+  /**
+   * Released, lost or refused: the process no longer drives the run under that lease. A
+   * release the store did not hear is a holder giving the run up because the store is out of
+   * reach: it knows, as with a lost lease, that the run may pass to another.
+   */
   released(l: EffectLine): void {
-    if (l.kind !== "released") this.trace(l.key).lost.push(l);
+    if (l.kind !== "released" || l.fields[1] === "unheard") this.trace(l.key).lost.push(l);
     const top = this.newest.get(l.key);
     if (top?.pid === l.pid && top.fence === Number(l.fields[0])) top.released = true;
   }

@@ -57,6 +57,15 @@ describe("partitions harness checks (effects file analysis)", () => {
       2 lease r 2 2000
       0 healed 1 4000`);
     expect(silent.unnoticedSteals).toBe(1);
+    // Its attempt ended when the store went out of reach: it let the lease go (the store did not
+    // hear it) and drove the run no further: nothing late to refuse.
+    const gaveUp = analyze(`
+      1 lease r 1 10
+      0 cut 1 down 100
+      1 released r 1 unheard 150
+      2 lease r 2 2000
+      0 healed 1 4000`);
+    expect(gaveUp).toMatchObject({ unnoticedSteals: 0, liveSteals: 0, staleStarts: 0 });
   });
 
   it("a lease taken from a holder under no fault is a live steal; within two leases of its fault's end it is not", () => {
