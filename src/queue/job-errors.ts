@@ -16,16 +16,27 @@ export async function logJobError(job: Job, error: unknown): Promise<void> {
   await job.log(MARK + JSON.stringify({ ...json, data: rest })).catch(() => undefined);
 }
 
-/** The error a failed job's result() rejects with: the logged one revived, else its failedReason. */
+/** How many of a job's latest log lines are searched for its error. */
+const LOG_LINES = 50;
+
+/**
+ * The error a failed job's result() rejects with: the newest logged one whose message is the
+ * job's failedReason, revived; else its failedReason. The message must match: a worker that lost
+ * the job (cut off from Redis while it failed) logs its own error once it reconnects, after the
+ * worker that really failed the job; BullMQ refuses its failure (the lock is gone), but not its
+ * log line.
+ */
 export async function jobError(queue: Queue, jobId: string, failedReason: string): Promise<Error> {
-  const { logs } = await queue.getJobLogs(jobId, 0, 0, false).catch(() => ({ logs: [] as string[] }));
-  const last = logs[0];
-  if (last?.startsWith(MARK)) {
+  const { logs } = await queue.getJobLogs(jobId, 0, LOG_LINES - 1, false).catch(() => ({ logs: [] as string[] }));
+  for (const line of logs) {
+    if (!line.startsWith(MARK)) continue;
+    let json: ErrorJSON;
     try {
-      return revive(JSON.parse(last.slice(MARK.length)) as ErrorJSON);
+      json = JSON.parse(line.slice(MARK.length)) as ErrorJSON;
     } catch {
-      // not ours after all: the reason below
+      continue; // not ours after all
     }
+    if (json.message === failedReason) return revive(json);
   }
   return new Error(failedReason);
 }

@@ -14,7 +14,10 @@ import { visualizerInspector } from "../../visualizer/inspector.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { SimulatedClient } from "../../src/clients/simulated.js";
 import { ContextManager } from "../../src/context/context-manager.js";
-import { StoreError } from "../../src/core/errors.js";
+import { StoreError, ToolExecutionError, errorToJSON } from "../../src/core/errors.js";
+import { jobError, logJobError } from "../../src/queue/job-errors.js";
+import { bullmq } from "../../src/queue/packages.js";
+import { redisOptions } from "../../src/queue/redis.js";
 import { MemoryRunStore } from "../../src/persistence/memory-run-store.js";
 import { createRunQueue, type RunQueue } from "../../src/queue/run-queue.js";
 import { startRunWorker } from "../../src/queue/run-worker.js";
@@ -82,6 +85,25 @@ describe("run queue", { timeout: 120_000 }, () => {
       expect(printed.filter((l) => l.includes("run outage-1: run store database failed") && l.includes("trying again in 1000 ms"))).toHaveLength(2);
     } finally {
       spy.mockRestore();
+    }
+  });
+
+  it("a failed job's error is the one its failure names, not a later line a worker that lost the job logged", async () => {
+    const q = new bullmq.Queue("job-errors-test", { connection: redisOptions(redis.url) });
+    try {
+      const job = await q.add("run", {}, { jobId: "j1" });
+      const real = new ToolExecutionError("step", "step 1 fails, as the turn asked", 1);
+      await logJobError(job, real);
+      // Cut off while it failed, this worker's line reached Redis after the real failure.
+      await logJobError(job, new StoreError("run store database failed for run j1: connect ENETUNREACH", "j1", "test", { unreachable: true }));
+      const error = await jobError(q, "j1", real.message);
+      expect(error).toBeInstanceOf(ToolExecutionError);
+      expect(errorToJSON(error)).toEqual(errorToJSON(real));
+      // A reason no line names: that reason, as it is.
+      expect((await jobError(q, "j1", "job stalled more than allowable limit")).message).toBe("job stalled more than allowable limit");
+    } finally {
+      await q.obliterate({ force: true });
+      await q.close();
     }
   });
 
