@@ -92,7 +92,12 @@ async function waitOutStore(ctx: RunJobContext, job: Job<RunJobData, RunJobResul
   const e = error as { code?: unknown; unreachable?: unknown; message?: unknown };
   if (e?.code !== "FORGE_STORE" || e.unreachable !== true) return false;
   ctx.print(`run ${job.data.runId}: ${String(e.message)}; trying again in ${STORE_RETRY_MS} ms`);
-  return job.moveToDelayed(Date.now() + STORE_RETRY_MS, token).then(
+  return retryLater(job, token, STORE_RETRY_MS);
+}
+
+/** The job moved back to wait `ms` without spending an attempt; false when it is no longer this worker's to move. */
+function retryLater(job: Job<RunJobData, RunJobResult>, token: string | undefined, ms: number): Promise<boolean> {
+  return job.moveToDelayed(Date.now() + ms, token).then(
     () => true,
     () => false,
   );
@@ -160,11 +165,7 @@ async function drive(ctx: RunJobContext, job: Job<RunJobData, RunJobResult>, tok
       // holding a slot meanwhile. If BullMQ gave this job to another worker, the move fails and
       // the job is that worker's.
       const left = typeof failure.expiresInMs === "number" ? failure.expiresInMs : 500;
-      const moved = await job.moveToDelayed(Date.now() + Math.min(Math.max(left, 100), 30_000), token).then(
-        () => true,
-        () => false,
-      );
-      if (moved) throw new bullmq.DelayedError();
+      if (await retryLater(job, token, Math.min(Math.max(left, 100), 30_000))) throw new bullmq.DelayedError();
     }
 
     if (controller.signal.aborted) throw new TurnEndError({ kind: controller.signal.reason === CANCELLED ? "cancelled" : "failed" }, error as Error);

@@ -8,9 +8,10 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { chaosHarness, type ChaosReport } from "../../eval/bench/chaos-harness.js";
+import { chaosHarness } from "../../eval/bench/chaos-harness.js";
 import type { ChaosStoreKind } from "../../eval/bench/chaos-workflow.js";
 import { analyzeEffects, parseEffects } from "../../eval/bench/effects.js";
+import { chaosTargets } from "../support/chaos-targets.js";
 import { builtModule } from "../support/cli.js";
 
 /** Effects lines as the workers write them, `<pid> <kind> <key> [fields] <ms>`, one per line of `text`. */
@@ -27,19 +28,6 @@ const CLEAN_RUN = `
   1 recorded r:2:0 16
   1 released r 1 17`;
 
-/** The figures that must be 0, and the evidence when one is not. */
-const targets = (r: ChaosReport) => ({
-  notEnqueued: r.planned - r.enqueued,
-  notCorrect: r.enqueued - r.correct,
-  lost: r.lost,
-  runsTwice: r.runsTwice,
-  recordedReruns: r.recordedReruns,
-  orderViolations: r.orderViolations,
-  jammedSessions: r.jammedSessions,
-  unnoticedSteals: r.unnoticedSteals,
-  workerCrashes: r.workerCrashes,
-  firstProblems: r.problems.slice(0, 3),
-});
 
 describe("chaos harness checks (effects file analysis)", () => {
   it("a clean run shows nothing", () => {
@@ -166,7 +154,7 @@ describe("chaos: kill -9, SIGSTOP and Redis restarts under queued runs and sessi
     async (store) => {
       // The workers as built JavaScript (test/support/cli-build.ts): tsx would cost 2 s of CPU per process.
       const report = await chaosHarness({ store, runs: 40, kills: 6, stops: 6, redisRestarts: 2, spreadMs: 9_000, settleMs: 120_000, seed: 7, workerModule: builtModule(path.resolve("eval/bench/chaos-worker.ts")) });
-      expect(targets(report)).toEqual({ notEnqueued: 0, notCorrect: 0, lost: 0, runsTwice: 0, recordedReruns: 0, orderViolations: 0, jammedSessions: 0, unnoticedSteals: 0, workerCrashes: 0, firstProblems: [] });
+      expect(chaosTargets(report)).toEqual({ notEnqueued: 0, notCorrect: 0, lost: 0, runsTwice: 0, recordedReruns: 0, orderViolations: 0, jammedSessions: 0, unnoticedSteals: 0, workerCrashes: 0, firstProblems: [] });
       // The faults happened, and failing turns were among the runs.
       expect(report.faults).toEqual({ kill: 6, stop: 6, redisRestart: 2 });
       expect(report.failingTurns).toBeGreaterThan(0);
