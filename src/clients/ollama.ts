@@ -117,6 +117,19 @@ export class OllamaClient implements LLMClient {
   }
 
   /**
+   * One request to another of this Ollama's endpoints, as it is (the proxy's Ollama door passes
+   * `/api/tags`, `/api/show`, `/api/generate`, `/api/embed` … through): the answer's status and
+   * body stream. An answer of 4xx/5xx is a BackendError carrying Ollama's status and body.
+   *
+   * @example
+   * const res = await client.forward("/api/version", { method: "GET" });
+   */
+  async forward(path: string, init: { method: "GET" | "POST"; json?: unknown; signal?: AbortSignal | undefined; apiKey?: string | undefined }): Promise<HttpResponse> {
+    const headers = authHeaders(undefined, init.apiKey === undefined ? undefined : { apiKey: init.apiKey });
+    return httpCall(joinUrl(this.baseUrl, path), { method: init.method, json: init.json, headers, timeoutMs: this.timeoutMs, signal: init.signal });
+  }
+
+  /**
    * The window every request gets: num_ctx when set. Undefined otherwise, because Ollama's own
    * default then applies (it depends on the server's OLLAMA_CONTEXT_LENGTH and VRAM, and no
    * endpoint reports it); the most a num_ctx may be is {@link modelContextLength}.

@@ -32,7 +32,7 @@ export const ANTHROPIC_BODY_FIELDS: ReadonlySet<string> = new Set(["max_tokens",
 export function openAIBody(body: Record<string, unknown>, overrides: RequestOverrides | undefined): Record<string, unknown> {
   if (!overrides) return body;
   const out = { ...body };
-  for (const [key, value] of Object.entries(overrides.body ?? {})) if (!CLIENT_OWNED_FIELDS.has(key)) out[key] = value;
+  for (const [key, value] of Object.entries(overrides.body ?? {})) if (!CLIENT_OWNED_FIELDS.has(key) && !OLLAMA_ONLY_FIELDS.has(key)) out[key] = value;
   if (overrides.model !== undefined) out.model = overrides.model;
   if (overrides.toolChoice !== undefined && Array.isArray(out.tools) && out.tools.length > 0) out.tool_choice = overrides.toolChoice;
   return out;
@@ -54,17 +54,52 @@ const OLLAMA_OPTIONS: Record<string, string> = {
 };
 
 /**
+ * An Ollama `options` object split into what has an OpenAI name (`num_predict` → `max_tokens`,
+ * `temperature`, `stop`, …: every backend takes those) and the rest (`num_ctx`, `mirostat`,
+ * `num_gpu`, …: Ollama's own, sent only to an Ollama backend as `options`). ollamaBody maps the
+ * first part back, so an Ollama backend gets exactly the options the caller sent.
+ *
+ * @example
+ * splitOllamaOptions({ num_predict: 64, num_ctx: 8192 }); // { openai: { max_tokens: 64 }, rest: { num_ctx: 8192 } }
+ */
+export function splitOllamaOptions(options: Readonly<Record<string, unknown>>): { openai: Record<string, unknown>; rest: Record<string, unknown> } {
+  const out = { openai: {} as Record<string, unknown>, rest: {} as Record<string, unknown> };
+  for (const [key, value] of Object.entries(options)) {
+    const name = OPENAI_NAME_OF_OPTION.get(key);
+    if (name !== undefined) out.openai[name] = value;
+    else out.rest[key] = value;
+  }
+  return out;
+}
+
+/** Ollama option → the one OpenAI name for it (max_tokens, not max_completion_tokens). */
+const OPENAI_NAME_OF_OPTION: ReadonlyMap<string, string> = new Map(
+  Object.entries(OLLAMA_OPTIONS)
+    .filter(([openai]) => openai !== "max_completion_tokens")
+    .map(([openai, ollama]) => [ollama, openai]),
+);
+
+/**
+ * Body fields only an Ollama server reads (an Ollama door's caller sends them): never sent to an
+ * OpenAI-compatible server, which has no meaning for them and, at OpenAI itself, refuses an
+ * unknown field. What has an OpenAI meaning was mapped to its OpenAI name already.
+ *
+ * @example OLLAMA_ONLY_FIELDS.has("keep_alive") // true
+ */
+export const OLLAMA_ONLY_FIELDS: ReadonlySet<string> = new Set(["options", "keep_alive", "think"]);
+
+/**
  * The body fields (OpenAI names) an Ollama /api/chat request takes, mapped or as given; any
  * other is dropped by ollamaBody. Callers that must not lose a field silently check with this.
  *
  * @example OLLAMA_BODY_FIELDS.has("top_k") // true; OLLAMA_BODY_FIELDS.has("logit_bias") // false
  */
-export const OLLAMA_BODY_FIELDS: ReadonlySet<string> = new Set([...Object.keys(OLLAMA_OPTIONS), "options", "keep_alive", "format", "response_format", "reasoning_effort"]);
+export const OLLAMA_BODY_FIELDS: ReadonlySet<string> = new Set([...Object.keys(OLLAMA_OPTIONS), "options", "keep_alive", "think", "format", "response_format", "reasoning_effort"]);
 
 /**
  * An Ollama /api/chat body with the caller's fields mapped in: sampling into `options`,
  * `response_format` into `format`, `reasoning_effort` into `think` (Ollama's thinking level),
- * Ollama's own `options`/`keep_alive`/`format` as given.
+ * Ollama's own `options`/`keep_alive`/`format`/`think` as given.
  * Fields with no Ollama equivalent are left out (Ollama's own OpenAI endpoint ignores them too).
  *
  * @example
@@ -80,7 +115,8 @@ export function ollamaBody(body: Record<string, unknown>, overrides: RequestOver
     const option = OLLAMA_OPTIONS[key];
     if (option !== undefined) options[option] = key === "stop" && typeof value === "string" ? [value] : value;
     else if (key === "options" && isPlainObject(value)) Object.assign(options, value);
-    else if (key === "keep_alive" || key === "format") out[key] = value;
+    // The caller's `think` (an Ollama door's: a boolean or a level) replaces the client's own.
+    else if (key === "keep_alive" || key === "format" || key === "think") out[key] = value;
     // Ollama's thinking level ("low" | "medium" | "high", gpt-oss and kin) rides on `think`.
     else if (key === "reasoning_effort") out.think = value;
     else if (key === "response_format" && isPlainObject(value)) {

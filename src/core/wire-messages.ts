@@ -36,8 +36,11 @@ export type ReasoningReplay = "none" | "keep-last" | "full";
  * string for its chat template and answers 500 on invalid JSON). A call whose args were not an
  * object has already been answered with a tool error; its history entry keeps the raw value
  * visibly instead of pretending it was `{}`.
+ *
+ * @example
+ * objectArgs('{"city":'); // { _invalid_arguments: '{"city":' }
  */
-function objectArgs(args: unknown): Record<string, unknown> {
+export function objectArgs(args: unknown): Record<string, unknown> {
   return isPlainObject(args) ? args : { _invalid_arguments: args ?? null };
 }
 

@@ -1,15 +1,16 @@
 /**
  * The proxy's one HTTP error: a status, the API's error type and a message for the caller.
  * It renders itself in the caller's dialect — OpenAI `{ error: { type, message, param, code } }`
- * (chat completions and Responses alike) or Anthropic `{ type: "error", error: { type, message } }`
- * — and never carries a stack trace. Errors clients act on by their exact words or code (a
+ * (chat completions and Responses alike), Anthropic `{ type: "error", error: { type, message } }`
+ * or Ollama `{ error: "message" }` (its clients read `error` as a string) — and never carries a
+ * stack trace. Errors clients act on by their exact words or code (a
  * prompt over the context window) carry OpenAI's `code`/`param` and each dialect's own wording
  * in `details`.
  */
 import { ForgeError } from "../core/errors.js";
 
-/** The proxy's front doors: /v1/chat/completions, /v1/messages, /v1/responses. */
-export type Dialect = "openai" | "anthropic" | "responses";
+/** The proxy's front doors: /v1/chat/completions, /v1/messages, /v1/responses, /api/chat (Ollama). */
+export type Dialect = "openai" | "anthropic" | "responses" | "ollama";
 
 export type ErrorType =
   | "invalid_request_error"
@@ -43,11 +44,12 @@ export class HttpError extends Error {
     this.name = "HttpError";
   }
 
-  /** The error body in the caller's dialect (every dialect but Anthropic's has OpenAI's shape). */
+  /** The error body in the caller's dialect (Chat Completions and Responses share OpenAI's shape). */
   body(dialect: Dialect): Record<string, unknown> {
     const own = this.details.dialects?.[dialect];
     const message = own?.message ?? this.message;
     if (dialect === "anthropic") return { type: "error", error: { type: this.type, message } };
+    if (dialect === "ollama") return { error: message };
     return { error: { type: this.type, message, param: own?.param ?? this.details.param ?? null, code: this.details.code ?? null } };
   }
 

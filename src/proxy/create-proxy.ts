@@ -1,6 +1,6 @@
 /**
- * The proxy surface: an OpenAI- (Chat Completions and Responses) and Anthropic-compatible HTTP
- * server with forge's guardrails inside, as a Web-standard `fetch(request)` handler (mountable
+ * The proxy surface: an OpenAI- (Chat Completions and Responses), Anthropic- and Ollama-compatible
+ * HTTP server with forge's guardrails inside, as a Web-standard `fetch(request)` handler (mountable
  * in Hono, Node or a test with no socket) plus `listen()`. Stateless per request: any load
  * balancer can scale it out.
  */
@@ -17,6 +17,7 @@ import { countTokens } from "./count-tokens.js";
 import { HttpError, toHttpError, type Dialect } from "../proxy-request/http-error.js";
 import { listModels, modelListBody } from "./models.js";
 import { frontDoor } from "./front-door.js";
+import { mountOllamaApi } from "./ollama-api.js";
 import { ProxyStats, type ProxyStatsSnapshot } from "./proxy-stats.js";
 import { isJudged } from "../proxy-request/proxy-request.js";
 import { parseJsonObject } from "./request-body.js";
@@ -64,7 +65,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   const inFlight = new Set<AbortController>();
   let closing = false;
 
-  const dialectOf = (c: Context): Dialect => (c.req.path.startsWith("/v1/messages") ? "anthropic" : c.req.path.startsWith("/v1/responses") ? "responses" : "openai");
+  const dialectOf = (c: Context): Dialect => dialectOfPath(c.req.path);
   const app = new Hono();
   app.onError((error, c) => {
     const http = error instanceof HttpError ? error : new HttpError(500, "api_error", "Internal proxy error");
@@ -107,6 +108,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   app.post("/v1/chat/completions", limit, (c) => complete(c, "openai"));
   app.post("/v1/messages", limit, (c) => complete(c, "anthropic"));
   app.post("/v1/responses", limit, (c) => complete(c, "responses"));
+  mountOllamaApi(app, { fleet, windows, limit, chat: (c) => complete(c, "ollama"), unknownModel, refused: () => stats.rejected++ });
   // Retrieve, cancel, delete, input_items, compact: all about stored responses, which a stateless proxy has none of.
   app.all("/v1/responses/*", (c) => {
     stats.rejected++;
@@ -172,6 +174,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
       return streamedResponse(c, {
         dialect,
         encoder: door.encoder(meta),
+        wire: door.wire,
         keepAliveMs: cfg.keepAliveMs,
         start,
         abort: (reason) => controller.abort(reason),
@@ -232,7 +235,14 @@ export function createProxy(options: ProxyOptions): ProxyServer {
 }
 
 function isCompletion(path: string): boolean {
-  return path === "/v1/chat/completions" || path === "/v1/messages" || path === "/v1/responses";
+  return path === "/v1/chat/completions" || path === "/v1/messages" || path === "/v1/responses" || path === "/api/chat";
+}
+
+/** Whose words an answer (an error included) is in: Ollama's API lives under /api and at /. */
+function dialectOfPath(path: string): Dialect {
+  if (path.startsWith("/v1/messages")) return "anthropic";
+  if (path.startsWith("/v1/responses")) return "responses";
+  return path === "/" || path === "/api" || path.startsWith("/api/") ? "ollama" : "openai";
 }
 
 /** Names as one header value: visible ASCII only (names are the caller's), comma-separated. */
@@ -241,7 +251,8 @@ function headerList(names: readonly string[]): string {
 }
 
 function unknownModel(model: string): HttpError {
-  return new HttpError(404, "not_found_error", `Model "${model}" is not served here; GET /v1/models lists the names and aliases`);
+  const ollama = { message: `model "${model}" not found: this forge-ts proxy does not serve it (GET /api/tags lists the names it serves)` };
+  return new HttpError(404, "not_found_error", `Model "${model}" is not served here; GET /v1/models lists the names and aliases`, {}, { dialects: { ollama } });
 }
 
 /** A run never rejects: a bug inside it becomes a failed outcome (500), not a hung stream. */

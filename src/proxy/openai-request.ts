@@ -85,8 +85,14 @@ export function parseChatCompletionRequest(body: Record<string, unknown>): Proxy
   } satisfies ProxyRequest & { toolChoice: ToolChoice | undefined };
 }
 
-/** Function tools become ToolSpecs; other tool types are left out, by name. */
-function functionTools(tools: readonly z.infer<typeof anyTool>[]): { tools: ToolSpec[]; omitted: string[] } {
+/**
+ * Function tools become ToolSpecs; other tool types are left out, by name. Ollama's `tools`
+ * have the same shape, so its door reads them here too.
+ *
+ * @example
+ * functionTools([{ type: "function", function: { name: "f" } }, { type: "web_search" }]); // { tools: [f], omitted: ["web_search"] }
+ */
+export function functionTools(tools: readonly z.infer<typeof anyTool>[]): { tools: ToolSpec[]; omitted: string[] } {
   const out: { tools: ToolSpec[]; omitted: string[] } = { tools: [], omitted: [] };
   tools.forEach((raw, i) => {
     if (raw.type !== undefined && raw.type !== "function") {

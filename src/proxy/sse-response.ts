@@ -1,12 +1,12 @@
 /**
- * A streaming request's response. Headers wait until there is something to say — the
+ * A streaming request's response (server-sent events, or Ollama's NDJSON). Headers wait until there is something to say — the
  * outcome, the first live delta, or the first keep-alive tick — so a backend that fails fast
  * still gets the caller a real 502/504 status. After that the stream carries the deltas the run
  * releases and keep-alive pings while the proxy validates and retries, then the rest of the
  * answer's frames, or an error event.
  */
 import type { Context } from "hono";
-import { streamSSE, type SSEStreamingApi } from "hono/streaming";
+import { stream as streamBytes, streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { HttpError, toHttpError, type Dialect } from "../proxy-request/http-error.js";
 import type { RunResult } from "./request-run.js";
 import type { SseFrame, StreamEncoder } from "./sse-frames.js";
@@ -14,6 +14,8 @@ import type { SseFrame, StreamEncoder } from "./sse-frames.js";
 export interface StreamedRequest {
   dialect: Dialect;
   encoder: StreamEncoder;
+  /** Server-sent events, or one JSON object per line (Ollama: each frame's data is a line). */
+  wire: "sse" | "ndjson";
   keepAliveMs: number;
   /** Starts the run; the run decides which text may go out through `onDelta` before the answer is judged. */
   start(onDelta: (channel: "content" | "reasoning", text: string) => void): Promise<RunResult>;
@@ -54,9 +56,8 @@ export async function streamedResponse(c: Context, r: StreamedRequest): Promise<
   }
 
   for (const [name, value] of Object.entries(r.headers)) c.header(name, value);
-  return streamSSE(c, async (stream) => {
+  const body = async (stream: StreamingApi, send: (frame: SseFrame) => Promise<void>): Promise<void> => {
     stream.onAbort(() => r.abort("client disconnected"));
-    const send = (frame: SseFrame) => write(stream, frame);
     const ping = setInterval(() => void send(r.encoder.ping()), r.keepAliveMs);
     try {
       for (const f of open()) await send(f);
@@ -77,12 +78,22 @@ export async function streamedResponse(c: Context, r: StreamedRequest): Promise<
       for (const f of r.encoder.error(new HttpError(503, "api_error", `Request cancelled: ${outcome.reason}`))) await send(f);
     }
     r.done(result);
-  });
+  };
+  if (r.wire === "sse") return streamSSE(c, (stream) => body(stream, (frame) => writeSse(stream, frame)));
+  c.header("content-type", "application/x-ndjson");
+  return streamBytes(c, (stream) => body(stream, (frame) => writeLine(stream, frame)));
 }
 
+type StreamingApi = Parameters<Parameters<typeof streamBytes>[1]>[0];
+
 /** A write to a caller that already left is dropped: its run was aborted through onAbort. */
-async function write(stream: SSEStreamingApi, frame: SseFrame): Promise<void> {
+async function writeSse(stream: SSEStreamingApi, frame: SseFrame): Promise<void> {
   if (stream.aborted || stream.closed) return;
   if ("comment" in frame) await stream.write(`: ${frame.comment}\n\n`);
   else await stream.writeSSE(frame.event === undefined ? { data: frame.data } : { event: frame.event, data: frame.data });
+}
+
+async function writeLine(stream: StreamingApi, frame: SseFrame): Promise<void> {
+  if (stream.aborted || stream.closed || "comment" in frame) return;
+  await stream.write(`${frame.data}\n`);
 }
