@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { readLines } from "../../src/clients/ndjson.js";
+import { fakeBackend, fleetConfig, fleetProxy } from "./fleet/support/fleet-rig.js";
 import { hermes, proxyRig, WEATHER_SCHEMA, type Rig } from "./support/harness.js";
 
 const tools = [{ type: "function", function: { name: "get_weather", description: "Weather for a city", parameters: WEATHER_SCHEMA } }];
@@ -180,5 +181,23 @@ describe("the endpoints Ollama clients read before they chat", () => {
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: string }).error).toContain(`ollama pull`);
     expect(rig.backend.requests.some((r) => r.path === path)).toBe(false);
+  });
+});
+
+describe("the Ollama door in front of a fleet", () => {
+  it("/api/tags lists the fleet's names and aliases with the Ollama model's own entry; an unknown model is a 404 with a string error", async () => {
+    const [a, b] = [await fakeBackend("a"), await fakeBackend("b")];
+    const { url } = await fleetProxy(fleetConfig([a, b]));
+    const tags = (await (await fetch(`${url}/api/tags`)).json()) as { models: { name: string; model: string; modified_at: string }[] };
+    expect(tags.models.map((m) => m.name)).toEqual(["m", "alias-m"]);
+    // The Ollama backend's own entry (its modified_at), under the fleet's name.
+    expect(tags.models[0]).toEqual({ name: "m", model: "m", modified_at: "2026-01-01T00:00:00Z" });
+    const show = await fetch(`${url}/api/show`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "alias-m" }) });
+    expect(((await show.json()) as { model_info: Record<string, unknown> }).model_info).toEqual({ "general.architecture": "qwen3", "qwen3.context_length": 32_768 });
+    const unknown = await fetch(`${url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "llama9", messages: ask }) });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: 'model "llama9" not found: this forge-ts proxy does not serve it (GET /api/tags lists the names it serves)' });
+    const unknownShow = await fetch(`${url}/api/show`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "llama9" }) });
+    expect(unknownShow.status).toBe(404);
   });
 });
