@@ -13,12 +13,10 @@ import { once } from "node:events";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { OllamaClient } from "../../../src/clients/ollama.js";
-import { createProxy } from "../../../src/proxy/create-proxy.js";
-import type { ProxyStatsSnapshot } from "../../../src/proxy/proxy-stats.js";
 import { agentSetup } from "./agent-setup.js";
+import { caseProxy, proxyCounts } from "./case-proxy.js";
 import { batchSpecSchema, CASE_RESULT_PREFIX, type CaseOutcome, type CaseSpec } from "./case-spec.js";
-import { MODEL, startFakeOllama } from "./fake-ollama.js";
+import { startFakeOllama } from "./fake-ollama.js";
 import { FILE_NAME } from "./turn-policy.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
@@ -49,8 +47,6 @@ async function runAgent(command: string, cwd: string, env: Record<string, string
   return { exitCode: code, timedOut, stdout, stderr };
 }
 
-const pickStats = ({ requests, rescues, retries, exhausted, failed }: ProxyStatsSnapshot) => ({ requests, rescues, retries, exhausted, failed });
-
 async function runCase(spec: CaseSpec): Promise<CaseOutcome> {
   const started = performance.now();
   const root = mkdtempSync(path.join(tmpdir(), `forge-agent-${spec.agent}-`));
@@ -59,8 +55,7 @@ async function runCase(spec: CaseSpec): Promise<CaseOutcome> {
   mkdirSync(home);
   mkdirSync(work);
   const model = await startFakeOllama(spec.case, work);
-  // As `forge-ts proxy --backend ollama --model qwen3:8b --base-url <model>` builds it.
-  const proxy = spec.mode === "proxy" ? createProxy({ client: new OllamaClient({ model: MODEL, baseUrl: model.url }), model: MODEL, forwardModel: true }) : undefined;
+  const proxy = spec.mode === "proxy" ? caseProxy(model.url) : undefined;
   try {
     const url = proxy ? (await proxy.listen({ port: 0, host: "127.0.0.1" })).url : model.url;
     const setup = agentSetup(spec.agent, url, ROOT);
@@ -79,7 +74,7 @@ async function runCase(spec: CaseSpec): Promise<CaseOutcome> {
       timedOut: run.timedOut,
       file: existsSync(file) ? readFileSync(file, "utf8") : null,
       turns: model.turns,
-      ...(proxy ? { proxy: pickStats(proxy.stats()) } : {}),
+      ...(proxy ? { proxy: proxyCounts(proxy.stats()) } : {}),
       requests: model.paths(),
       stdout: tail(run.stdout),
       stderr: tail(run.stderr),

@@ -3,6 +3,7 @@
  * `CASE-RESULT <json>`, so the agents' own output around it cannot be mistaken for it.
  */
 import { z } from "zod";
+import type { ProxyCounts } from "./case-proxy.js";
 import type { ModelTurnRecord } from "./fake-ollama.js";
 import { AGENTS } from "./agent-setup.js";
 import { CASES } from "./turn-policy.js";
@@ -33,7 +34,7 @@ export interface CaseOutcome extends CaseSpec {
   /** The chat requests the model answered, with its replies. */
   turns: ModelTurnRecord[];
   /** What the proxy did (mode `proxy`): calls rescued from text, retries after a nudge, failures. */
-  proxy?: { requests: number; rescues: number; retries: number; exhausted: number; failed: number };
+  proxy?: ProxyCounts;
   /** Every request the model server got (method and path). */
   requests: string[];
   /** The ends of the agent's stdout and stderr, for diagnosis. */
