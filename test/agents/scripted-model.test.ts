@@ -14,7 +14,7 @@ import type { LLMResponse } from "../../src/core/llm.js";
 import { AGENTS, agentSetup, DOC_PROXY_URL, type AgentName } from "./support/agent-setup.js";
 import { MODEL, startFakeOllama, type FakeOllama } from "./support/fake-ollama.js";
 import { viewRequest, type Dialect, type Turn } from "./support/request-view.js";
-import { answer, CASES, FINAL_TEXT, findWriteTool, TEXT_CASES } from "./support/turn-policy.js";
+import { answer, CASES, FILE_JSON, FINAL_TEXT, findWriteTool, TEXT_CASES } from "./support/turn-policy.js";
 
 const WORKDIR = "/tmp/case";
 const WRITE_SCHEMA = { type: "object" as const, properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] };
@@ -121,6 +121,13 @@ describe("the turn policy", () => {
 
   it("requests without a file-writing tool (titles, side questions) get a sentence", () => {
     expect(answer("native", { tools: [], turns: [user] }, WORKDIR).toolCalls).toBeUndefined();
+  });
+
+  it("requests without a file-writing tool that ask for JSON (Ollama `format`) get the file as JSON", () => {
+    const view = viewRequest("ollama", { messages: [{ role: "user", content: "Which file?" }], format: { type: "object" } });
+    expect(JSON.parse(answer("native", view, WORKDIR).content!)).toEqual(FILE_JSON);
+    // The compat APIs' views carry no format: the agents' requests are answered as before.
+    expect(viewRequest("openai", { messages: [], response_format: { type: "json_object" } }).format).toBeUndefined();
   });
 });
 

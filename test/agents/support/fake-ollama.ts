@@ -1,6 +1,6 @@
 /**
- * A loopback "Ollama" that plays one case's turn policy: the native API (`/api/tags`,
- * `/api/show`, `/api/chat` NDJSON or JSON) and the compat APIs Ollama also serves
+ * A loopback "Ollama" that plays one case's turn policy: the native API (`/api/version`,
+ * `/api/tags`, `/api/show`, `/api/ps`, `/api/chat` NDJSON or JSON) and the compat APIs Ollama also serves
  * (`/v1/models`, `/v1/chat/completions`, `/v1/messages`, `/v1/responses`, each streamed or not).
  * Every request is recorded with the reply it got, for the case runner's diagnosis.
  */
@@ -62,6 +62,8 @@ function serveInfo(req: RecordedRequest, res: ServerResponse): boolean {
     sendJson(res, 200, { models: [{ name: MODEL, model: MODEL, modified_at: "2026-01-01T00:00:00Z", size: 5_225_000_000, digest: "0".repeat(64), details }] });
   } else if (path === "/api/show") {
     sendJson(res, 200, { details, model_info: { "general.architecture": "qwen3", "qwen3.context_length": CONTEXT_LENGTH }, capabilities: ["completion", "tools"], parameters: "", template: "" });
+  } else if (path === "/api/ps") {
+    sendJson(res, 200, { models: [{ name: MODEL, model: MODEL, size: 5_225_000_000, digest: "0".repeat(64), details, expires_at: "2026-01-01T00:05:00Z", size_vram: 5_225_000_000, context_length: CONTEXT_LENGTH }] });
   } else if (path === "/v1/models") {
     sendJson(res, 200, { object: "list", data: [{ id: MODEL, object: "model", created: 1_700_000_000, owned_by: "library" }] });
   } else if (path.startsWith("/v1/models/")) {

@@ -28,6 +28,8 @@ export interface Turn {
 export interface RequestView {
   tools: ToolView[];
   turns: Turn[];
+  /** The answer format asked for: Ollama /api/chat's `format` ("json" or a JSON Schema). */
+  format?: unknown;
 }
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -107,5 +109,6 @@ function responsesView(body: Json): RequestView {
 export function viewRequest(dialect: Dialect, body: Json): RequestView {
   if (dialect === "anthropic") return anthropicView(body);
   if (dialect === "responses") return responsesView(body);
-  return chatView(body);
+  const view = chatView(body);
+  return dialect === "ollama" && body.format !== undefined ? { ...view, format: body.format } : view;
 }

@@ -4,7 +4,8 @@
  * Hermes text, bare JSON, Mistral text, a misspelled name, arguments missing the path); after a
  * nudge or a failed tool result it makes the correct native call; after the correct call's
  * result it answers in a short sentence. Requests without a write tool (titles, summaries, the
- * agents' side questions) get a short sentence.
+ * agents' side questions) get a short sentence, or, when they ask for a JSON answer (Ollama's
+ * `format`: a client's structured output), the file the task names as JSON: FILE_JSON.
  */
 import type { ModelReply } from "../../clients/support/wire.js";
 import type { CallView, RequestView, ToolView, Turn } from "./request-view.js";
@@ -38,6 +39,8 @@ export const FILE_NAME = "hello.txt";
 export const FILE_CONTENT = "forge";
 export const TASK = `Create a file named ${FILE_NAME} in the current directory containing exactly the word ${FILE_CONTENT}.`;
 export const FINAL_TEXT = `Done: ${FILE_NAME} now contains ${FILE_CONTENT}.`;
+/** The structured answer: the file the task asks for. */
+export const FILE_JSON = { path: FILE_NAME, content: FILE_CONTENT };
 
 /** The agent's tool that creates the file, and the arguments that do it right. */
 export interface WriteTool {
@@ -117,7 +120,7 @@ const failed = (t: Turn): boolean => t.isError === true || ERROR_TEXT.test(t.tex
  */
 export function answer(kase: CaseName, view: RequestView, workdir: string): ModelReply {
   const tool = findWriteTool(view.tools, workdir);
-  if (!tool) return { content: "Creating hello.txt" };
+  if (!tool) return { content: view.format === undefined ? "Creating hello.txt" : JSON.stringify(FILE_JSON) };
   const lastAssistant = view.turns.findLastIndex((t) => t.role === "assistant");
   if (lastAssistant < 0) return firstAnswer(kase, tool);
   const made = view.turns[lastAssistant]!;
