@@ -1,5 +1,5 @@
 /**
- * `forge-ts proxy`: serve the OpenAI- and Anthropic-compatible proxy in front of one backend,
+ * `forge-ts proxy`: serve the OpenAI-, Anthropic- and Ollama-compatible proxy in front of one backend,
  * or of a fleet described by a config file (`--config`). Every flag also reads a FORGE_*
  * environment variable; flags win.
  */
@@ -17,11 +17,13 @@ import { errorLine } from "../cli-kit/run-cli.js";
 export const PROXY_HELP = `Usage: forge-ts proxy --backend <name> --model <name> [options]
        forge-ts proxy --config <file> [options]
 
-Serves POST /v1/chat/completions and POST /v1/responses (OpenAI; Codex, the Agents SDK)
-and POST /v1/messages (Anthropic) with forge's guardrails (rescue of text-format tool calls,
-retries on unknown tools and bad arguments), plus GET /v1/models, GET /health,
-GET /forge/stats and GET /metrics (Prometheus; behind --api-key like the rest but /health).
-Point your harness's base URL at it.
+Serves POST /v1/chat/completions and POST /v1/responses (OpenAI; Codex, the Agents SDK),
+POST /v1/messages (Anthropic) and POST /api/chat (Ollama's own API: the ollama library,
+LangChain's ChatOllama, Open WebUI...) with forge's guardrails (rescue of text-format tool
+calls, retries on unknown tools and bad arguments), plus GET /v1/models, Ollama's /api/tags,
+/api/show, /api/ps and /api/version, GET /health, GET /forge/stats and GET /metrics
+(Prometheus; behind --api-key like the rest but /health). Point your harness's base URL at
+it; for Ollama clients, OLLAMA_HOST (or --port 11434 with Ollama moved to another port).
 
 Fleet (several backends behind one endpoint; docs/proxy.md has the schema):
   --config <file>           JSON file: backends (per-backend maxConcurrent), model names and
@@ -44,7 +46,8 @@ Backend:
                             instead of --backend-api-key; not with --api-key          [FORGE_FORWARD_AUTH]
 
 Serving:
-  --port <n>                default 8081                                               [FORGE_PORT]
+  --port <n>                default 8081; 11434 for clients that assume Ollama's port
+                            (Ollama itself then on another, given with --base-url)    [FORGE_PORT]
   --host <addr>             default 127.0.0.1 (loopback only)                          [FORGE_HOST]
   --api-key <key>           require this key from callers (Bearer or x-api-key)        [FORGE_API_KEY]
   --body-limit <bytes>      largest request body, default 16777216 (16 MiB)            [FORGE_BODY_LIMIT]
@@ -163,6 +166,10 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       console.error(errorLine(error));
       return 2;
     }
+    for (const [name, def] of Object.entries(config.backends)) {
+      const url = def.baseUrl ?? DEFAULT_BASE_URLS[def.backend];
+      if (url !== undefined) refuseSelfLoop(url, values.host, port, `backend ${name}'s baseUrl`);
+    }
     const proxy = createProxy({ config, ...serving });
     return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, () => reportFleet(proxy, config));
   }
@@ -187,6 +194,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     keyFromCaller: values["forward-auth"],
     recommendedSampling: values["recommended-sampling"],
   });
+  if (baseUrl !== undefined) refuseSelfLoop(baseUrl, values.host, port, values["base-url"] === undefined ? `--base-url (default ${baseUrl})` : "--base-url");
   const proxy = createProxy({ client, model: values.model, forwardModel: !values["pin-model"], ...serving });
   const mode = backend === "llamaserver" || backend === "llamafile" ? ` mode ${values.mode ?? "auto"}${(values.mode ?? "auto") === "auto" ? " (native tools first; falls back to prompt mode once if the server refuses them, and logs it)" : ""}` : "";
   return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, async () => {
@@ -218,15 +226,19 @@ async function serve(
   try {
     address = await proxy.listen({ port, host });
   } catch (error) {
-    console.error(`forge-ts proxy: cannot listen on ${host}:${port}: ${(error as Error).message}`);
+    const taken = (error as { code?: unknown }).code === "EADDRINUSE" && port === OLLAMA_PORT;
+    const hint = taken ? ` (is Ollama itself listening there? Move it, e.g. OLLAMA_HOST=127.0.0.1:11435 ollama serve, and give the proxy --base-url http://127.0.0.1:11435)` : "";
+    console.error(`forge-ts proxy: cannot listen on ${host}:${port}: ${(error as Error).message}${hint}`);
     return 1;
   }
   console.log(`forge-ts proxy listening on ${address.url}`);
   console.log(`  OpenAI harnesses:    base URL ${address.url}/v1${keyed ? "  (API key: the one given with --api-key)" : ""}`);
   console.log(`  Anthropic harnesses: ANTHROPIC_BASE_URL=${address.url}`);
+  console.log(`  Ollama clients:      OLLAMA_HOST=${address.url}  (or the client's host / baseUrl)${keyed ? "  (API key: Authorization: Bearer <--api-key>)" : ""}`);
   console.log(`  Prometheus:          ${address.url}/metrics${keyed ? "  (bearer token: the --api-key)" : ""}`);
   if (policy) console.log(`  policy: ${describePolicy(policy)}`);
   await report();
+  await reportWindow(proxy);
 
   await new Promise<void>((resolve) => {
     const stop = (name: string) => {
@@ -238,6 +250,46 @@ async function serve(
   });
   await proxy.close();
   return 0;
+}
+
+/** Ollama's own port: clients that hard-code it reach the proxy there. */
+const OLLAMA_PORT = 11434;
+
+/**
+ * A backend URL that is the proxy's own address would send every request back to the proxy
+ * (`--port 11434` with Ollama's default base URL): refused before anything listens.
+ */
+function refuseSelfLoop(baseUrl: string, host: string, port: number, what: string): void {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return; // the client's own check names a malformed URL
+  }
+  const backendPort = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  const sameHost = url.hostname === host || (isLoopbackHost(url.hostname.replace(/^\[|\]$/g, "")) && (isLoopbackHost(host) || host === "0.0.0.0" || host === "::"));
+  if (port !== 0 && backendPort === port && sameHost) {
+    throw new InvalidArgumentError(what, `${baseUrl} is this proxy's own address (--port ${port}): requests would come back to the proxy. Run the backend on another port (Ollama: OLLAMA_HOST=127.0.0.1:11435 ollama serve) and give that URL`);
+  }
+}
+
+/**
+ * The window the proxy enforces, and the Codex setting that matches it: Codex never asks for
+ * the window and stops at the first context-length error unless its config names it.
+ */
+async function reportWindow(proxy: ProxyServer): Promise<void> {
+  let window: number | undefined;
+  try {
+    window = await proxy.contextWindow();
+  } catch {
+    return; // said already: the backend is not reachable yet
+  }
+  if (window === undefined) {
+    console.log("  window: unknown (the backend does not say; give --context-length to check prompts against one)");
+    return;
+  }
+  console.log(`  window: ${window} tokens; a longer prompt gets the caller's API's context-length error (400). Ollama clients read it from /api/show`);
+  console.log(`  Codex:  model_context_window = ${window} in ~/.codex/config.toml (it compacts before the window instead of stopping at the 400)`);
 }
 
 /**

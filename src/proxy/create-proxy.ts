@@ -40,6 +40,11 @@ export interface ProxyServer {
   readonly metrics: ForgeMetrics;
   /** What `GET /health` answers: each backend up or down (probed, cached for a few seconds) and its load. */
   health(): Promise<HealthReport>;
+  /**
+   * The context window the proxy enforces for `model` (default: the default model), asked of its
+   * first backend as a request would; undefined when nothing says (no check is made then).
+   */
+  contextWindow(model?: string): Promise<number | undefined>;
   /** Stop accepting, end in-flight requests with an error event or 503, close sockets. */
   close(): Promise<void>;
 }
@@ -206,6 +211,11 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     stats: statsNow,
     metrics,
     health,
+    async contextWindow(model = "") {
+      const backend = fleet.pool.backendFor(model);
+      if (backend === undefined) return undefined;
+      return (await windows.windowOf(backend, backend.model ?? (model || defaultModel || undefined))).contextLength;
+    },
     async listen({ port = 8081, host = "127.0.0.1" } = {}) {
       if (server) throw new InvalidArgumentError("listen", "this proxy is already listening");
       const listening = listenOn(app.fetch, port, host);

@@ -40,12 +40,17 @@ describe("forge-ts proxy (CLI)", () => {
       child.stdout.on("data", (d: Buffer) => {
         stdout += d.toString();
         const m = /base URL (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(stdout);
-        if (m && stdout.includes("backend reachable")) resolve(m[1]!);
+        if (m && stdout.includes("Codex:")) resolve(m[1]!);
       });
       child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
     });
     expect(stdout).toContain("ANTHROPIC_BASE_URL=");
+    expect(stdout).toContain(`OLLAMA_HOST=${url}`);
     expect(stdout).toMatch(/backend: ollama qwen3:8b at http:\/\/127\.0\.0\.1:\d+/);
+    expect(stdout).toContain("backend reachable");
+    // The window it enforces, and the one Codex setting that makes Codex compact before it.
+    expect(stdout).toContain("window: 6000 tokens");
+    expect(stdout).toContain("Codex:  model_context_window = 6000 in ~/.codex/config.toml");
 
     const llm = new OpenAI({ baseURL: `${url}/v1`, apiKey: "unused", maxRetries: 0 });
     const reply = await llm.chat.completions.create({
@@ -86,6 +91,8 @@ describe("forge-ts proxy (CLI)", () => {
     [["--backend", "openai", "--model", "m", "--base-url", "http://127.0.0.1:1/v1", "--recommended-sampling"], "the openai backend takes no model-card sampling values"],
     [["--backend", "ollama", "--model", "mystery:1b", "--recommended-sampling"], 'no model-card sampling values for "mystery:1b"'],
     [["--config", "proxy.json", "--recommended-sampling"], "cannot be combined with --recommended-sampling"],
+    [["--backend", "llamaserver", "--model", "m", "--port", "8080"], "http://127.0.0.1:8080/v1 is this proxy's own address (--port 8080)"],
+    [["--backend", "ollama", "--model", "m", "--base-url", "http://localhost:9000", "--port", "9000"], "is this proxy's own address"],
   ])("exits 2 on bad flags %j", async (args, message) => {
     const { code, stderr } = await inProcess((a) => proxyMain(a), args);
     expect(code).toBe(2);
