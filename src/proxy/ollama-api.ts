@@ -9,6 +9,8 @@
  *   (`/v1/models` of the backend, or the fleet's names) and the window it enforces.
  * - `/api/show` always reports the window the proxy enforces as `<arch>.context_length`, so a
  *   client sizes its history to what the proxy lets through, and lists the `tools` capability.
+ * - A chat with no messages is Ollama's load (or, with `keep_alive: 0`, unload) of a model:
+ *   passed through to an Ollama backend, answered `done_reason: "load"` in front of others.
  * - Model management (`pull`, `push`, `create`, `copy`, `delete`, `blobs`) is refused (403): the
  *   proxy guards chat, and those routes are where Ollama's worst advisories live (a heap read
  *   through `/api/create`, server-side requests through `/api/pull`). The error names the
@@ -97,7 +99,16 @@ export function mountOllamaApi(app: Hono, o: OllamaApiOptions): void {
     if (window !== undefined) shown.model_info = { ...info, "general.architecture": arch, [`${arch}.context_length`]: window };
     return c.json(shown);
   });
-  app.post("/api/chat", o.limit, (c) => o.chat(c));
+  app.post("/api/chat", o.limit, async (c) => {
+    const { body, model } = await modelOf(c);
+    if (!Array.isArray(body.messages) || body.messages.length > 0) return o.chat(c);
+    // No messages: Ollama's way to load a model (or unload it, with keep_alive 0). Nothing to guard.
+    const backend = backendOf(model);
+    const ollama = ollamaOf(backend);
+    if (ollama) return passThrough(ollama, "/api/chat", "POST", { ...body, ...(backend.model !== undefined ? { model: backend.model } : {}) }, c, backend.apiKey);
+    const reason = body.keep_alive === 0 || body.keep_alive === "0" ? "unload" : "load";
+    return c.json({ model: model || fleet.defaultModel, created_at: new Date().toISOString(), message: { role: "assistant", content: "" }, done_reason: reason, done: true });
+  });
   for (const path of ["/api/generate", "/api/embed", "/api/embeddings"]) {
     app.post(path, o.limit, async (c) => {
       const { body, model } = await modelOf(c);
@@ -125,7 +136,7 @@ function ollamaOf(backend: PoolBackend | undefined): OllamaClient | undefined {
 
 /** An Ollama answer as it came: status, body, and the content type its request implies. */
 async function passThrough(ollama: OllamaClient, path: string, method: "GET" | "POST", json: Record<string, unknown> | undefined, c: Context, apiKey?: string): Promise<Response> {
-  const streamed = json !== undefined && path === "/api/generate" && json.stream !== false;
+  const streamed = json !== undefined && (path === "/api/generate" || path === "/api/chat") && json.stream !== false;
   const type = streamed ? "application/x-ndjson" : "application/json";
   try {
     const res = await ollama.forward(path, { method, json, signal: c.req.raw.signal, apiKey });

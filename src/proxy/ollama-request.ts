@@ -39,7 +39,7 @@ const message = z.looseObject({
 });
 export const ollamaChatRequest = z.looseObject({
   model: z.string().nullish(),
-  // Ollama takes an empty list (it loads the model); the proxy has nothing to ask the model then.
+  // An empty list (Ollama's load of a model) is answered before this door (ollama-api.ts).
   messages: z.array(message).min(1, "at least one message is required"),
   tools: z.array(z.looseObject({ type: z.string().optional() })).nullish(),
   stream: z.boolean().nullish(),

@@ -175,6 +175,16 @@ describe("the endpoints Ollama clients read before they chat", () => {
     expect(((await refused.json()) as { error: string }).error).toContain("passed through to an Ollama backend only");
   });
 
+  it("a chat with no messages loads the model: passed through to Ollama, answered done_reason load by others", async () => {
+    const ollama = await proxyRig([]);
+    await fetch(`${ollama.url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "qwen3:8b", messages: [], keep_alive: "1h" }) });
+    expect(ollama.chats().map((r) => r.body)).toEqual([{ model: "qwen3:8b", messages: [], keep_alive: "1h" }]);
+    const other = await proxyRig([], { wire: "openai" });
+    const res = await fetch(`${other.url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "qwen3:8b", messages: [] }) });
+    expect(await res.json()).toMatchObject({ model: "qwen3:8b", message: { role: "assistant", content: "" }, done_reason: "load", done: true });
+    expect(other.chats()).toEqual([]);
+  });
+
   it.each(["/api/pull", "/api/create", "/api/delete", "/api/blobs/sha256:abc"])("%s is never proxied (403, naming where to manage models)", async (path) => {
     const rig = await proxyRig([]);
     const res = await fetch(`${rig.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "qwen3:8b" }) });
