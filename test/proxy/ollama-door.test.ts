@@ -5,6 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { readLines } from "../../src/clients/ndjson.js";
+import { OllamaClient } from "../../src/clients/ollama.js";
+import { createProxy } from "../../src/proxy/create-proxy.js";
+import { useFakeServers } from "../clients/support/fake-server.js";
 import { fakeBackend, fleetConfig, fleetProxy } from "./fleet/support/fleet-rig.js";
 import { hermes, proxyRig, WEATHER_SCHEMA, type Rig } from "./support/harness.js";
 
@@ -132,6 +135,32 @@ describe.each(["ollama", "openai"] as const)("POST /api/chat in front of the %s 
     const res = await chat(rig, { messages: ask });
     expect(res.status).toBe(502);
     expect(await res.json()).toEqual({ error: expect.stringContaining("Backend unreachable") });
+  });
+});
+
+const serve = useFakeServers();
+
+describe("a stream that breaks after its first line", () => {
+  it("ends with an {error} line, after the prose that went out", async () => {
+    const backend = await serve((req, res) => {
+      if (req.path === "/api/show") return void res.writeHead(404).end();
+      res.writeHead(200, { "content-type": "application/x-ndjson" });
+      res.write(`${JSON.stringify({ model: "m", created_at: "2026-01-01T00:00:00Z", message: { role: "assistant", content: "Partial answer" }, done: false })}\n`);
+      // Then the stream ends without Ollama's done line: a broken stream, after text went out.
+      res.end();
+    });
+    const proxy = createProxy({ client: new OllamaClient({ model: "m", baseUrl: backend.url, think: false }) });
+    const { url } = await proxy.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const res = await fetch(`${url}/api/chat`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: ask }) });
+      expect(res.status).toBe(200);
+      const all = await lines(res);
+      expect(message(all[0]!).content).toBe("Partial answer");
+      expect(all.at(-1)).toEqual({ error: expect.stringContaining("Backend") });
+      expect(all.some((l) => l.done === true)).toBe(false);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 
