@@ -11,7 +11,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blocksOf, docFiles, forgeImportsOf, isTsBlock, readDoc, type DocBlock, type DocImport } from "./support/doc-blocks.js";
+import { blocksOf, DOC_AI_SDK_7, docFiles, forgeImportsOf, isTsBlock, readDoc, tsconfigPaths, type DocBlock, type DocImport } from "./support/doc-blocks.js";
 
 const exec = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -57,21 +57,11 @@ const fileName = (block: DocBlock): string => `${block.file.replace(/[^\w]+/g, "
 
 /**
  * The docs show AI SDK 7, which the project installs in .ci/ai-sdk7 beside AI SDK 6 under npm
- * aliases (6 stays `ai` for the Node 20 tests), mapped by tsconfig.json `paths`: a doc's `ai` and
- * `@ai-sdk/*` imports resolve to the 7 line (and forge-ts/ai-sdk's @ai-sdk/provider to its 4).
+ * aliases (6 stays `ai` for the Node 20 tests), mapped by tsconfig.json `paths`: a doc's `ai`,
+ * `@ai-sdk/*` and `ollama-ai-provider-v2` imports resolve to the 7 line (and forge-ts/ai-sdk's
+ * @ai-sdk/provider to its 4): DOC_AI_SDK_7 names the aliases.
  */
-const TS_PATHS = (JSON.parse(readFileSync(path.join(ROOT, "tsconfig.json"), "utf8")) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions.paths;
-function tsPath(name: string): string[] {
-  const paths = TS_PATHS[name];
-  if (!paths) throw new Error(`tsconfig.json has no paths entry for ${name}`);
-  return paths.map((p) => path.join(ROOT, p));
-}
-const AI_SDK_7: Record<string, string[]> = {
-  ai: tsPath("ai-v7"),
-  "@ai-sdk/openai-compatible": tsPath("@ai-sdk/openai-compatible-v3"),
-  "@ai-sdk/anthropic": tsPath("@ai-sdk/anthropic-v4"),
-  "@ai-sdk/provider": tsPath("@ai-sdk/provider"),
-};
+const AI_SDK_7: Record<string, string[]> = Object.fromEntries(Object.entries(DOC_AI_SDK_7).map(([name, alias]) => [name, tsconfigPaths(ROOT, alias)]));
 
 /** Writes one tsconfig and its files; returns tsc's diagnostics mapped back to the Markdown. */
 async function compile(program: Program, entries: Record<string, string>, extraFiles: readonly string[]): Promise<string[]> {

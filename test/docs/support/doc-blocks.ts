@@ -100,3 +100,28 @@ export function forgeImportsOf(file: string, text: string): DocImport[] {
 export function readDoc(root: string, file: string): string {
   return readFileSync(path.join(root, file), "utf8");
 }
+
+/**
+ * The AI SDK 7 line the docs show, by the name a doc imports it under: the alias .ci/ai-sdk7
+ * installs it as (tsconfig.json `paths`), beside the project's AI SDK 6.
+ */
+export const DOC_AI_SDK_7: Readonly<Record<string, string>> = {
+  ai: "ai-v7",
+  "@ai-sdk/openai-compatible": "@ai-sdk/openai-compatible-v3",
+  "@ai-sdk/anthropic": "@ai-sdk/anthropic-v4",
+  "@ai-sdk/provider": "@ai-sdk/provider",
+  "ollama-ai-provider-v2": "ollama-ai-provider-v2-v4",
+};
+
+/**
+ * tsconfig.json's `paths` for one name, as absolute paths.
+ *
+ * @example
+ * tsconfigPaths("/repo", "ai-v7")[0]; // "/repo/.ci/ai-sdk7/node_modules/ai-v7/dist/index"
+ */
+export function tsconfigPaths(root: string, name: string): string[] {
+  const { paths } = (JSON.parse(readFileSync(path.join(root, "tsconfig.json"), "utf8")) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions;
+  const found = paths[name];
+  if (!found) throw new Error(`tsconfig.json has no paths entry for ${name}`);
+  return found.map((p) => path.join(root, p));
+}
