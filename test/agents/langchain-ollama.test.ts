@@ -2,7 +2,8 @@
  * LangChain's `ChatOllama` (`@langchain/ollama`) pointed at the proxy's Ollama-native door, the
  * file-writing tool bound with `bindTools`, the loop run by hand: `invoke()` (ChatOllama streams
  * /api/chat underneath either way); each call is run by its tool and answered with the
- * ToolMessage it returns. Plus `withStructuredOutput(zod)`: Ollama's `format` through the proxy.
+ * ToolMessage it returns; the address given as `baseUrl` and as OLLAMA_BASE_URL. Plus
+ * `withStructuredOutput(zod)`: Ollama's `format` through the proxy. And the docs page's sample.
  */
 import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
@@ -15,9 +16,22 @@ import { caseProxy } from "./support/case-proxy.js";
 import { clientSuite, FILE_JSON, MAX_TURNS, MODEL, TASK, WRITE_FILE, type ClientRun } from "./support/client-cases.js";
 import { startFakeOllama } from "./support/fake-ollama.js";
 
-async function bindToolsLoop({ url, bench }: ClientRun): Promise<string | null> {
+/** `ChatOllama` given the address (`baseUrl`), or left to find it in OLLAMA_BASE_URL. */
+function chatOllama(url: string, via: "baseUrl" | "env"): ChatOllama {
+  if (via === "baseUrl") return new ChatOllama({ baseUrl: url, model: MODEL });
+  const before = process.env.OLLAMA_BASE_URL;
+  process.env.OLLAMA_BASE_URL = url;
+  try {
+    return new ChatOllama({ model: MODEL }); // reads the variable here, once
+  } finally {
+    if (before === undefined) delete process.env.OLLAMA_BASE_URL;
+    else process.env.OLLAMA_BASE_URL = before;
+  }
+}
+
+async function bindToolsLoop({ url, bench }: ClientRun, via: "baseUrl" | "env"): Promise<string | null> {
   const writeFile = tool((args) => bench.run(WRITE_FILE.name, args), { name: WRITE_FILE.name, description: WRITE_FILE.description, schema: WRITE_FILE.schema });
-  const model = new ChatOllama({ baseUrl: url, model: MODEL }).bindTools([writeFile]);
+  const model = chatOllama(url, via).bindTools([writeFile]);
   const messages: BaseMessage[] = [new HumanMessage(TASK)];
   for (let turn = 0; turn < MAX_TURNS; turn++) {
     const reply = await model.invoke(messages);
@@ -31,7 +45,14 @@ async function bindToolsLoop({ url, bench }: ClientRun): Promise<string | null> 
   return null;
 }
 
-clientSuite("langchain-ollama", { "@langchain/ollama ChatOllama": bindToolsLoop });
+clientSuite(
+  "langchain-ollama",
+  {
+    "@langchain/ollama (baseUrl)": (run) => bindToolsLoop(run, "baseUrl"),
+    "@langchain/ollama (OLLAMA_BASE_URL)": (run) => bindToolsLoop(run, "env"),
+  },
+  { page: "docs/clients/langchain-ollama.md" },
+);
 
 describe("@langchain/ollama withStructuredOutput through forge-ts proxy", () => {
   it("sends the zod schema as Ollama's format and parses the scripted JSON answer", async () => {

@@ -1,7 +1,8 @@
 /**
  * AI SDK 7 (`ai-v7`) with `ollama-ai-provider-v2` 4.x (`ollama-ai-provider-v2-v4`, installed in
  * .ci/ai-sdk7 beside it) pointed at the proxy's Ollama-native door, its own multi-step tool loop:
- * `generateText` and `streamText`, `stopWhen: isStepCount(n)`. Needs Node >= 22 (vitest.config.ts
+ * `generateText` and `streamText`, `stopWhen: isStepCount(n)`; and the docs page's sample (AI SDK
+ * 7 is what the docs show). Needs Node >= 22 (vitest.config.ts
  * leaves it out on older Node, with a note).
  */
 import { generateText, isStepCount, streamText, tool } from "ai-v7";
@@ -19,7 +20,11 @@ async function toolLoop({ url, bench }: ClientRun, stream: boolean): Promise<str
   return text;
 }
 
-clientSuite("ollama-ai-provider (AI SDK 7)", {
-  "ollama-ai-provider-v2 4 + ai 7 (generateText)": (run) => toolLoop(run, false),
-  "ollama-ai-provider-v2 4 + ai 7 (streamText)": (run) => toolLoop(run, true),
-});
+clientSuite(
+  "ollama-ai-provider (AI SDK 7)",
+  {
+    "ollama-ai-provider-v2 4 + ai 7 (generateText)": (run) => toolLoop(run, false),
+    "ollama-ai-provider-v2 4 + ai 7 (streamText)": (run) => toolLoop(run, true),
+  },
+  { page: "docs/clients/ollama-ai-provider.md" },
+);

@@ -2,7 +2,7 @@
  * The `ollama` library (ollama-js) pointed at the proxy's Ollama-native door, `chat()` with a
  * tool, the loop run by hand as its README shows: streamed (the parts' content and tool calls
  * gathered) and not. Each tool call is executed and answered with a `tool` message. And the
- * model calls a client makes before it chats (list, show, ps, version).
+ * model calls a client makes before it chats (list, show, ps, version), and the docs page's sample.
  */
 import { Ollama, type ListResponse, type Message, type ShowResponse, type Tool, type ToolCall } from "ollama";
 import { describe, expect, it } from "vitest";
@@ -33,10 +33,14 @@ async function chatLoop({ url, bench }: ClientRun, stream: boolean): Promise<str
   return null;
 }
 
-clientSuite("ollama-js", {
-  "ollama-js (stream)": (run) => chatLoop(run, true),
-  "ollama-js (no stream)": (run) => chatLoop(run, false),
-});
+clientSuite(
+  "ollama-js",
+  {
+    "ollama-js (stream)": (run) => chatLoop(run, true),
+    "ollama-js (no stream)": (run) => chatLoop(run, false),
+  },
+  { page: "docs/clients/ollama-js.md" },
+);
 
 describe("ollama-js model calls through forge-ts proxy", () => {
   it("list(), show(), ps() and version() answer as Ollama's do: the model, its tools capability, its window", async () => {

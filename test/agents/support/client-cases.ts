@@ -14,6 +14,7 @@ import { z } from "zod";
 import { loopbackOnly } from "../../proxy/clients/support/loopback-only.js";
 import { expectProxyDidTheWork, expectTextCallNeverRun } from "./case-expect.js";
 import { caseProxy, proxyCounts, type ProxyCounts } from "./case-proxy.js";
+import { runDocSample } from "./doc-sample.js";
 import { startFakeOllama, type ModelTurnRecord } from "./fake-ollama.js";
 import { liftHeader, liftRow } from "./lift-table.js";
 import { CASES, FILE_CONTENT, FILE_NAME, FINAL_TEXT, TEXT_CASES, type CaseName } from "./turn-policy.js";
@@ -140,11 +141,12 @@ const diagnosis = (o: ClientOutcome): string => JSON.stringify(o, null, 1);
 /**
  * Every case through the proxy and every text case directly, for each of the file's loops (a
  * row of the lift table each: one library, streamed or not...); prints the rows at the end.
+ * With `page`, that docs page's sample too, run as the page shows it, every case through the proxy.
  *
  * @example
- * clientSuite("ollama-js", { "ollama-js (stream)": (run) => chatLoop(run, true) });
+ * clientSuite("ollama-js", { "ollama-js (stream)": (run) => chatLoop(run, true) }, { page: "docs/clients/ollama-js.md" });
  */
-export function clientSuite(client: string, loops: Record<string, ClientLoop>): void {
+export function clientSuite(client: string, loops: Record<string, ClientLoop>, options: { page?: string } = {}): void {
   loopbackOnly();
   const outcomes = new Map<string, ClientOutcome[]>(Object.keys(loops).map((row) => [row, []]));
   let started = 0;
@@ -187,4 +189,18 @@ export function clientSuite(client: string, loops: Record<string, ClientLoop>): 
       });
     });
   }
+
+  const page = options.page;
+  if (page === undefined) return;
+  describe(`${page}: the sample, as the page shows it, through forge-ts proxy`, () => {
+    it.each(CASES)("%s: finishes the task (hello.txt contains forge)", async (kase) => {
+      const o = await runClientCase(kase, "proxy", async ({ url }) => {
+        await runDocSample(page, url);
+        return null;
+      });
+      expect(o.error, diagnosis(o)).toBeUndefined();
+      expect(o.file, diagnosis(o)).toBe(FILE_CONTENT);
+      expectProxyDidTheWork(kase, o.proxy, diagnosis(o));
+    });
+  });
 }
