@@ -23,7 +23,8 @@ LangChain's ChatOllama, Open WebUI...) with forge's guardrails (rescue of text-f
 calls, retries on unknown tools and bad arguments), plus GET /v1/models, Ollama's /api/tags,
 /api/show, /api/ps and /api/version, GET /health, GET /forge/stats and GET /metrics
 (Prometheus; behind --api-key like the rest but /health). Point your harness's base URL at
-it; for Ollama clients, OLLAMA_HOST (or --port 11434 with Ollama moved to another port).
+it; an Ollama client's host setting too (ollama-js host, ChatOllama baseUrl, OLLAMA_HOST for
+the Python library and the ollama CLI), or --port 11434 with Ollama moved to another port.
 
 Fleet (several backends behind one endpoint; docs/proxy.md has the schema):
   --config <file>           JSON file: backends (per-backend maxConcurrent), model names and
@@ -234,7 +235,7 @@ async function serve(
   console.log(`forge-ts proxy listening on ${address.url}`);
   console.log(`  OpenAI harnesses:    base URL ${address.url}/v1${keyed ? "  (API key: the one given with --api-key)" : ""}`);
   console.log(`  Anthropic harnesses: ANTHROPIC_BASE_URL=${address.url}`);
-  console.log(`  Ollama clients:      OLLAMA_HOST=${address.url}  (or the client's host / baseUrl)${keyed ? "  (API key: Authorization: Bearer <--api-key>)" : ""}`);
+  console.log(`  Ollama clients:      host ${address.url} (ollama-js host, ChatOllama baseUrl; OLLAMA_HOST=${address.url} for the Python library and CLI)${keyed ? "  (API key: the client's headers, Authorization: Bearer <key>)" : ""}`);
   console.log(`  Prometheus:          ${address.url}/metrics${keyed ? "  (bearer token: the --api-key)" : ""}`);
   if (policy) console.log(`  policy: ${describePolicy(policy)}`);
   await report();

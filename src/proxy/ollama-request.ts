@@ -23,7 +23,7 @@ import type { ProxyRequest } from "../proxy-request/proxy-request.js";
 import { responseSchemaCheck } from "../proxy-request/request-tools.js";
 import { mediaPlaceholder } from "./content-parts.js";
 import { functionTools } from "./openai-request.js";
-import { parseWith } from "./request-body.js";
+import { parseWith, textContent } from "./request-body.js";
 
 const toolCall = z.looseObject({
   id: z.string().nullish(),
@@ -31,7 +31,8 @@ const toolCall = z.looseObject({
 });
 const message = z.looseObject({
   role: z.enum(["system", "user", "assistant", "tool"]),
-  content: z.string().nullish(),
+  // A string in Ollama's API; some clients send a list of parts (`[]` beside images).
+  content: z.union([z.string(), z.array(z.unknown())]).nullish(),
   images: z.array(z.unknown()).nullish(),
   tool_calls: z.array(toolCall).nullish(),
   tool_name: z.string().nullish(),
@@ -96,7 +97,7 @@ function toMessages(messages: readonly WireMessage[]): Message[] {
   // The calls of the latest assistant turn that no tool message has answered yet.
   let open: ToolCallInfo[] = [];
   return messages.map((m, i) => {
-    const text = withImages(m.content ?? "", m.images?.length ?? 0);
+    const text = withImages(textContent(m.content, `messages[${i}].content`), m.images?.length ?? 0);
     switch (m.role) {
       case "system":
         return createMessage("system", text, MessageType.SYSTEM_PROMPT);

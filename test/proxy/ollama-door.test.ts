@@ -74,6 +74,8 @@ describe.each(["ollama", "openai"] as const)("POST /api/chat in front of the %s 
     const history = [
       { role: "system", content: "Be brief." },
       { role: "user", content: "Weather in Oslo?", images: ["iVBORw0KGgo="] },
+      // ollama-ai-provider-v2 sends an image-only turn with a list for content.
+      { role: "user", content: [], images: ["iVBORw0KGgo="] },
       { role: "assistant", content: "", thinking: "I should call the tool.", tool_calls: [{ function: { name: "get_weather", arguments: { city: "Oslo" } } }] },
       { role: "tool", tool_name: "get_weather", content: "12C" },
     ];
@@ -81,6 +83,8 @@ describe.each(["ollama", "openai"] as const)("POST /api/chat in front of the %s 
     expect(res.status).toBe(200);
     const sent = rig.chats()[0]!.body as { messages: Record<string, unknown>[] };
     expect(sent.messages[1]!.content).toBe("Weather in Oslo?\n[image omitted: the forge-ts proxy sends the model text only]");
+    expect(sent.messages[2]!.content).toBe("[image omitted: the forge-ts proxy sends the model text only]");
+    sent.messages.splice(2, 1);
     const call = (sent.messages[2]!.tool_calls as { function: { name: string; arguments: unknown } }[])[0]!;
     expect(call.function.name).toBe("get_weather");
     expect(wire === "ollama" ? call.function.arguments : JSON.parse(call.function.arguments as string)).toEqual({ city: "Oslo" });
