@@ -48,6 +48,12 @@ export interface LlamafileClientOptions {
   think?: boolean;
   /** llama-server prompt caching (`cache_prompt`). */
   cachePrompt?: boolean;
+  /**
+   * Sent as `Authorization: Bearer <apiKey>` on every request (chat, /models, /props, /tokenize,
+   * /apply-template): a server started with `--api-key` answers 401 without it. A per-request
+   * key (RequestOverrides.apiKey, countTokens' apiKey) replaces it.
+   */
+  apiKey?: string;
   /** Pin requests to one server slot (`id_slot`). */
   slotId?: number;
   /** Sampling fields sent as-is at the top level (top_p, top_k, min_p, repeat_penalty, ...). */
@@ -82,6 +88,8 @@ export class LlamafileClient implements LLMClient {
   private readonly sampling: Record<string, unknown>;
   private readonly logger: ClientLogger;
   private resolved: "native" | "prompt" | undefined;
+  /** The `authorization` header of apiKey; an ES private field, so neither inspect nor JSON.stringify shows the key. */
+  readonly #auth: Record<string, string> | undefined;
 
   constructor(options: LlamafileClientOptions) {
     const o = requireOptionsObject(options, "LlamafileClient");
@@ -96,6 +104,8 @@ export class LlamafileClient implements LLMClient {
     this.timeoutMs = checkPositiveInt(o.timeoutMs, "timeoutMs") ?? 300_000;
     this.think = checkBoolean(o.think, "think");
     this.cachePrompt = checkBoolean(o.cachePrompt, "cachePrompt") ?? true;
+    const apiKey = checkString(o.apiKey, "apiKey", false);
+    this.#auth = apiKey === undefined ? undefined : { authorization: `Bearer ${apiKey}` };
     const slot = o.slotId;
     if (slot !== undefined && (typeof slot !== "number" || !Number.isInteger(slot) || slot < 0)) {
       throw new InvalidArgumentError("slotId", `must be a non-negative integer, got ${JSON.stringify(slot)}`);
@@ -146,7 +156,7 @@ export class LlamafileClient implements LLMClient {
     const url = joinUrl(this.baseUrl.replace(/\/v1$/, ""), "/props");
     let text: string;
     try {
-      text = await (await httpCall(url, { method: "GET", timeoutMs: this.timeoutMs, signal: options.signal })).text();
+      text = await (await httpCall(url, { method: "GET", headers: this.#auth, timeoutMs: this.timeoutMs, signal: options.signal })).text();
     } catch (error) {
       if (isBackendError(error) && error.statusCode === 404) return undefined;
       throw error;
@@ -178,7 +188,7 @@ export class LlamafileClient implements LLMClient {
    */
   async countTokens(messages: WireMessage[], tools?: ToolSpec[], options: CountTokensOptions = {}): Promise<number> {
     const call = {
-      headers: authHeaders(undefined, options.apiKey === undefined ? undefined : { apiKey: options.apiKey }),
+      headers: authHeaders(this.#auth, options.apiKey === undefined ? undefined : { apiKey: options.apiKey }),
       timeoutMs: this.timeoutMs,
       signal: options.signal,
     };
@@ -252,13 +262,13 @@ export class LlamafileClient implements LLMClient {
 
   /** GET {baseUrl}/models (llama-server and llamafile both serve it). */
   async listModels(options: { signal?: AbortSignal } = {}): Promise<ModelInfo[]> {
-    return listOpenAIModels(joinUrl(this.baseUrl, "/models"), { timeoutMs: this.timeoutMs, signal: options.signal });
+    return listOpenAIModels(joinUrl(this.baseUrl, "/models"), { headers: this.#auth, timeoutMs: this.timeoutMs, signal: options.signal });
   }
 
   private context(tools: ToolSpec[] | undefined, options: SendOptions): ChatCallContext {
     return {
       url: joinUrl(this.baseUrl, "/chat/completions"),
-      headers: authHeaders(undefined, options.request),
+      headers: authHeaders(this.#auth, options.request),
       timeoutMs: this.timeoutMs,
       signal: options.signal,
       traceContext: options.traceContext,

@@ -42,6 +42,12 @@ export interface OllamaClientOptions {
   /** Extra Ollama `options` (top_p, top_k, min_p, repeat_penalty, seed, ...), passed through. */
   options?: Record<string, unknown>;
   numCtx?: number;
+  /**
+   * Sent as `Authorization: Bearer <apiKey>` on every request (chat, /api/tags, /api/show,
+   * forward()): Ollama itself checks none, a reverse proxy in front of it (nginx, Caddy, Open
+   * WebUI) does. A per-request key (RequestOverrides.apiKey, forward()'s apiKey) replaces it.
+   */
+  apiKey?: string;
   /** Opt in to the model card's sampling values (src/models/sampling.ts); explicit fields still win. */
   recommendedSampling?: boolean;
   logger?: ClientLogger;
@@ -74,6 +80,8 @@ export class OllamaClient implements LLMClient {
   private autoLogged = false;
   /** Trained context length per model (/api/show); a model's card does not change while it is pulled. */
   private readonly trainedContext = new Map<string, number | undefined>();
+  /** The `authorization` header of apiKey; an ES private field, so neither inspect nor JSON.stringify shows the key. */
+  readonly #auth: Record<string, string> | undefined;
 
   constructor(options: OllamaClientOptions) {
     const o = requireOptionsObject(options, "OllamaClient");
@@ -81,6 +89,8 @@ export class OllamaClient implements LLMClient {
     this.baseUrl = checkUrl(o.baseUrl ?? "http://localhost:11434", "baseUrl");
     this.timeoutMs = checkPositiveInt(o.timeoutMs, "timeoutMs") ?? 300_000;
     this.think = checkBoolean(o.think, "think");
+    const apiKey = checkString(o.apiKey, "apiKey", false);
+    this.#auth = apiKey === undefined ? undefined : { authorization: `Bearer ${apiKey}` };
     const extra = { ...checkRecord(o.options, "options") };
     if ("num_ctx" in extra) throw new InvalidArgumentError("options.num_ctx", "use numCtx / setNumCtx() instead");
     this.numCtx = checkPositiveInt(o.numCtx, "numCtx");
@@ -104,7 +114,7 @@ export class OllamaClient implements LLMClient {
   /** GET /api/tags: the models pulled into this Ollama. */
   async listModels(options: { signal?: AbortSignal } = {}): Promise<ModelInfo[]> {
     const url = joinUrl(this.baseUrl, "/api/tags");
-    const res = await httpCall(url, { method: "GET", timeoutMs: this.timeoutMs, signal: options.signal });
+    const res = await httpCall(url, { method: "GET", headers: this.#auth, timeoutMs: this.timeoutMs, signal: options.signal });
     const text = await res.text();
     const data = parseJsonBody(text, res.statusCode);
     if (!isPlainObject(data) || !Array.isArray(data.models)) throw new BackendError(res.statusCode, text, `${url} did not answer { models: [...] }`);
@@ -120,12 +130,13 @@ export class OllamaClient implements LLMClient {
    * One request to another of this Ollama's endpoints, as it is (the proxy's Ollama door passes
    * `/api/tags`, `/api/show`, `/api/generate`, `/api/embed` … through): the answer's status and
    * body stream. An answer of 4xx/5xx is a BackendError carrying Ollama's status and body.
+   * `apiKey` (a proxy caller's forwarded key) replaces the client's own for this request.
    *
    * @example
    * const res = await client.forward("/api/version", { method: "GET" });
    */
   async forward(path: string, init: { method: "GET" | "POST"; json?: unknown; signal?: AbortSignal | undefined; apiKey?: string | undefined }): Promise<HttpResponse> {
-    const headers = authHeaders(undefined, init.apiKey === undefined ? undefined : { apiKey: init.apiKey });
+    const headers = authHeaders(this.#auth, init.apiKey === undefined ? undefined : { apiKey: init.apiKey });
     return httpCall(joinUrl(this.baseUrl, path), { method: init.method, json: init.json, headers, timeoutMs: this.timeoutMs, signal: init.signal });
   }
 
@@ -151,7 +162,7 @@ export class OllamaClient implements LLMClient {
     const model = options.model ?? this.model;
     if (this.trainedContext.has(model)) return this.trainedContext.get(model);
     const url = joinUrl(this.baseUrl, "/api/show");
-    const res = await httpCall(url, { method: "POST", json: { model }, timeoutMs: this.timeoutMs, signal: options.signal });
+    const res = await httpCall(url, { method: "POST", json: { model }, headers: this.#auth, timeoutMs: this.timeoutMs, signal: options.signal });
     const text = await res.text();
     const length = trainedContextLength(parseJsonBody(text, res.statusCode), `${url} (model "${model}")`, text);
     this.trainedContext.set(model, length);
@@ -213,7 +224,7 @@ export class OllamaClient implements LLMClient {
       this.logger("info", `OllamaClient think auto-detect for "${this.model}": ${this.sendThink ? "sending think=true" : "not sending think"}`);
     }
     const url = joinUrl(this.baseUrl, "/api/chat");
-    const headers = authHeaders(undefined, options.request);
+    const headers = authHeaders(this.#auth, options.request);
     const post = () =>
       httpCall(url, { method: "POST", json: ollamaBody(this.body(messages, tools, stream), options.request), headers, timeoutMs: this.timeoutMs, signal: options.signal, traceContext: options.traceContext });
     try {
