@@ -12,40 +12,19 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
+import { browserRefusal, isLoopbackAddress, isLoopbackName, peerAddress } from "../src/server/browser-guard.js";
 import { HttpProblem } from "./http-problem.js";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
-/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (how a dual-stack socket reports 127.0.0.1). */
-export function isLoopbackAddress(address: string): boolean {
-  const a = address.toLowerCase().replace(/^::ffff:/, "");
-  return a === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
-}
+export { isLoopbackAddress, isLoopbackName as isLoopbackHost } from "../src/server/browser-guard.js";
 
-/** A host name or Host header (port allowed) that can only mean this machine. */
-export function isLoopbackHost(host: string | undefined): boolean {
-  if (!host) return false;
-  const name = (host.startsWith("[") ? host.slice(1, host.indexOf("]")) : host.includes("::") ? host : host.split(":")[0]!).toLowerCase();
-  return name === "localhost" || name.endsWith(".localhost") || isLoopbackAddress(name);
-}
-
-/** The socket's peer when served by @hono/node-server (its bindings are the app's env). */
-function peerAddress(env: unknown): string | undefined {
-  const bindings = env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return bindings?.incoming?.socket?.remoteAddress;
-}
+/** The API takes its own page's requests only: no other origin, loopback or not. */
+const OWN_PAGE_ONLY = { loopbackBind: false, loopbackOrigins: false } as const;
 
 function bearer(authorization: string | undefined): string | undefined {
   const match = authorization === undefined ? null : /^Bearer\s+(.+)$/i.exec(authorization.trim());
   return match ? match[1] : undefined;
-}
-
-function sameOrigin(origin: string, host: string | undefined): boolean {
-  try {
-    return new URL(origin).host === host;
-  } catch {
-    return false; // "null" (sandboxed frames, file://) or garbage
-  }
 }
 
 /**
@@ -57,12 +36,12 @@ export function accessGuard(token: () => string | undefined): MiddlewareHandler 
   return async function guardAccess(c, next) {
     const host = c.req.header("host");
     const origin = c.req.header("origin");
-    if (origin !== undefined && !sameOrigin(origin, host)) {
+    if (browserRefusal({ host, origin }, OWN_PAGE_ONLY) !== undefined) {
       throw new HttpProblem(403, "cross_origin", `requests from ${origin} are refused: use the page this visualizer serves`);
     }
     const peer = peerAddress(c.env);
     // No socket: the embedding process called fetch() itself, and trusts itself.
-    if (peer === undefined || (isLoopbackAddress(peer) && isLoopbackHost(host))) return next();
+    if (peer === undefined || (isLoopbackAddress(peer) && isLoopbackName(host))) return next();
     const current = token();
     if (current === undefined) {
       throw new HttpProblem(403, "loopback_only", "this visualizer answers this machine only: bind it beyond loopback (listen({ host })) to get a token for other hosts");

@@ -51,6 +51,10 @@ Serving:
                             (Ollama itself then on another, given with --base-url)    [FORGE_PORT]
   --host <addr>             default 127.0.0.1 (loopback only)                          [FORGE_HOST]
   --api-key <key>           require this key from callers (Bearer or x-api-key)        [FORGE_API_KEY]
+  --cors-origin <origin>    a web app's origin (scheme://host[:port]) that may call from a
+                            browser: CORS headers and preflights for it; repeatable. Every
+                            other page is refused (403), as is a non-loopback Host on a
+                            loopback bind (DNS rebinding)               [FORGE_CORS_ORIGIN, comma-separated]
   --body-limit <bytes>      largest request body, default 16777216 (16 MiB)            [FORGE_BODY_LIMIT]
   --keep-alive-ms <ms>      stream keep-alive interval while validating, default 5000  [FORGE_KEEP_ALIVE_MS]
   --context-length <tokens> the backends' context window, in place of what they report
@@ -105,6 +109,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       port: { type: "string", default: env.FORGE_PORT ?? "8081" },
       host: { type: "string", default: env.FORGE_HOST ?? "127.0.0.1" },
       "api-key": { type: "string", ...str("FORGE_API_KEY") },
+      "cors-origin": { type: "string", multiple: true, default: env.FORGE_CORS_ORIGIN === undefined ? [] : env.FORGE_CORS_ORIGIN.split(",").map((o) => o.trim()).filter((o) => o !== "") },
       "body-limit": { type: "string", ...str("FORGE_BODY_LIMIT") },
       "keep-alive-ms": { type: "string", ...str("FORGE_KEEP_ALIVE_MS") },
       "context-length": { type: "string", ...str("FORGE_CONTEXT_LENGTH") },
@@ -157,6 +162,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
     ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
     ...(contextLength !== undefined ? { contextLength } : {}),
+    ...(values["cors-origin"].length > 0 ? { corsOrigins: values["cors-origin"] } : {}),
   };
   if (values.config !== undefined) {
     let config: ResolvedProxyConfig;

@@ -1,16 +1,18 @@
 /**
  * Streamable HTTP for the workflow MCP server: one endpoint (`/mcp`, POST/GET/DELETE), one MCP
  * server and transport per session (a client's cancel arrives as a POST of its own, and must
- * reach the server running the call it cancels). Loopback servers refuse a Host or Origin that
- * is not loopback (DNS rebinding: the MCP spec's "servers MUST validate the Origin header"); with
- * an API key, every request must carry it (Bearer or x-api-key, as for `forge-ts proxy`).
+ * reach the server running the call it cancels). The shared browser guard refuses a foreign
+ * Origin, and on a loopback bind a Host that is not loopback (DNS rebinding: the MCP spec's
+ * "servers MUST validate the Origin header"); with an API key, every request must carry it
+ * (Bearer or x-api-key, as for `forge-ts proxy`).
  */
 import { randomUUID } from "node:crypto";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono } from "hono";
 import { callerAuth } from "../proxy/caller-auth.js";
 import { HttpError } from "../proxy-request/http-error.js";
+import { browserGuard } from "../server/browser-guard.js";
 import { isLoopbackHost } from "../server/is-loopback-host.js";
 import { sdk } from "./sdk.js";
 
@@ -35,35 +37,9 @@ export interface McpHttpApp {
   close(): Promise<void>;
 }
 
-const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-
 /** A JSON-RPC error as the MCP transports send it, with no request id to answer. */
 function jsonRpcError(status: number, message: string, headers: Record<string, string> = {}): Response {
   return Response.json({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }, { status, headers });
-}
-
-const hostnameOf = (url: string): string | undefined => {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return undefined;
-  }
-};
-const isLoopbackName = (name: string | undefined) => name !== undefined && (LOOPBACK_NAMES.has(name) || isLoopbackHost(name));
-
-/**
- * Refuse a request whose Host or Origin names anything but this machine's loopback. The Host
- * header is the request URL's host (@hono/node-server builds the URL from it).
- */
-function loopbackGuard(): MiddlewareHandler {
-  return async function requireLoopbackNames(c, next) {
-    const host = hostnameOf(c.req.url);
-    if (!isLoopbackName(host)) return jsonRpcError(403, `Host ${JSON.stringify(host ?? "")} is not this loopback server`);
-    const origin = c.req.header("origin");
-    if (origin !== undefined && !isLoopbackName(hostnameOf(origin))) return jsonRpcError(403, `Origin ${JSON.stringify(origin)} may not call this loopback server`);
-    await next();
-  };
 }
 
 /**
@@ -78,7 +54,9 @@ export function mcpHttpApp(options: McpHttpAppOptions): McpHttpApp {
     if (error instanceof HttpError) return jsonRpcError(error.status, error.message, error.status === 401 ? { "www-authenticate": "Bearer" } : {});
     return jsonRpcError(500, "Internal error");
   });
-  if (options.loopbackOnly) app.use(MCP_PATH, loopbackGuard());
+  // The MCP spec: servers MUST validate the Origin header. On a loopback bind the Host too (DNS rebinding).
+  const policy = { loopbackBind: options.loopbackOnly === true };
+  app.use(MCP_PATH, browserGuard(() => policy, (_c, refusal) => jsonRpcError(refusal.status, refusal.message)));
   if (options.apiKey !== undefined) app.use(MCP_PATH, callerAuth(options.apiKey));
   app.all(MCP_PATH, async (c) => {
     const id = c.req.header("mcp-session-id");

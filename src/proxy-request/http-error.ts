@@ -15,6 +15,7 @@ export type Dialect = "openai" | "anthropic" | "responses" | "ollama";
 export type ErrorType =
   | "invalid_request_error"
   | "authentication_error"
+  | "permission_error"
   | "not_found_error"
   | "request_too_large"
   | "api_error"

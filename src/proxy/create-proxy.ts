@@ -8,6 +8,9 @@ import { randomBytes } from "node:crypto";
 import { listenOn } from "../server/listen.js";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { every } from "hono/combine";
+import { browserGuard, jsonOnly, type BrowserPolicy } from "../server/browser-guard.js";
+import { isLoopbackHost } from "../server/is-loopback-host.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { createForgeMetrics, metricsResponse, type ForgeMetrics } from "../telemetry/metrics.js";
 import type { HealthReport } from "./fleet/backend-health.js";
@@ -87,6 +90,9 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     stats.rejected++;
     return new HttpError(404, "not_found_error", `No route for ${c.req.method} ${c.req.path}`).render(dialectOf(c));
   });
+  // Known once listen() has a host: the guard applies to requests that came over its socket.
+  let browserPolicy: BrowserPolicy | undefined;
+  app.use("*", browserGuard(() => browserPolicy, (c, refusal) => new HttpError(refusal.status, "permission_error", refusal.message).render(dialectOf(c))));
   const health = async (): Promise<HealthReport> => fleet.health.report(fleet.pool.load());
   app.get("/health", async (c) => {
     // A backend that does not answer makes the proxy unhealthy too (503), and says which.
@@ -104,12 +110,16 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     const anthropic = c.req.header("anthropic-version") !== undefined;
     return c.json(fleet.models !== undefined ? modelListBody(fleet.models, anthropic) : await listModels(client!, defaultModel, anthropic, c.req.raw.signal));
   });
-  const limit = bodyLimit({
-    maxSize: cfg.bodyLimit,
-    onError: () => {
-      throw new HttpError(413, "request_too_large", `Request body exceeds ${cfg.bodyLimit} bytes`);
-    },
-  });
+  // Every route with a body: JSON only (no "simple" cross-site POST reaches the model), and bounded.
+  const limit = every(
+    jsonOnly((c, message) => new HttpError(415, "invalid_request_error", message).render(dialectOf(c))),
+    bodyLimit({
+      maxSize: cfg.bodyLimit,
+      onError: () => {
+        throw new HttpError(413, "request_too_large", `Request body exceeds ${cfg.bodyLimit} bytes`);
+      },
+    }),
+  );
   app.post("/v1/chat/completions", limit, (c) => complete(c, "openai"));
   app.post("/v1/messages", limit, (c) => complete(c, "anthropic"));
   app.post("/v1/responses", limit, (c) => complete(c, "responses"));
@@ -218,6 +228,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     },
     async listen({ port = 8081, host = "127.0.0.1" } = {}) {
       if (server) throw new InvalidArgumentError("listen", "this proxy is already listening");
+      browserPolicy = { loopbackBind: isLoopbackHost(host), corsOrigins: cfg.corsOrigins };
       const listening = listenOn(app.fetch, port, host);
       server = listening;
       return (await listening).address;

@@ -3,6 +3,7 @@
  * InvalidArgumentError naming the option.
  */
 import { InvalidArgumentError } from "../core/errors.js";
+import { normalOrigin } from "../server/browser-guard.js";
 import type { LLMClient } from "../core/llm.js";
 import { budgetOption } from "../guardrails/budget.js";
 import type { ForgeMetrics } from "../telemetry/metrics.js";
@@ -54,6 +55,12 @@ export interface ProxyOptions extends Partial<Omit<ProxyGuardrailOptions, "polic
    * it get the caller's API's context-length error; Ollama's num_ctx is sized up to it.
    */
   contextLength?: number;
+  /**
+   * Origins (`scheme://host[:port]`) whose web pages may call the proxy from a browser: their
+   * requests get CORS headers and preflights are answered. Any other page's request is refused
+   * (403), as is, on a loopback bind, a Host that is not a loopback name (DNS rebinding).
+   */
+  corsOrigins?: readonly string[];
 }
 
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -106,7 +113,18 @@ export function checkOptions(o: ProxyOptions) {
     forwardAuth: o.forwardAuth ?? false,
     traceContent: o.traceContent ?? false,
     contextLength: o.contextLength === undefined ? undefined : positive("contextLength", o.contextLength, 0),
+    corsOrigins: corsOrigins(o.corsOrigins),
     model: o.model ?? (o.client as { model?: unknown } | undefined)?.model,
   };
 }
 
+
+function corsOrigins(value: unknown): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new InvalidArgumentError("corsOrigins", "must be a list of origins, e.g. [\"https://app.example.com\"]");
+  return value.map((v, i) => {
+    const origin = typeof v === "string" ? normalOrigin(v) : undefined;
+    if (origin === undefined) throw new InvalidArgumentError(`corsOrigins[${i}]`, `${JSON.stringify(v)} is not an origin: scheme://host[:port], no path (e.g. http://localhost:3000)`);
+    return origin;
+  });
+}

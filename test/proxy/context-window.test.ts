@@ -132,7 +132,7 @@ describe("Ollama's num_ctx", () => {
       return sendJson(res, 200, ollamaChat({ content: "ok" }, "qwen3:8b"));
     });
     const proxy = createProxy({ client: new OllamaClient({ model: "qwen3:8b", baseUrl: backend.url, think: false }) });
-    const post = () => proxy.fetch(new Request("http://proxy/v1/chat/completions", { method: "POST", body: JSON.stringify({ model: "qwen3:8b", messages: ask("hi") }) }));
+    const post = () => proxy.fetch(new Request("http://proxy/v1/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "qwen3:8b", messages: ask("hi") }) }));
     expect((await post()).status).toBe(200);
     expect((await post()).status).toBe(200);
     expect(backend.to("/api/show")).toHaveLength(1);
