@@ -26,11 +26,20 @@ export interface BackendOptions {
   /** llamaserver / llamafile: "native" | "prompt" | "auto". */
   mode?: string;
   think?: boolean;
+  /**
+   * The backend's credential, sent with every request the client makes: `Authorization: Bearer`
+   * (ollama, llamaserver, llamafile, openai), `x-api-key` (anthropic). The key of a caller the
+   * proxy forwards (--forward-auth) replaces it per request.
+   */
   apiKey?: string;
   ggufPath?: string;
   /** Per request: headers wait and idle gap between body chunks (default 300,000 ms). */
   timeoutMs?: number;
-  /** The flag that gives this command the backend's key (`--api-key`, `--backend-api-key`; none: only the variable), for the error when none is given. */
+  /**
+   * Where this command's key comes from (`--api-key`, `--backend-api-key`, a config's
+   * `backends.gpu0.apiKey`; none: only the variable), for the errors about it: none given, or
+   * one that cannot go in a header.
+   */
   apiKeyFlag?: string;
   /** The proxy's --forward-auth: each caller brings the key, so none is needed at start. */
   keyFromCaller?: boolean;
@@ -59,13 +68,36 @@ export interface BackendFlags {
 }
 
 /**
+ * The key a backend takes from the environment when no flag gives one: OPENAI_API_KEY for the
+ * openai backend, ANTHROPIC_API_KEY for anthropic, none for the others — an OpenAI key is not
+ * sent to a local llama-server or Ollama (nor to whoever runs the proxy in front of one).
+ *
+ * @example
+ * backendKeyFromEnv("openai", { OPENAI_API_KEY: "sk-1" }); // "sk-1"
+ * backendKeyFromEnv("llamaserver", { OPENAI_API_KEY: "sk-1" }); // undefined
+ */
+export function backendKeyFromEnv(backend: BackendName, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const variable = backend === "openai" ? "OPENAI_API_KEY" : backend === "anthropic" ? "ANTHROPIC_API_KEY" : undefined;
+  const value = variable === undefined ? undefined : env[variable];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** A key given to the simulated model is a mistake to say, not a flag to drop: it has no server to send one to. */
+function refuseSimKey(f: Pick<BackendFlags, "apiKey" | "apiKeyFlag">): void {
+  if (f.apiKey === undefined) return;
+  throw new InvalidArgumentError(f.apiKeyFlag ?? "--api-key", "the simulated model (--backend sim) has no server to send a key to; leave the key out, or pick a real backend");
+}
+
+/**
  * A real backend's options from its flags (`forge-ts run`, `runs resume`, `worker`): the model is
- * required, `--think` is true or false, the key falls back to OPENAI_API_KEY / ANTHROPIC_API_KEY.
+ * required, `--think` is true or false, the key falls back to OPENAI_API_KEY (openai) or
+ * ANTHROPIC_API_KEY (anthropic) only; a key for the simulated model is refused.
  */
 export function backendOptionsFrom(backend: BackendName, f: BackendFlags): BackendOptions {
+  if (backend === "sim") refuseSimKey(f);
   if (!f.model) throw new InvalidArgumentError("--model", "required");
   if (f.think !== undefined && f.think !== "true" && f.think !== "false") throw new InvalidArgumentError("--think", 'use "true" or "false"');
-  const apiKey = f.apiKey ?? (backend === "anthropic" ? process.env.ANTHROPIC_API_KEY : process.env.OPENAI_API_KEY);
+  const apiKey = f.apiKey ?? backendKeyFromEnv(backend);
   return {
     backend,
     model: f.model,
@@ -112,6 +144,8 @@ export function buildClient(o: BackendOptions): LLMClient {
   const baseUrl = o.baseUrl ?? DEFAULT_BASE_URLS[o.backend];
   const timeout = o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {};
   const sampling = o.recommendedSampling ? { recommendedSampling: true } : {};
+  if (o.apiKey !== undefined) checkHeaderSafeKey(o.apiKey, o.apiKeyFlag ?? "apiKey");
+  const key = o.apiKey ? { apiKey: o.apiKey } : {};
   if (o.recommendedSampling && (o.backend === "openai" || o.backend === "anthropic")) {
     throw new InvalidArgumentError("--recommended-sampling", `the ${o.backend} backend takes no model-card sampling values; ollama, llamaserver and llamafile do`);
   }
@@ -121,7 +155,7 @@ export function buildClient(o: BackendOptions): LLMClient {
   }
   switch (o.backend) {
     case "ollama":
-      return new OllamaClient({ model: o.model, ...(baseUrl ? { baseUrl } : {}), ...(o.think !== undefined ? { think: o.think } : {}), ...sampling, ...timeout });
+      return new OllamaClient({ model: o.model, ...(baseUrl ? { baseUrl } : {}), ...(o.think !== undefined ? { think: o.think } : {}), ...key, ...sampling, ...timeout });
     case "llamaserver":
     case "llamafile": {
       if (o.mode !== undefined && !MODES.includes(o.mode as LlamafileMode)) {
@@ -132,19 +166,30 @@ export function buildClient(o: BackendOptions): LLMClient {
         ...(baseUrl ? { baseUrl } : {}),
         ...(o.mode ? { mode: o.mode as LlamafileMode } : {}),
         ...(o.think !== undefined ? { think: o.think } : {}),
+        ...key,
         ...sampling,
         ...timeout,
       });
     }
     case "openai":
       if (!o.baseUrl) throw new InvalidArgumentError("base-url", "the openai backend needs --base-url (e.g. http://127.0.0.1:8000/v1)");
-      return new OpenAICompatClient({ model: o.model, baseUrl: o.baseUrl, ...(o.apiKey ? { apiKey: o.apiKey } : {}), ...timeout });
+      return new OpenAICompatClient({ model: o.model, baseUrl: o.baseUrl, ...key, ...timeout });
     case "anthropic":
       assertAnthropicKey(o);
-      return new AnthropicClient({ model: o.model, ...(o.apiKey ? { apiKey: o.apiKey } : {}), ...(o.baseUrl ? { baseURL: o.baseUrl } : {}), ...timeout });
+      return new AnthropicClient({ model: o.model, ...key, ...(o.baseUrl ? { baseURL: o.baseUrl } : {}), ...timeout });
     case "sim":
       throw new InvalidArgumentError("backend", "the simulated model is built with its oracle (new SimulatedClient)");
   }
+}
+
+/**
+ * A key goes into a request header: a line break or other control character (a key file saved
+ * with CRLF, a stray paste) would make every request fail as if the backend were unreachable.
+ */
+function checkHeaderSafeKey(key: string, field: string): void {
+  if (key === "") throw new InvalidArgumentError(field, "must be a non-empty string");
+  if (/[\u0000-\u001f\u007f]/.test(key)) throw new InvalidArgumentError(field, "contains a line break or other control character (it is sent in an Authorization header); check how the key was pasted or saved");
+  if (key.trim() !== key) throw new InvalidArgumentError(field, "begins or ends with a space; give the key alone");
 }
 
 /**
@@ -232,6 +277,7 @@ export async function runClients(
   if (!backend) throw new InvalidArgumentError("--backend", `required (${BACKENDS.join(", ")})`);
   assertBackend(backend);
   if (backend === "sim") {
+    refuseSimKey(flags);
     const profile = simProfile(flags.model, "clean");
     if (flags.recommendedSampling) throw new InvalidArgumentError("--recommended-sampling", "the simulated model has no sampling to set; ollama, llamaserver and llamafile take it");
     const oracles = new Map(modules.map((m) => [m.workflow, simulatedOracle(m)]));

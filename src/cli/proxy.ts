@@ -9,7 +9,7 @@ import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
 import { createForgeMetrics } from "../telemetry/metrics.js";
 import { loadProxyConfig, type ResolvedProxyConfig } from "../proxy/fleet/proxy-config.js";
 import { describePolicy, parsePolicy, type ProxyPolicy, type ProxyPolicyInput } from "../proxy-request/request-policy.js";
-import { assertBackend, buildClient, DEFAULT_BASE_URLS } from "../cli-kit/backends.js";
+import { assertBackend, backendKeyFromEnv, buildClient, DEFAULT_BASE_URLS } from "../cli-kit/backends.js";
 import { isLoopbackHost } from "../server/is-loopback-host.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { errorLine } from "../cli-kit/run-cli.js";
@@ -38,7 +38,10 @@ Backend:
   --base-url <url>          backend URL (default per backend, e.g. http://127.0.0.1:11434) [FORGE_BASE_URL]
   --mode <mode>             llamaserver/llamafile: native | prompt | auto (default auto) [FORGE_MODE]
   --think <bool>            thinking on/off for models that support it                [FORGE_THINK]
-  --backend-api-key <key>   backend credential (else OPENAI_API_KEY / ANTHROPIC_API_KEY) [FORGE_BACKEND_API_KEY]
+  --backend-api-key <key>   the backend's key, sent on every request (Bearer; anthropic:
+                            x-api-key): llama-server --api-key, Ollama behind an auth proxy,
+                            vLLM. Else OPENAI_API_KEY (openai only) or ANTHROPIC_API_KEY
+                            (anthropic only)                                  [FORGE_BACKEND_API_KEY]
   --timeout <ms>            per backend request: headers wait and idle gap, default 300000 (→ 504) [FORGE_TIMEOUT]
   --pin-model               always use --model, ignore the model name callers send     [FORGE_PIN_MODEL]
   --recommended-sampling    the model card's sampling values (ollama, llamaserver, llamafile;
@@ -186,7 +189,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   if (backend === "sim") throw new InvalidArgumentError("--backend", "the proxy needs a real backend: ollama, llamaserver, llamafile, openai or anthropic");
   if (values.model === undefined) throw new InvalidArgumentError("--model", "is required (or FORGE_MODEL)");
   if (values.think !== undefined && !["true", "false"].includes(values.think)) throw new InvalidArgumentError("--think", `use true or false, not "${values.think}"`);
-  const backendKey = values["backend-api-key"] ?? (backend === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY);
+  const backendKey = values["backend-api-key"] ?? backendKeyFromEnv(backend, env);
   const baseUrl = values["base-url"] ?? DEFAULT_BASE_URLS[backend];
   const timeoutMs = int("timeout", values.timeout, 1);
   const client = buildClient({

@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { backendOptionsFrom, buildClient, runClients } from "../../src/cli-kit/backends.js";
+import { backendKeyFromEnv, backendOptionsFrom, buildClient, runClients, unreachable, type BackendName } from "../../src/cli-kit/backends.js";
+import { probeBackend } from "../../src/proxy/fleet/backend-health.js";
+import { useKeyedServers, type KeyedKind } from "../clients/support/keyed-server.js";
+import { MESSAGES } from "../clients/contract.js";
 import { supplierQuoteWorkflow } from "../../src/cli/demo-workflow.js";
 import { loadWorkflowModule } from "../../src/cli/workflow-module.js";
 import type { SimulatedClient } from "../../src/clients/simulated.js";
@@ -68,5 +71,79 @@ describe("the simulated backend's oracle", () => {
     expect((error as Error).message).toBe(
       'Invalid --backend: sim cannot play test/fixtures/schema-gap-workflow.ts, which exports no oracle: Tool "pick": the schema-driven oracle cannot generate arguments (not at choice): not supported; export an Oracle named "oracle" from it',
     );
+  });
+});
+
+describe("every backend takes its key", () => {
+  const serve = useKeyedServers();
+  const KINDS: [Exclude<BackendName, "sim" | "anthropic">, KeyedKind][] = [
+    ["llamaserver", "llamaserver"],
+    ["llamafile", "llamaserver"],
+    ["openai", "vllm"],
+    ["ollama", "ollama"],
+  ];
+
+  it.each(KINDS)("%s: the key reaches the chat, the model list and the health probe as a bearer token", async (backend, kind) => {
+    const s = await serve(kind, ["k"]);
+    const client = buildClient({ backend, model: "test-model", baseUrl: s.baseUrl, apiKey: "k", apiKeyFlag: "--backend-api-key" });
+    expect(await unreachable(client, backend)).toBeUndefined();
+    expect(await probeBackend(client, 2_000)).toBeUndefined();
+    expect(await client.send(MESSAGES)).toMatchObject({ type: "text", content: "hello" });
+    expect(s.requests).toHaveLength(3);
+    expect(s.auths()).toEqual(["Bearer k", "Bearer k", "Bearer k"]);
+  });
+
+  it.each(KINDS)("%s: a wrong key is said as refused credentials, not as unreachable", async (backend, kind) => {
+    const s = await serve(kind, ["k"]);
+    const client = buildClient({ backend, model: "test-model", baseUrl: s.baseUrl, apiKey: "wrong" });
+    expect(await unreachable(client, `${backend} at ${s.baseUrl}`)).toMatch(new RegExp(`^backend ${backend} at .+ refused the credentials \\(HTTP 401\\): `));
+  });
+
+  it("OPENAI_API_KEY goes to the openai backend only, ANTHROPIC_API_KEY to anthropic only; a flag wins", () => {
+    const env = { OPENAI_API_KEY: "sk-openai", ANTHROPIC_API_KEY: "sk-ant" };
+    expect(backendKeyFromEnv("openai", env)).toBe("sk-openai");
+    expect(backendKeyFromEnv("anthropic", env)).toBe("sk-ant");
+    for (const backend of ["llamaserver", "llamafile", "ollama", "sim"] as const) expect(backendKeyFromEnv(backend, env)).toBeUndefined();
+    expect(backendKeyFromEnv("openai", { OPENAI_API_KEY: "" })).toBeUndefined();
+    vi.stubEnv("OPENAI_API_KEY", "sk-openai");
+    vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant");
+    expect(backendOptionsFrom("openai", { model: "m" }).apiKey).toBe("sk-openai");
+    expect(backendOptionsFrom("anthropic", { model: "m" }).apiKey).toBe("sk-ant");
+    for (const backend of ["llamaserver", "llamafile", "ollama"] as const) {
+      expect(backendOptionsFrom(backend, { model: "m" }).apiKey).toBeUndefined();
+      expect(backendOptionsFrom(backend, { model: "m", apiKey: "mine" }).apiKey).toBe("mine");
+    }
+  });
+
+  it("an OpenAI key in the environment never reaches a local llama-server or Ollama", async () => {
+    vi.stubEnv("OPENAI_API_KEY", "sk-openai");
+    for (const [backend, kind] of [["llamaserver", "llamaserver"], ["ollama", "ollama"]] as const) {
+      const s = await serve(kind, ["sk-openai"]);
+      const client = buildClient(backendOptionsFrom(backend, { model: "test-model", baseUrl: s.baseUrl }));
+      await expect(client.send(MESSAGES)).rejects.toMatchObject({ statusCode: 401 });
+      expect(s.auths()).toEqual([undefined]);
+    }
+  });
+
+  it("refuses a key for the simulated model, naming the command's flag", async () => {
+    expect(() => backendOptionsFrom("sim", { model: "clean", apiKey: "k" })).toThrow(
+      "Invalid --api-key: the simulated model (--backend sim) has no server to send a key to; leave the key out, or pick a real backend",
+    );
+    const { workflow, oracle } = supplierQuoteWorkflow();
+    const error = await runClients("sim", { apiKey: "k", apiKeyFlag: "--backend-api-key" }, [{ workflow, oracle }]).then(
+      () => expect.fail("should have refused"),
+      (e: unknown) => e,
+    );
+    expect(isUsageError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/^Invalid --backend-api-key: the simulated model \(--backend sim\) has no server to send a key to/);
+  });
+
+  it("refuses a key with a line break or control character, or padded with spaces, naming the flag", () => {
+    for (const key of ["k\r", "k\n", "a\u0000b", " k", "k "]) {
+      for (const backend of ["llamaserver", "ollama", "openai", "anthropic"] as const) {
+        expect(() => buildClient({ backend, model: "m", baseUrl: "http://127.0.0.1:1/v1", apiKey: key, apiKeyFlag: "--backend-api-key" })).toThrow(/^Invalid --backend-api-key: /);
+      }
+    }
+    expect(() => buildClient({ backend: "ollama", model: "m", apiKey: "k\n" })).toThrow("Invalid apiKey: contains a line break or other control character");
   });
 });

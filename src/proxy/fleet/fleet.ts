@@ -57,12 +57,14 @@ export function fleetFromConfig(config: ProxyConfig, defaultModel?: string): Fle
       ...(d.recommendedSampling !== undefined ? { recommendedSampling: d.recommendedSampling } : {}),
       ...(d.apiKey !== undefined ? { apiKey: d.apiKey } : {}),
       ...(d.timeoutMs !== undefined ? { timeoutMs: d.timeoutMs } : {}),
+      // A key that cannot go in a header (a line break from a CRLF .env) is named by its place in the config.
+      apiKeyFlag: pathText(["backends", name, "apiKey"]),
       // Not refused here: callers may bring the key (--forward-auth), and health shows a backend that refuses.
       keyFromCaller: true,
     }),
+    // The client holds the backend's apiKey and sends it on every request it makes (chat, model
+    // list and health probes, /props, /api/show, token counts, the Ollama door's pass-through).
     model: d.model,
-    // Ollama and llama-server clients hold no credential of their own: it goes with each request.
-    apiKey: d.apiKey,
     maxConcurrent: d.maxConcurrent,
     contextLength: d.contextLength,
   }));
