@@ -15,12 +15,15 @@ type Answered = Extract<ProxyOutcome, { kind: "answer" }>;
 export interface ForgeCallMetadata {
   attempts: number;
   rescued: boolean;
-  exhausted?: { reason: string; attempts: number; lastError: string };
+  exhausted?: { reason: string; attempts: number; lastError: string; dropped?: { unoffered: number; unofferedNames: string[]; overLimit: number } };
 }
 
 function forgeMetadata(outcome: Answered): JSONObject {
   const meta: JSONObject = { attempts: outcome.attempts, rescued: outcome.rescued };
-  if (outcome.exhausted) meta.exhausted = { ...outcome.exhausted };
+  if (outcome.exhausted) {
+    const { dropped, ...exhausted } = outcome.exhausted;
+    meta.exhausted = dropped === undefined ? exhausted : { ...exhausted, dropped: { ...dropped } };
+  }
   return meta;
 }
 

@@ -86,6 +86,16 @@ export interface Exhaustion {
   reason: "retries" | "tool_errors";
   attempts: number;
   lastError: string;
+  /** Calls of the last answer that were not handed on (handedOn): none of them reaches the caller. */
+  dropped?: DroppedCalls;
+}
+
+export interface DroppedCalls {
+  /** Calls to tools the request did not offer, and the first few of their names. */
+  unoffered: number;
+  unofferedNames: string[];
+  /** Calls beyond the per-answer limit. */
+  overLimit: number;
 }
 
 export type ProxyOutcome =

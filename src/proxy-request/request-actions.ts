@@ -4,6 +4,9 @@
  */
 import type { LLMResponse } from "../core/llm.js";
 import type { Budget, ProxyContext } from "./request-context.js";
+import { DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE } from "../guardrails/assess-response.js";
+import { handedOn } from "./handed-on.js";
+import type { Exhaustion } from "./proxy-request.js";
 import { passThroughAnswer } from "./verdict.js";
 
 /** The record of one backend answer: usage summed over attempts. */
@@ -60,14 +63,17 @@ export function recordRetry(ctx: ProxyContext): Partial<ProxyContext> {
   return { counters, messages: [...ctx.messages, ...v.appended] };
 }
 
-/** Retries ran out: the caller gets the last answer as it was, marked exhausted. */
+/**
+ * Retries ran out: the caller gets the last answer, marked exhausted — but only the calls it may
+ * be handed (tools the request offered, within the per-answer limit: handed-on.ts).
+ */
 export function recordExhausted(ctx: ProxyContext): Partial<ProxyContext> {
   const v = ctx.verdict;
   if (v?.kind !== "retry" || !ctx.lastResponse) throw new Error("recordExhausted needs a retry verdict");
-  return {
-    answer: passThroughAnswer(ctx.lastResponse, ctx),
-    exhausted: { reason: v.budget === "toolErrors" ? "tool_errors" : "retries", attempts: ctx.attempts, lastError: v.lastError },
-  };
+  const { answer, dropped } = handedOn(passThroughAnswer(ctx.lastResponse, ctx), ctx.request.tools.map((t) => t.name), DEFAULT_MAX_TOOL_CALLS_PER_RESPONSE);
+  const exhausted: Exhaustion = { reason: v.budget === "toolErrors" ? "tool_errors" : "retries", attempts: ctx.attempts, lastError: v.lastError };
+  if (dropped !== undefined) exhausted.dropped = dropped;
+  return { answer, exhausted };
 }
 
 /** Accept the verdict's answer. */

@@ -205,6 +205,8 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     const headers: Record<string, string> = { ...baseHeaders };
     if (guarded) headers["x-forge-attempts"] = String(outcome.attempts);
     if (outcome.exhausted) headers["x-forge-exhausted"] = outcome.exhausted.reason;
+    const dropped = outcome.exhausted?.dropped;
+    if (dropped) headers["x-forge-dropped-calls"] = String(dropped.unoffered + dropped.overLimit);
     return c.json(door.body(outcome, meta), 200, headers);
   }
 

@@ -152,6 +152,9 @@ export class RequestTelemetry {
     const span = this.#span;
     span.setAttribute("forge.outcome", label);
     if (outcome.kind === "answer") {
+      const dropped = outcome.exhausted?.dropped;
+      if (dropped?.unoffered) this.#o.metrics.droppedCalls.inc({ api: this.#o.api, reason: "unoffered" }, dropped.unoffered);
+      if (dropped?.overLimit) this.#o.metrics.droppedCalls.inc({ api: this.#o.api, reason: "over_limit" }, dropped.overLimit);
       span.setAttribute(GenAI.inputTokens, outcome.usage.inputTokens);
       span.setAttribute(GenAI.outputTokens, outcome.usage.outputTokens);
       span.setAttribute(GenAI.finishReasons, [outcome.answer.type === "tool_calls" ? "tool_calls" : "stop"]);

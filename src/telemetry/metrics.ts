@@ -45,6 +45,7 @@ export function createForgeMetrics(options: ForgeMetricsOptions = {}) {
     activeRuns: new Gauge({ name: "forge_active_runs", help: "Runs being driven now.", labelNames: ["surface"] as const, registers }),
     rescues: new Counter({ name: "forge_rescues_total", help: "Tool calls rescued from the model's text, by format.", labelNames: ["surface", "backend", "model", "format"] as const, registers }),
     nudges: new Counter({ name: "forge_nudges_total", help: "Nudges sent back to the model, by kind (retry, step, prerequisite, unknown_tool, structured_output, ...).", labelNames: ["surface", "backend", "model", "kind"] as const, registers }),
+    droppedCalls: new Counter({ name: "forge_proxy_dropped_calls_total", help: "Calls of an exhausted answer not handed to the caller: to a tool the request did not offer (unoffered) or beyond the per-answer limit (over_limit).", labelNames: ["api", "reason"] as const, registers }),
     budgetsExhausted: new Counter({ name: "forge_budgets_exhausted_total", help: "Runs or requests that gave up because a budget ran out, by budget.", labelNames: ["surface", "kind"] as const, registers }),
     tokens: new Counter({ name: "forge_tokens_total", help: "Tokens the backends reported, by model and direction (input, output).", labelNames: ["surface", "backend", "model", "direction"] as const, registers }),
     jobs: new Counter({ name: "forge_jobs_total", help: "Queue jobs finished by a worker, by outcome.", labelNames: ["queue", "outcome"] as const, registers }),

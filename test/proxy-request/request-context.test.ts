@@ -113,7 +113,7 @@ describe("proxy request context", () => {
     expect(createProxyContext({ requestId: "r", request: forced, options: { ...OPTIONS, injectRespondTool: true } }).respondInjected).toBe(false);
   });
 
-  it("counts failures per budget, spends them, and returns the last answer marked exhausted", () => {
+  it("counts failures per budget, spends them, and returns the last answer marked exhausted, without calls to tools never offered", () => {
     let ctx = answered(call("get_forecast", {}));
     ctx = { ...ctx, verdict: assess(ctx) };
     expect(isBudgetSpent(ctx)).toBe(false);
@@ -127,8 +127,8 @@ describe("proxy request context", () => {
     ctx = { ...ctx, verdict: assess(ctx) };
     expect(isBudgetSpent(ctx)).toBe(true);
     const done = recordExhausted(ctx);
-    expect(done.answer).toEqual({ type: "tool_calls", calls: [{ id: "call_r1_3_0", name: "get_forecast", args: { day: 1 } }] });
-    expect(done.exhausted).toMatchObject({ reason: "retries", attempts: 3 });
+    expect(done.answer).toEqual({ type: "text", content: "" });
+    expect(done.exhausted).toMatchObject({ reason: "retries", attempts: 3, dropped: { unoffered: 1, unofferedNames: ["get_forecast"], overLimit: 0 } });
     expect(done.exhausted!.lastError).toMatch(/UnknownTool/);
   });
 

@@ -84,7 +84,7 @@ describe.each([false, true])("openai SDK, stream %s", (stream) => {
     expect(JSON.stringify(rig.chats()[1]!.body.messages)).toMatch(/city/);
   });
 
-  it("retries exhausted: the last answer as it was, marked in the forge field", async () => {
+  it("retries exhausted: the last answer, marked in the forge field, without the call to a tool never offered", async () => {
     const rig = await proxyRig(() => ({ toolCalls: [{ name: "get_wether", args: { city: "Oslo" } }] }), { proxy: { maxRetries: 1 } });
     if (stream) {
       const chunks = [];
@@ -95,7 +95,11 @@ describe.each([false, true])("openai SDK, stream %s", (stream) => {
       const { data, response } = await openai(rig).chat.completions.create({ model: "qwen3:8b", messages: ask, tools: oaTools }).withResponse();
       expect(response.headers.get("x-forge-exhausted")).toBe("retries");
       expect((data as unknown as { forge: { exhausted: { lastError: string } } }).forge.exhausted.lastError).toContain("get_wether");
-      expect((data.choices[0]!.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function.name).toBe("get_wether");
+      // get_wether was never offered: dropped, said in the forge field and the header, and the answer is its (empty) text.
+      expect(data.choices[0]!.message.tool_calls).toBeUndefined();
+      expect(data.choices[0]!.finish_reason).toBe("stop");
+      expect((data as unknown as { forge: { exhausted: { dropped: unknown } } }).forge.exhausted.dropped).toEqual({ unoffered: 1, unofferedNames: ["get_wether"], overLimit: 0 });
+      expect(response.headers.get("x-forge-dropped-calls")).toBe("1");
     }
     expect(rig.chats()).toHaveLength(2);
     expect(rig.proxy.stats().exhausted).toBe(1);
