@@ -30,7 +30,7 @@ describe("handedOn", () => {
       fc.property(fc.array(name, { maxLength: 200 }), fc.uniqueArray(fc.constantFrom("a", "b", "c"), { maxLength: 3 }), fc.integer({ min: 1, max: 80 }), (names, offered, max) => {
         const { answer, dropped } = handedOn(calls(...names), offered, max);
         const kept = answer.type === "tool_calls" ? answer.calls : [];
-        expect(kept.every((c) => offered.includes(c.name))).toBe(true);
+        expect(kept.every((c) => (offered as readonly string[]).includes(c.name))).toBe(true);
         expect(kept.length).toBeLessThanOrEqual(max);
         expect(kept.length + (dropped?.unoffered ?? 0) + (dropped?.overLimit ?? 0)).toBe(names.length);
         expect(dropped?.unofferedNames.length ?? 0).toBeLessThanOrEqual(8);
