@@ -59,6 +59,9 @@ Serving:
                             other page is refused (403), as is a non-loopback Host on a
                             loopback bind (DNS rebinding)               [FORGE_CORS_ORIGIN, comma-separated]
   --body-limit <bytes>      largest request body, default 16777216 (16 MiB)            [FORGE_BODY_LIMIT]
+  --max-connections <n>     open sockets at most, default 1024 (more are closed at once;
+                            above a thousand, raise ulimit -n too). Headers must arrive
+                            within 10 s and a whole request within 60 s [FORGE_MAX_CONNECTIONS]
   --keep-alive-ms <ms>      stream keep-alive interval while validating, default 5000  [FORGE_KEEP_ALIVE_MS]
   --context-length <tokens> the backends' context window, in place of what they report
                             (Ollama /api/show, llama-server /props n_ctx; a config backend's
@@ -112,6 +115,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       port: { type: "string", default: env.FORGE_PORT ?? "8081" },
       host: { type: "string", default: env.FORGE_HOST ?? "127.0.0.1" },
       "api-key": { type: "string", ...str("FORGE_API_KEY") },
+      "max-connections": { type: "string", ...str("FORGE_MAX_CONNECTIONS") },
       "cors-origin": { type: "string", multiple: true, default: env.FORGE_CORS_ORIGIN === undefined ? [] : env.FORGE_CORS_ORIGIN.split(",").map((o) => o.trim()).filter((o) => o !== "") },
       "body-limit": { type: "string", ...str("FORGE_BODY_LIMIT") },
       "keep-alive-ms": { type: "string", ...str("FORGE_KEEP_ALIVE_MS") },
@@ -149,6 +153,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   const bodyLimitBytes = int("body-limit", values["body-limit"], 1);
   const keepAliveMs = int("keep-alive-ms", values["keep-alive-ms"], 1);
   const contextLength = int("context-length", values["context-length"], 1);
+  const maxConnections = int("max-connections", values["max-connections"], 1);
   const loaded = values.policy === undefined ? undefined : await loadPolicy(values.policy);
   const policy = loaded?.policy;
   const serving = {
@@ -165,6 +170,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
     ...(keepAliveMs !== undefined ? { keepAliveMs } : {}),
     ...(contextLength !== undefined ? { contextLength } : {}),
+    ...(maxConnections !== undefined ? { maxConnections } : {}),
     ...(values["cors-origin"].length > 0 ? { corsOrigins: values["cors-origin"] } : {}),
   };
   if (values.config !== undefined) {

@@ -231,7 +231,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     async listen({ port = 8081, host = "127.0.0.1" } = {}) {
       if (server) throw new InvalidArgumentError("listen", "this proxy is already listening");
       browserPolicy = { loopbackBind: isLoopbackHost(host), corsOrigins: cfg.corsOrigins };
-      const listening = listenOn(app.fetch, port, host);
+      const listening = listenOn(app.fetch, port, host, cfg.connectionLimits);
       server = listening;
       return (await listening).address;
     },

@@ -61,6 +61,10 @@ export interface ProxyOptions extends Partial<Omit<ProxyGuardrailOptions, "polic
    * (403), as is, on a loopback bind, a Host that is not a loopback name (DNS rebinding).
    */
   corsOrigins?: readonly string[];
+  /** Open sockets at most (default 1,024); more are closed as they connect. */
+  maxConnections?: number;
+  /** How long a client may take to send a request's headers (default 10,000 ms); then its socket is cut. */
+  headersTimeoutMs?: number;
 }
 
 const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -114,6 +118,7 @@ export function checkOptions(o: ProxyOptions) {
     traceContent: o.traceContent ?? false,
     contextLength: o.contextLength === undefined ? undefined : positive("contextLength", o.contextLength, 0),
     corsOrigins: corsOrigins(o.corsOrigins),
+    connectionLimits: { maxConnections: o.maxConnections === undefined ? undefined : positive("maxConnections", o.maxConnections, 0), headersTimeoutMs: o.headersTimeoutMs === undefined ? undefined : positive("headersTimeoutMs", o.headersTimeoutMs, 0) },
     model: o.model ?? (o.client as { model?: unknown } | undefined)?.model,
   };
 }
