@@ -9,7 +9,7 @@ import type { Job, Queue, QueueEvents } from "bullmq";
 import { InvalidArgumentError } from "../src/core/index.js";
 import type { InspectionSink } from "../src/runner/options.js";
 import { bullmq } from "../src/queue/packages.js";
-import { assertRedisReachable, closeWorkers, jobIdOf, redactedUrl, redisOptions, startWorkers } from "../src/queue/redis.js";
+import { assertRedisReachable, closeWorkers, jobIdOf, redactUrl, redisOptions, startWorkers } from "../src/queue/redis.js";
 import { waitForJob } from "../src/queue/wait.js";
 import { runConfigFor, withAblation, type BatchOptions, type BatchRow } from "./batch.js";
 import { releaseAll, type EvalFixture } from "./fixture.js";
@@ -73,7 +73,7 @@ export async function runQueuedBatch(options: QueuedBatchOptions): Promise<{ ran
   const reportOutage = (error: Error) => {
     if (outage) return;
     outage = true;
-    (options.log ?? console.error)(`[eval] Redis at ${redactedUrl(options.redis)}: ${error.message} (reconnecting)`);
+    (options.log ?? console.error)(`[eval] Redis at ${redactUrl(options.redis)}: ${error.message} (reconnecting)`);
   };
   try {
     const planned: { key: string; jobId: string; q: { queue: Queue; events: QueueEvents } }[] = [];

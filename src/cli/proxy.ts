@@ -4,6 +4,7 @@
  * environment variable; flags win.
  */
 import { jsonFileFlag } from "../cli-kit/json-file-flag.js";
+import { redactUrl } from "../core/redact.js";
 import { InvalidArgumentError, ProxyConfigError } from "../core/errors.js";
 import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
 import { createForgeMetrics } from "../telemetry/metrics.js";
@@ -214,7 +215,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   const proxy = createProxy({ client, model: values.model, forwardModel: !values["pin-model"], ...serving });
   const mode = backend === "llamaserver" || backend === "llamafile" ? ` mode ${values.mode ?? "auto"}${(values.mode ?? "auto") === "auto" ? " (native tools first; falls back to prompt mode once if the server refuses them, and logs it)" : ""}` : "";
   return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, async () => {
-    console.log(`  backend: ${backend} ${values.model}${baseUrl ? ` at ${baseUrl}` : ""}${mode}`);
+    console.log(`  backend: ${backend} ${values.model}${baseUrl ? ` at ${redactUrl(baseUrl)}` : ""}${mode}`);
     await reportBackend(client, values.model!);
   });
 }
@@ -318,7 +319,7 @@ async function reportFleet(proxy: ProxyServer, config: ResolvedProxyConfig): Pro
     const def = config.backends[b.name]!;
     const url = def.baseUrl ?? DEFAULT_BASE_URLS[def.backend];
     const limit = b.maxConcurrent === null ? "no limit" : `${b.maxConcurrent} at once`;
-    const line = `  backend ${b.name}: ${def.backend} ${def.model}${url ? ` at ${url}` : ""}, ${limit}: ${b.up ? "up" : `DOWN (${b.lastError ?? "no answer"})`}`;
+    const line = `  backend ${b.name}: ${def.backend} ${def.model}${url ? ` at ${redactUrl(url)}` : ""}, ${limit}: ${b.up ? "up" : `DOWN (${b.lastError ?? "no answer"})`}`;
     if (b.up) console.log(line);
     else console.warn(line);
   }

@@ -6,19 +6,11 @@
  */
 import path from "node:path";
 import { StoreError } from "../core/errors.js";
+import { withoutCredentials } from "../core/redact.js";
 import type { RunLaunch, RunStore } from "../persistence/run-store.js";
 import { assertRunLaunch } from "../runner/options.js";
 import { simProfile, type BackendFlags } from "../cli-kit/backends.js";
 import { recordedFlag, type HintFlags } from "../cli-kit/resume-command.js";
-
-/** A URL as recorded: without a user and password (a record is no place for a credential). */
-function withoutCredentials(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.username === "" && parsed.password === "") return url;
-  parsed.username = "";
-  parsed.password = "";
-  return parsed.href;
-}
 
 /**
  * The launch of a run of the module at `modulePath` on `backend` with these settings (after

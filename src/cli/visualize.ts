@@ -9,7 +9,7 @@ import { buildPageInCheckout } from "../../visualizer/page-files.js";
 import { cliCommand } from "../cli-kit/cli-command.js";
 import { createVisualizer } from "../../visualizer/server.js";
 import { forwardToStately, statelyInspector } from "../../visualizer/stately.js";
-import { redactedUrl } from "../core/redacted-url.js";
+import { redactUrl } from "../core/redact.js";
 import { DEMO_APPROVAL_ABOVE_USD, supplierQuoteWorkflow } from "./demo-workflow.js";
 import { loadWorkflow } from "./workflow-module.js";
 import { intFlag } from "../cli-kit/int-flag.js";
@@ -99,7 +99,7 @@ export async function visualizeMain(args: readonly string[], signals: NodeJS.Eve
     return 1;
   }
   console.log(`forge-ts visualizer on ${url}  (page ${(visualizer.pageBytes / 1024).toFixed(1)} KiB, no outside requests)`);
-  console.log(`  stored runs: ${opened ? opened.label : "none (--no-store)"}; replayable workflows: ${workflows.map((w) => w.name).join(", ")}${values.redis ? `; queues on ${redactedUrl(values.redis)}` : ""}`);
+  console.log(`  stored runs: ${opened ? opened.label : "none (--no-store)"}; replayable workflows: ${workflows.map((w) => w.name).join(", ")}${values.redis ? `; queues on ${redactUrl(values.redis)}` : ""}`);
   const flag = `--visualize${port === 4848 ? "" : ` --visualizer-url ${url}`}`;
   console.log(`  watch a run: ${cliCommand()} demo ${flag}, or WorkflowRunner({ inspect: visualizerInspector("${url}") })`);
 

@@ -6,7 +6,7 @@
 import { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
-import { assertRedisReachable, redactedUrl, redisOptions } from "../queue/redis.js";
+import { assertRedisReachable, redactUrl, redisOptions } from "../queue/redis.js";
 import { startRunWorker } from "../queue/run-worker.js";
 import { assertBackend, runClients, type LoadedWorkflow } from "../cli-kit/backends.js";
 import { positiveInt } from "../cli-kit/run-cli.js";
@@ -155,7 +155,7 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
     closers.push(startEvalWorker({ redis: values.redis, backends: evalBackends, concurrency, lockDurationMs, ...(inspect ? { inspect } : {}) }).close);
   }
   console.log(
-    `forge-ts worker ${process.pid} on ${redactedUrl(values.redis)}: ${[
+    `forge-ts worker ${process.pid} on ${redactUrl(values.redis)}: ${[
       modules.length > 0 ? `runs of ${modules.join(", ")} (store ${storeSpec(values.store, ".forge")})` : "",
       evalBackends.length > 0 ? `eval jobs of ${evalBackends.join(", ")}` : "",
     ]

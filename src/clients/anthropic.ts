@@ -4,6 +4,7 @@
  * calls the Messages API and maps the answer back to an LLMResponse. The SDK never retries
  * (`maxRetries: 0`): retries belong to the loop.
  */
+import { registerSecret } from "../core/redact.js";
 import { propagation } from "@opentelemetry/api";
 import type Anthropic from "@anthropic-ai/sdk";
 import { BackendError, InvalidArgumentError, StreamError } from "../core/errors.js";
@@ -105,6 +106,7 @@ export class AnthropicClient implements LLMClient {
     this.toolChoice = toolChoice;
     this.thinking = thinking;
     this.sdkOptions = { apiKey, baseURL, maxRetries: 0, timeout: timeoutMs, logLevel: "off" };
+    registerSecret(apiKey);
   }
 
   private sdk(): Promise<Anthropic> {

@@ -5,6 +5,7 @@
  * with an HTTP error that means "no native tools" (see rejectsNativeTools), prompt from then
  * on — logged and visible as `resolvedMode`).
  */
+import { registerSecret } from "../core/redact.js";
 import { BackendError, ContextDiscoveryError, InvalidArgumentError } from "../core/errors.js";
 import type { ContextLengthOptions, CountTokensOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
 import type { OpenAIWireMessage, WireMessage } from "../core/wire-messages.js";
@@ -106,6 +107,7 @@ export class LlamafileClient implements LLMClient {
     this.cachePrompt = checkBoolean(o.cachePrompt, "cachePrompt") ?? true;
     const apiKey = checkString(o.apiKey, "apiKey", false);
     this.#auth = apiKey === undefined ? undefined : { authorization: `Bearer ${apiKey}` };
+    registerSecret(apiKey);
     const slot = o.slotId;
     if (slot !== undefined && (typeof slot !== "number" || !Number.isInteger(slot) || slot < 0)) {
       throw new InvalidArgumentError("slotId", `must be a non-negative integer, got ${JSON.stringify(slot)}`);

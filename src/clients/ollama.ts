@@ -3,6 +3,7 @@
  * switch, `num_ctx` and the model's trained context length (/api/show). Messages arrive
  * already serialized in the "ollama" format.
  */
+import { registerSecret } from "../core/redact.js";
 import { clientSampling } from "../models/sampling.js";
 import { BackendError, ContextDiscoveryError, InvalidArgumentError, StreamError, ThinkingNotSupportedError } from "../core/errors.js";
 import type { ContextLengthOptions, LLMClient, LLMResponse, ModelInfo, SendOptions, StreamChunk, Usage } from "../core/llm.js";
@@ -91,6 +92,7 @@ export class OllamaClient implements LLMClient {
     this.think = checkBoolean(o.think, "think");
     const apiKey = checkString(o.apiKey, "apiKey", false);
     this.#auth = apiKey === undefined ? undefined : { authorization: `Bearer ${apiKey}` };
+    registerSecret(apiKey);
     const extra = { ...checkRecord(o.options, "options") };
     if ("num_ctx" in extra) throw new InvalidArgumentError("options.num_ctx", "use numCtx / setNumCtx() instead");
     this.numCtx = checkPositiveInt(o.numCtx, "numCtx");

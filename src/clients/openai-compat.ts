@@ -2,6 +2,7 @@
  * Any OpenAI-compatible chat-completions endpoint (vLLM, LM Studio, gateways): native tools,
  * bearer auth, usage capture, and the same content rescue as every other client.
  */
+import { registerSecret } from "../core/redact.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { ContextLengthOptions, LLMClient, LLMResponse, ModelInfo, RequestOverrides, SendOptions, StreamChunk, Usage } from "../core/llm.js";
 import type { WireMessage } from "../core/wire-messages.js";
@@ -68,6 +69,7 @@ export class OpenAICompatClient implements LLMClient {
     }
     this.headers = { ...(headers as Record<string, string>) };
     if (apiKey !== undefined) this.headers.authorization = `Bearer ${apiKey}`;
+    registerSecret(apiKey);
   }
 
   async send(messages: WireMessage[], tools?: ToolSpec[], options: SendOptions = {}): Promise<LLMResponse> {

@@ -11,7 +11,7 @@
  * a Windows drive letter stays a path; a relative directory whose name has a colon is written
  * `./name:x`.
  */
-import { redactedUrl } from "../core/redacted-url.js";
+import { redactUrl } from "../core/redact.js";
 import { InvalidArgumentError } from "../core/errors.js";
 
 export type StoreKind = "directory" | "libsql" | "postgres";
@@ -51,4 +51,4 @@ export function parseStoreSpec(spec: string, argument = "--store"): StoreKind {
 }
 
 /** The value for errors and logs: a password in a URL is shown as "***". */
-export const redactedSpec: (spec: string) => string = redactedUrl;
+export const redactedSpec: (spec: string) => string = redactUrl;

@@ -8,6 +8,7 @@
  * in `details`.
  */
 import { ForgeError } from "../core/errors.js";
+import { redactText } from "../core/redact.js";
 
 /** The proxy's front doors: /v1/chat/completions, /v1/messages, /v1/responses, /api/chat (Ollama). */
 export type Dialect = "openai" | "anthropic" | "responses" | "ollama";
@@ -41,7 +42,7 @@ export class HttpError extends Error {
     readonly headers: Record<string, string> = {},
     readonly details: HttpErrorDetails = {},
   ) {
-    super(message);
+    super(redactText(message));
     this.name = "HttpError";
   }
 

@@ -12,6 +12,7 @@ import { every } from "hono/combine";
 import { browserGuard, jsonOnly, type BrowserPolicy } from "../server/browser-guard.js";
 import { isLoopbackHost } from "../server/is-loopback-host.js";
 import { InvalidArgumentError } from "../core/errors.js";
+import { registerSecret } from "../core/redact.js";
 import { createForgeMetrics, metricsResponse, type ForgeMetrics } from "../telemetry/metrics.js";
 import type { HealthReport } from "./fleet/backend-health.js";
 import { fleetFromConfig, fleetOfOne } from "./fleet/fleet.js";
@@ -59,6 +60,8 @@ export interface ProxyServer {
  */
 export function createProxy(options: ProxyOptions): ProxyServer {
   const cfg = checkOptions(options);
+  // The callers' key is never echoed back (src/core/redact.ts).
+  registerSecret(options.apiKey);
   const client = options.client;
   const fleet = options.config !== undefined ? fleetFromConfig(options.config, options.model) : fleetOfOne(client!, typeof cfg.model === "string" ? cfg.model : "");
   const defaultModel = fleet.defaultModel;

@@ -21,7 +21,7 @@ import { OllamaClient } from "../clients/ollama.js";
 import { isBackendError } from "../clients/http.js";
 import { isPlainObject } from "../core/json-value.js";
 import type { ModelInfo } from "../core/llm.js";
-import { redactedUrl } from "../core/redacted-url.js";
+import { redactUrl } from "../core/redact.js";
 import { errorRecord, HttpError, toHttpError } from "../proxy-request/http-error.js";
 import type { BackendWindows } from "./backend-windows.js";
 import type { Fleet } from "./fleet/fleet.js";
@@ -123,7 +123,7 @@ export function mountOllamaApi(app: Hono, o: OllamaApiOptions): void {
   for (const path of MANAGEMENT) {
     app.all(path, (c) => {
       o.refused();
-      const where = fleet.pool.backends.map((b) => (b.client instanceof OllamaClient ? redactedUrl(b.client.baseUrl) : undefined)).find((u) => u !== undefined);
+      const where = fleet.pool.backends.map((b) => (b.client instanceof OllamaClient ? redactUrl(b.client.baseUrl) : undefined)).find((u) => u !== undefined);
       const instead = where === undefined ? "manage models on the backend itself" : `manage models on the Ollama backend directly (OLLAMA_HOST=${where} ollama pull …)`;
       return new HttpError(403, "invalid_request_error", `${c.req.method} ${c.req.path} is not proxied: the forge-ts proxy serves chat, not model management; ${instead}`).render("ollama");
     });

@@ -16,7 +16,7 @@
 import type { Redis } from "ioredis";
 import { ioredis } from "./packages.js";
 import { ServerError } from "../core/errors.js";
-import { redactedUrl } from "../core/redacted-url.js";
+import { redactUrl } from "../core/redact.js";
 import { isAuthError, isConnectionError, REDIS_SOCKET_TIMEOUT_MS, redisOptions, redisUnavailable } from "./redis.js";
 
 export interface GatedClient {
@@ -75,7 +75,7 @@ export function gatedClient(url: string, connectTimeoutMs: number, replyTimeoutM
         return await operation();
       } catch (error) {
         if (isReplyTimeout(error)) {
-          throw new ServerError(`Redis at ${redactedUrl(url)} gave no reply within ${replyTimeoutMs} ms (a network partition, or a server that hangs); the call may or may not have taken effect`, "", { cause: error });
+          throw new ServerError(`Redis at ${redactUrl(url)} gave no reply within ${replyTimeoutMs} ms (a network partition, or a server that hangs); the call may or may not have taken effect`, "", { cause: error });
         }
         throw isConnectionError(error) ? redisUnavailable(url, lastError ?? error) : error;
       }

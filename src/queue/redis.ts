@@ -10,7 +10,7 @@
 import type { Processor, RedisOptions, Worker } from "bullmq";
 import { bullmq, ioredis } from "./packages.js";
 import { InvalidArgumentError, ServerError } from "../core/errors.js";
-import { redactedUrl } from "../core/redacted-url.js";
+import { redactUrl } from "../core/redact.js";
 
 /** How long connecting (TCP, and TLS for rediss://) may take before ioredis tries again. */
 const REDIS_CONNECT_TIMEOUT_MS = 10_000;
@@ -121,8 +121,8 @@ export function isAuthError(error: unknown): boolean {
 export function redisUnavailable(url: string, error: unknown, hint = "check the URL"): ServerError {
   const reason = (error as Error | undefined)?.message ?? String(error);
   return isAuthError(error)
-    ? new ServerError(`Redis at ${redactedUrl(url)} refused the credentials (${reason}): check the user and password in the URL`, "", { cause: error })
-    : new ServerError(`Redis at ${redactedUrl(url)} does not answer (${reason}): start it, or ${hint}`, "", { cause: error });
+    ? new ServerError(`Redis at ${redactUrl(url)} refused the credentials (${reason}): check the user and password in the URL`, "", { cause: error })
+    : new ServerError(`Redis at ${redactUrl(url)} does not answer (${reason}): start it, or ${hint}`, "", { cause: error });
 }
 
 /**
@@ -147,7 +147,7 @@ export async function assertRedisReachable(url: string, timeoutMs = 3_000): Prom
 }
 
 // Outside the queue so that commands without BullMQ (forge-ts visualize) redact the same way.
-export { redactedUrl };
+export { redactUrl };
 
 /**
  * BullMQ workers on `queues`, one processor for all: the lock of lockOptions, connection

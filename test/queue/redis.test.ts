@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jobIdOf, lockOptions, redactedUrl, redisOptions } from "../../src/queue/redis.js";
+import { jobIdOf, lockOptions, redactUrl, redisOptions } from "../../src/queue/redis.js";
 
 describe("redis helpers", () => {
   it("reads a redis URL into BullMQ connection options that wait out an outage", () => {
@@ -23,8 +23,8 @@ describe("redis helpers", () => {
   });
 
   it("hides a password in logged URLs", () => {
-    expect(redactedUrl("redis://:s3cret@h:6379/2")).toBe("redis://:***@h:6379/2");
-    expect(redactedUrl("redis://h:6379")).toBe("redis://h:6379");
+    expect(redactUrl("redis://:s3cret@h:6379/2")).toBe("redis://:***@h:6379/2");
+    expect(redactUrl("redis://h:6379")).toBe("redis://h:6379");
   });
 
   it("derives the stalled check from the lock", () => {

@@ -2,6 +2,7 @@
  * Errors from backends and their setup: budget and hardware discovery, HTTP and streams, model
  * contracts, servers, the proxy fleet.
  */
+import { redactText } from "../redact.js";
 import { ForgeError } from "./forge-error.js";
 
 export class BudgetResolutionError extends ForgeError {
@@ -44,13 +45,16 @@ export class ContextDiscoveryError extends ForgeError {
 /** An unexpected HTTP answer (or read timeout, as 408) from the LLM backend. */
 export class BackendError extends ForgeError {
   override readonly code: string = "FORGE_BACKEND";
+  /** The backend's answer, redacted (a backend may echo the key it refused). */
+  readonly body: string;
   constructor(
     readonly statusCode: number,
-    readonly body: string,
+    body: string,
     message?: string,
     options?: { cause?: unknown },
   ) {
     super(message ?? `Backend answered HTTP ${statusCode}: ${body.trim() === "" ? "(empty body)" : body.slice(0, 500)}`, options);
+    this.body = redactText(body);
   }
   override get data() {
     return { statusCode: this.statusCode, body: this.body };

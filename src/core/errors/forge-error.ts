@@ -2,6 +2,8 @@
  * The base class every forge-ts error extends, its JSON form, and the error for a bad option.
  */
 
+import { redactText } from "../redact.js";
+
 const kForgeError = Symbol.for("forge-ts.error");
 
 export interface ErrorJSON {
@@ -16,7 +18,8 @@ export class ForgeError extends Error {
   readonly [kForgeError] = true;
 
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    // Secrets never leave in a message: URL credentials, configured keys (src/core/redact.ts).
+    super(redactText(message), options);
     this.name = new.target.name;
   }
 

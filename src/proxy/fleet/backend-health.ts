@@ -5,6 +5,7 @@
  * skipping a backend it believes down) — no timer runs while nobody asks; and the pool's own
  * requests (one that could not connect marks its backend down, one that succeeded marks it up).
  */
+import { redactText } from "../../core/redact.js";
 import { httpCall, isBackendError } from "../../clients/http.js";
 import type { LLMClient } from "../../core/llm.js";
 
@@ -131,7 +132,7 @@ export class BackendHealth {
   #set(entry: Entry, error: string | undefined): void {
     const changed = entry.up !== (error === undefined);
     entry.up = error === undefined;
-    entry.lastError = error ?? entry.lastError;
+    entry.lastError = error === undefined ? entry.lastError : redactText(error);
     entry.checkedAt = performance.now();
     if (changed) for (const listener of this.#listeners) listener();
   }
