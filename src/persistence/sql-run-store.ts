@@ -86,9 +86,11 @@ export type SqlRunStoreOptions = (
  * const runner = new WorkflowRunner({ client, contextManager, store });
  */
 export class SqlRunStore extends SessionViews implements RunStore {
-  /** The database, as named in error locations (`sqlite:<url>#<table>/<runId>`). */
+  /** The database, as named in error locations (`sqlite:<url>#<table>/<runId>`), without credentials. */
   readonly url: string;
   readonly #given: Client | undefined;
+  /** The URL as given, credentials included: for connecting only. */
+  readonly #url: string;
   readonly #leaseMs: number;
   readonly #autoRenew: boolean | undefined;
   #ready: Promise<Client> | undefined;
@@ -100,7 +102,8 @@ export class SqlRunStore extends SessionViews implements RunStore {
     if (client === undefined && (typeof url !== "string" || storeKindOf(url) !== "libsql")) {
       throw new InvalidArgumentError("url", `expected a libSQL URL such as "file:runs.db", "libsql://host" or ":memory:", got ${typeof url === "string" ? JSON.stringify(redactedSpec(url)) : typeof url}`);
     }
-    this.url = url ?? "client";
+    this.#url = url ?? "client";
+    this.url = url === undefined ? "client" : redactedSpec(url);
     this.#given = client;
     this.#leaseMs = leaseMsOption(options.leaseMs);
     this.#autoRenew = options.autoRenew;
@@ -261,8 +264,8 @@ export class SqlRunStore extends SessionViews implements RunStore {
   async #open(): Promise<Client> {
     // One connection for a local database: PRAGMA synchronous is per connection, and libSQL runs
     // each statement synchronously, so a pool would add nothing but connections without it.
-    const local = /^(file:|:memory:)/i.test(this.url);
-    const client = this.#given ?? createClient({ url: this.url, ...(local ? { concurrency: 1, timeout: BUSY_TIMEOUT } : {}) });
+    const local = /^(file:|:memory:)/i.test(this.#url);
+    const client = this.#given ?? createClient({ url: this.#url, ...(local ? { concurrency: 1, timeout: BUSY_TIMEOUT } : {}) });
     try {
       if (client.protocol === "file") {
         await client.execute("PRAGMA journal_mode=WAL");

@@ -44,6 +44,8 @@ describe("launchOf", () => {
       recommendedSampling: true,
     });
     expect(launchOf("/w/wf.mjs", "ollama", { model: "m", baseUrl: "http://gpu:11434" }).baseUrl).toBe("http://gpu:11434");
+    // A token in the query is a credential too: the record keeps the rest of the query.
+    expect(launchOf("/w/wf.mjs", "llamaserver", { model: "m", baseUrl: "http://gpu:8080/v1?token=t0ken&x=1" }).baseUrl).toBe("http://gpu:8080/v1?x=1");
   });
 });
 

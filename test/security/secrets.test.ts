@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { LlamafileClient } from "../../src/clients/llamafile.js";
 import { OllamaClient } from "../../src/clients/ollama.js";
 import { isCredentialParam, redactText, redactUrl, withoutCredentials } from "../../src/core/redact.js";
+import { SqlRunStore } from "../../src/persistence/sql-run-store.js";
 import { createProxy } from "../../src/proxy/create-proxy.js";
 import { sendJson, useFakeServers } from "../clients/support/fake-server.js";
 import { cliArgs } from "../support/cli.js";
@@ -34,6 +35,16 @@ describe("redaction rules", () => {
     expect(redactText(`No usable HTTP answer from http://u:${PASS}@h:1/api/chat?key=${TOKEN}: refused`)).toBe("No usable HTTP answer from http://u:***@h:1/api/chat?key=***: refused");
     for (const name of ["token", "api_key", "apiKey", "authToken", "access_token", "X-Amz-Signature", "sig", "password", "client_secret", "auth"]) expect([name, isCredentialParam(name)]).toEqual([name, true]);
     for (const name of ["model", "stream", "format", "keep_alive"]) expect([name, isCredentialParam(name)]).toEqual([name, false]);
+  });
+});
+
+describe("marker secrets in a store URL", () => {
+  it("a libSQL authToken is in no store error", async () => {
+    const store = new SqlRunStore({ url: `libsql://127.0.0.1:9?authToken=${TOKEN}` });
+    const error = (await store.latest("r1").catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(Error);
+    expect(leaks(`${error.message} ${JSON.stringify(error)} ${String(error.stack)}`)).toEqual([]);
+    await store.close();
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * Errors from snapshots and run stores: validation, leases and their fencing, session turns.
  */
+import { redactText } from "../redact.js";
 import { ForgeError } from "./forge-error.js";
 
 /** A persisted snapshot cannot be restored (other machine version, unresolvable services). */
@@ -26,13 +27,16 @@ export class SnapshotError extends ForgeError {
 export class StoreError extends ForgeError {
   override readonly code: string = "FORGE_STORE";
   readonly unreachable: boolean;
+  /** Where it failed (`sqlite:<url>#<table>/<runId>`), without the URL's credentials. */
+  readonly location: string;
   constructor(
     message: string,
     readonly runId: string | undefined,
-    readonly location: string,
+    location: string,
     options?: { cause?: unknown; unreachable?: boolean },
   ) {
     super(message, options);
+    this.location = redactText(location);
     this.unreachable = options?.unreachable ?? false;
   }
   override get data() {
