@@ -7,6 +7,7 @@
 import { BackendError, StreamError } from "../core/errors.js";
 import type { LLMResponse, ModelInfo, StreamChunk, ToolCall, Usage } from "../core/llm.js";
 import { isPlainObject } from "../core/json-value.js";
+import { setOwn } from "../core/set-own.js";
 import type { ToolSpec } from "../core/tool.js";
 import { extractToolCalls, splitReasoning } from "../parsing/index.js";
 import type { Context } from "@opentelemetry/api";
@@ -279,6 +280,6 @@ export async function listOpenAIModels(
  */
 export function toolsForRescue(tools: readonly ToolSpec[] | undefined): { availableTools: string[]; schemas: Record<string, unknown> } {
   const schemas: Record<string, unknown> = {};
-  for (const t of tools ?? []) schemas[t.name] = t.parameters;
+  for (const t of tools ?? []) setOwn(schemas, t.name, t.parameters);
   return { availableTools: (tools ?? []).map((t) => t.name), schemas };
 }

@@ -5,6 +5,7 @@
  */
 import type { RequestOverrides, ToolChoice } from "../core/llm.js";
 import { isPlainObject } from "../core/json-value.js";
+import { assignOwn, setOwn } from "../core/set-own.js";
 
 /**
  * Body fields the client sets for every request: a caller's value would break the exchange (the
@@ -32,7 +33,7 @@ export const ANTHROPIC_BODY_FIELDS: ReadonlySet<string> = new Set(["max_tokens",
 export function openAIBody(body: Record<string, unknown>, overrides: RequestOverrides | undefined): Record<string, unknown> {
   if (!overrides) return body;
   const out = { ...body };
-  for (const [key, value] of Object.entries(overrides.body ?? {})) if (!CLIENT_OWNED_FIELDS.has(key) && !OLLAMA_ONLY_FIELDS.has(key)) out[key] = value;
+  for (const [key, value] of Object.entries(overrides.body ?? {})) if (!CLIENT_OWNED_FIELDS.has(key) && !OLLAMA_ONLY_FIELDS.has(key)) setOwn(out, key, value);
   if (overrides.model !== undefined) out.model = overrides.model;
   if (overrides.toolChoice !== undefined && Array.isArray(out.tools) && out.tools.length > 0) out.tool_choice = overrides.toolChoice;
   return out;
@@ -67,7 +68,7 @@ export function splitOllamaOptions(options: Readonly<Record<string, unknown>>): 
   for (const [key, value] of Object.entries(options)) {
     const name = OPENAI_NAME_OF_OPTION.get(key);
     if (name !== undefined) out.openai[name] = value;
-    else out.rest[key] = value;
+    else setOwn(out.rest, key, value);
   }
   return out;
 }
@@ -112,9 +113,10 @@ export function ollamaBody(body: Record<string, unknown>, overrides: RequestOver
   const options: Record<string, unknown> = isPlainObject(out.options) ? { ...out.options } : {};
   for (const [key, value] of Object.entries(overrides.body ?? {})) {
     if (value === null || value === undefined) continue;
-    const option = OLLAMA_OPTIONS[key];
+    // Own keys only: a caller's "constructor" field must not read Object.prototype's.
+    const option = Object.hasOwn(OLLAMA_OPTIONS, key) ? OLLAMA_OPTIONS[key] : undefined;
     if (option !== undefined) options[option] = key === "stop" && typeof value === "string" ? [value] : value;
-    else if (key === "options" && isPlainObject(value)) Object.assign(options, value);
+    else if (key === "options" && isPlainObject(value)) assignOwn(options, value);
     // The caller's `think` (an Ollama door's: a boolean or a level) replaces the client's own.
     else if (key === "keep_alive" || key === "format" || key === "think") out[key] = value;
     // Ollama's thinking level ("low" | "medium" | "high", gpt-oss and kin) rides on `think`.

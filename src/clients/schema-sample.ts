@@ -12,6 +12,7 @@
  */
 import { SchemaOracleError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
+import { setOwn } from "../core/set-own.js";
 import type { JSONSchema } from "../core/tool.js";
 import { canonicalJson } from "../guardrails/canonical-json.js";
 import { compilePattern, samplePattern } from "./pattern-sample.js";
@@ -130,7 +131,7 @@ function flatten(schema: JSONSchema, site: Site): JSONSchema {
       if (!isPlainObject(part)) throw gap(site, "allOf", "each part must be a schema object");
       for (const [key, value] of Object.entries(part)) {
         if (Object.hasOwn(merged, key) && canonicalJson(merged[key]) !== canonicalJson(value)) throw gap(site, "allOf", `its parts both constrain "${key}"`);
-        merged[key] = value;
+        setOwn(merged, key, value);
       }
     }
     return merged;
@@ -270,6 +271,6 @@ function sampleObject(schema: JSONSchema, site: Site): Record<string, unknown> {
   const max = num(schema.maxProperties) ?? Infinity;
   if (keys.length > max) throw gap(site, "maxProperties", `${keys.length} required properties but maxProperties is ${max}`);
   const out: Record<string, unknown> = {};
-  for (const key of keys) out[key] = sample(schemaOf(key), child(site, key, key));
+  for (const key of keys) setOwn(out, key, sample(schemaOf(key), child(site, key, key)));
   return out;
 }

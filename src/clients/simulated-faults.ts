@@ -3,6 +3,7 @@
  * `applicableMistakes` says which make sense this turn; `injectMistake` produces one.
  */
 import { isPlainObject } from "../core/json-value.js";
+import { assignOwn, setOwn } from "../core/set-own.js";
 import type { JSONSchema, Prerequisite, ToolSpec } from "../core/tool.js";
 import type { Workflow } from "../core/workflow.js";
 import { renderToolCalls, RESCUE_FORMATS, supportsParallel, type RescueFormat } from "../parsing/index.js";
@@ -73,8 +74,8 @@ function prerequisiteMet(p: Prerequisite, args: Record<string, unknown>, view: O
 /** Values the model might reuse when it improvises a call: args of earlier and correct calls. */
 function borrowable(ctx: FaultContext): Record<string, unknown> {
   const pool: Record<string, unknown> = {};
-  for (const r of ctx.view.results) Object.assign(pool, r.args);
-  if (ctx.correct.kind === "calls") for (const c of ctx.correct.calls) if (isPlainObject(c.args)) Object.assign(pool, c.args);
+  for (const r of ctx.view.results) assignOwn(pool, r.args);
+  if (ctx.correct.kind === "calls") for (const c of ctx.correct.calls) if (isPlainObject(c.args)) assignOwn(pool, c.args);
   delete pool._invalid_arguments;
   return pool;
 }
@@ -111,17 +112,22 @@ export function improviseArgs(spec: ToolSpec | undefined, pool: Record<string, u
   const props = properties(spec);
   const required = new Set(requiredOf(spec));
   for (const [key, schema] of Object.entries(props)) {
-    if (key in pool && fits(pool[key], schema)) args[key] = pool[key];
-    else if (!required.has(key)) continue;
-    else if (Array.isArray(schema.enum) && schema.enum.length > 0) args[key] = rng.pick(schema.enum);
-    else if (typeOf(schema) === "integer") args[key] = 1 + rng.int(100);
-    else if (typeOf(schema) === "number") args[key] = Math.round(rng.next() * 10000) / 100;
-    else if (typeOf(schema) === "boolean") args[key] = rng.chance(0.5);
-    else if (typeOf(schema) === "array") args[key] = [];
-    else if (typeOf(schema) === "object") args[key] = {};
-    else args[key] = "unknown";
+    // Own keys only: a property named "constructor" must not borrow Object.prototype's.
+    if (Object.hasOwn(pool, key) && fits(pool[key], schema)) setOwn(args, key, pool[key]);
+    else if (required.has(key)) setOwn(args, key, placeholder(schema, rng));
   }
   return args;
+}
+
+/** A value of the property's type (or one of its enum values) when nothing seen fits. */
+function placeholder(schema: JSONSchema, rng: Prng): unknown {
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return rng.pick(schema.enum);
+  if (typeOf(schema) === "integer") return 1 + rng.int(100);
+  if (typeOf(schema) === "number") return Math.round(rng.next() * 10000) / 100;
+  if (typeOf(schema) === "boolean") return rng.chance(0.5);
+  if (typeOf(schema) === "array") return [];
+  if (typeOf(schema) === "object") return {};
+  return "unknown";
 }
 
 function nearMissNames(tool: string, taken: readonly string[]): string[] {

@@ -4,6 +4,7 @@
  * (tool arguments, which the context keeps as plain JSON). Anything else (a class instance, a
  * Map, a function, a cycle, nesting past MAX_DEPTH) goes to `structuredClone` whole.
  */
+import { setOwn } from "./set-own.js";
 
 /** Deeper values are left to structuredClone (recursion here is not meant for them). */
 const MAX_DEPTH = 256;
@@ -45,7 +46,7 @@ function copyPlain(value: unknown, depth: number): unknown {
     const item = copyPlain((value as Record<string, unknown>)[key], depth + 1);
     if (item === NOT_PLAIN) return NOT_PLAIN;
     // An own "__proto__" (JSON.parse makes one) stays an own property, not the prototype.
-    if (key === "__proto__") Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    if (key === "__proto__") setOwn(out, key, item);
     else out[key] = item;
   }
   return out;

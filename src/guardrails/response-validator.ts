@@ -7,6 +7,7 @@
  */
 import { InvalidArgumentError } from "../core/errors.js";
 import { isPlainObject } from "../core/json-value.js";
+import { setOwn } from "../core/set-own.js";
 import type { LLMResponse, ToolCall } from "../core/llm.js";
 import type { AnyToolDef } from "../core/tool.js";
 import { extractToolCalls } from "../parsing/index.js";
@@ -122,7 +123,7 @@ function validateCall(call: ToolCall, tools: ValidatorTools, names: readonly str
 function schemasOf(tools: ValidatorTools): Record<string, unknown> | undefined {
   if (isToolNameList(tools)) return undefined;
   const out: Record<string, unknown> = {};
-  for (const [name, tool] of Object.entries(tools)) out[name] = tool.spec.parameters;
+  for (const [name, tool] of Object.entries(tools)) setOwn(out, name, tool.spec.parameters);
   return out;
 }
 

@@ -15,6 +15,7 @@
  * fence holding Python calls (`get_weather(city="Paris")`, one a line), read here too.
  */
 import type { ToolCall } from "../core/llm.js";
+import { setOwn } from "../core/set-own.js";
 import type { CallSpan, ScanContext } from "./call-span.js";
 import { identEnd, makeCall } from "./call-span.js";
 import { nextFinder } from "./json-scan.js";
@@ -225,7 +226,7 @@ class GemmaValueReader {
         if (text.charAt(i) !== ":") return undefined;
         const v = this.read(i + 1);
         if (!v) return undefined;
-        obj[key] = v.value;
+        setOwn(obj, key, v.value);
         i = v.end;
       } else {
         const v = this.read(i);

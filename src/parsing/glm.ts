@@ -3,6 +3,7 @@
  * (the body inside <tool_call> is handed over by hermes.ts). Values follow tagged-value.ts.
  */
 import type { ToolCall } from "../core/llm.js";
+import { setOwn } from "../core/set-own.js";
 import { identEnd, makeTextCall } from "./call-span.js";
 import { nextFinder } from "./json-scan.js";
 import { decodeTaggedValue } from "./tagged-value.js";
@@ -34,8 +35,9 @@ export function parseGlmBody(body: string): ToolCall | undefined {
     if (!body.startsWith(VALUE_OPEN, i)) return undefined;
     const vEnd = valueClose(i);
     if (vEnd < 0) return undefined;
-    text[key] = body.slice(i + VALUE_OPEN.length, vEnd);
-    args[key] = decodeTaggedValue(text[key]);
+    const raw = body.slice(i + VALUE_OPEN.length, vEnd);
+    setOwn(text, key, raw);
+    setOwn(args, key, decodeTaggedValue(raw));
     i = vEnd + VALUE_CLOSE.length;
   }
   return makeTextCall(tool, args, text);

@@ -8,6 +8,7 @@
  * Parameter values are text (typed from the tool's schema by schema-args.ts when known). Each
  * closed invoke is one span; the wrappers are framing that extractToolCalls removes.
  */
+import { setOwn } from "../core/set-own.js";
 import type { CallSpan, ScanContext } from "./call-span.js";
 import { makeCall, makeTextCall } from "./call-span.js";
 import { argsFromText } from "./call-object.js";
@@ -72,12 +73,12 @@ function readInvoke(inner: string, d: Dialect) {
     const attrs = body.slice(keyEnd + 1, tagEnd);
     const inner = body.slice(tagEnd + 1, valueEnd);
     if (/\bstring\s*=\s*"true"/.test(attrs)) {
-      args[key] = inner; // DSML says it is a string: exactly as written (newlines too), never typed
+      setOwn(args, key, inner); // DSML says it is a string: exactly as written (newlines too), never typed
     } else {
       const raw = trimLayout(inner);
       // MiniMax-M2 text, or DSML `string="false"` (JSON): typed from the schema when there is one.
-      text[key] = raw;
-      args[key] = decodeTaggedValue(raw);
+      setOwn(text, key, raw);
+      setOwn(args, key, decodeTaggedValue(raw));
     }
     i = valueEnd + d.paramClose.length;
   }

@@ -5,6 +5,7 @@
  * (that is not a real call and would risk the stack).
  */
 import type { ToolCall } from "../core/llm.js";
+import { setOwn } from "../core/set-own.js";
 import { identEnd, makeCall } from "./call-span.js";
 import { skipWs } from "./json-scan.js";
 
@@ -58,7 +59,7 @@ export class PyReader {
       if (key === undefined || !this.eat("=")) return undefined;
       const v = this.value();
       if (!v.ok) return undefined;
-      args[key] = v.value;
+      setOwn(args, key, v.value);
       if (!this.eat(",") && this.peek() !== ")") return undefined;
     }
     return makeCall(name, args);
@@ -138,7 +139,7 @@ export class PyReader {
       if (!k.ok || !this.eat(":")) return { ok: false };
       const v = this.value(depth + 1);
       if (!v.ok) return v;
-      out[k.value] = v.value;
+      setOwn(out, k.value, v.value);
       if (!this.eat(",") && this.peek() !== "}") return { ok: false };
     }
     return { ok: true, value: out };

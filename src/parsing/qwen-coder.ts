@@ -6,6 +6,7 @@
  * The <tool_call> wrapper is optional: Qwen3-Coder sometimes drops it.
  */
 import type { ToolCall } from "../core/llm.js";
+import { setOwn } from "../core/set-own.js";
 import type { CallSpan, ScanContext } from "./call-span.js";
 import { identEnd, makeCall, makeTextCall } from "./call-span.js";
 import { argsFromText } from "./call-object.js";
@@ -74,8 +75,9 @@ export function parseFunctionBlock(block: string): ToolCall | undefined {
       valueEnd = next >= 0 ? next : body.length;
       after = valueEnd;
     }
-    text[key] = stripLayoutNewlines(body.slice(keyEnd + 1, valueEnd));
-    args[key] = decodeTaggedValue(text[key]);
+    const raw = stripLayoutNewlines(body.slice(keyEnd + 1, valueEnd));
+    setOwn(text, key, raw);
+    setOwn(args, key, decodeTaggedValue(raw));
     i = after;
   }
   return makeTextCall(tool, args, text);

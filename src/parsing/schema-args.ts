@@ -8,6 +8,7 @@
  */
 import type { ToolCall } from "../core/llm.js";
 import { isPlainObject } from "../core/json-value.js";
+import { setOwn } from "../core/set-own.js";
 import { textArgsOf } from "./call-span.js";
 import { tryParseJson } from "./json-scan.js";
 import { decodeTaggedValue, encodeTaggedValue } from "./tagged-value.js";
@@ -23,11 +24,12 @@ export type ToolSchemas = Readonly<Record<string, unknown>>;
  */
 export function typeTextArgs(call: ToolCall, schemas: ToolSchemas | undefined): ToolCall {
   const text = textArgsOf(call);
-  const schema = schemas?.[call.tool];
+  // Own keys only: a call to "__proto__" or "constructor" must not find Object.prototype's.
+  const schema = schemas !== undefined && Object.hasOwn(schemas, call.tool) ? schemas[call.tool] : undefined;
   if (!text || !isPlainObject(schema) || !isPlainObject(call.args)) return call;
   const properties = isPlainObject(schema.properties) ? schema.properties : {};
   const args: Record<string, unknown> = { ...call.args };
-  for (const [key, raw] of Object.entries(text)) args[key] = coerceText(raw, Object.hasOwn(properties, key) ? properties[key] : undefined);
+  for (const [key, raw] of Object.entries(text)) setOwn(args, key, coerceText(raw, Object.hasOwn(properties, key) ? properties[key] : undefined));
   return { ...call, args };
 }
 

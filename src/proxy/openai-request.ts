@@ -12,6 +12,7 @@ import { z } from "zod";
 import { decodeToolArguments } from "../clients/tool-args.js";
 import type { ToolChoice } from "../core/llm.js";
 import { createMessage, MessageType, type Message } from "../core/messages.js";
+import { setOwn } from "../core/set-own.js";
 import type { ToolSpec } from "../core/tool.js";
 import type { OutputFormat } from "../guardrails/structured-output.js";
 import { HttpError } from "../proxy-request/http-error.js";
@@ -70,7 +71,7 @@ export function parseChatCompletionRequest(body: Record<string, unknown>): Proxy
     throw new HttpError(400, "invalid_request_error", `tool_choice names "${choice.function.name}", which is not in tools`);
   }
   const passThrough: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) if (!OWNED.has(key)) passThrough[key] = value;
+  for (const [key, value] of Object.entries(body)) if (!OWNED.has(key)) setOwn(passThrough, key, value);
   const format = outputFormatOf(body.response_format);
   return {
     ...(format === undefined ? {} : { format }),
