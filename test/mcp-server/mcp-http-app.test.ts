@@ -64,6 +64,14 @@ describe("mcpHttpApp", () => {
     expect(app.sessions).toBe(1);
   });
 
+  it("beyond loopback (with a key), takes any Host but still refuses a foreign web page, key or not", async () => {
+    app = mcpHttpApp({ newServer, apiKey: "s3cret" });
+    const foreign = await app.fetch(post(initialize, { authorization: "Bearer s3cret", origin: "http://evil.example" }));
+    expect(foreign.status).toBe(403);
+    const lan = await app.fetch(new Request("http://192.168.1.5:8765/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: "Bearer s3cret" }, body: JSON.stringify(initialize) }));
+    expect(lan.status).toBe(200);
+  });
+
   it("with an API key, refuses callers without it (401, WWW-Authenticate) and serves those with it", async () => {
     app = mcpHttpApp({ newServer, apiKey: "s3cret" });
     const missing = await app.fetch(post(initialize));
