@@ -40,7 +40,8 @@ ${DEMO_APPROVAL_ABOVE_USD} USD waits for a person's approval: the demo approves 
   --base-url <url>     backend URL (ollama http://127.0.0.1:11434, llama-server http://127.0.0.1:8080/v1) [FORGE_BASE_URL]
   --mode <mode>        llamaserver/llamafile: native | prompt | auto (default auto)           [FORGE_MODE]
   --think <bool>       thinking on/off for models that support it                           [FORGE_THINK]
-  --api-key <key>      openai/anthropic key (or OPENAI_API_KEY / ANTHROPIC_API_KEY)
+  --api-key <key>      the backend's key (or OPENAI_API_KEY for openai, ANTHROPIC_API_KEY for
+                       anthropic; none for local servers)
   --recommended-sampling
                        the model card's sampling values (ollama, llamaserver, llamafile; an
                        unknown model is refused)

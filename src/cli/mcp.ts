@@ -46,7 +46,8 @@ Backend:
   --base-url <url>          backend URL (default per backend)                       [FORGE_BASE_URL]
   --mode <mode>             llamaserver/llamafile: native | prompt | auto           [FORGE_MODE]
   --think <bool>            thinking on/off for models that support it             [FORGE_THINK]
-  --backend-api-key <key>   backend credential (else OPENAI_API_KEY / ANTHROPIC_API_KEY) [FORGE_BACKEND_API_KEY]
+  --backend-api-key <key>   the backend's key, on every request (else OPENAI_API_KEY for openai,
+                            ANTHROPIC_API_KEY for anthropic; none for local servers) [FORGE_BACKEND_API_KEY]
   --timeout <ms>            per backend request, default 300000                    [FORGE_TIMEOUT]
   --budget <tokens>         context budget in tokens, default 8192                  [FORGE_BUDGET]
   --max-iterations <n>      model calls per run, default 10

@@ -38,7 +38,8 @@ const BACKEND_FLAGS = `Backend:
   --base-url <url>       backend URL (default per backend)                       [FORGE_BASE_URL]
   --mode <mode>          llamaserver/llamafile: native | prompt | auto           [FORGE_MODE]
   --think <bool>         thinking on/off for models that support it             [FORGE_THINK]
-  --api-key <key>        backend credential (else OPENAI_API_KEY / ANTHROPIC_API_KEY)
+  --api-key <key>        the backend's key (else OPENAI_API_KEY for openai, ANTHROPIC_API_KEY
+                         for anthropic; none for local servers)
   --timeout <ms>         per backend request, default 300000                    [FORGE_TIMEOUT]
   --budget <tokens>      context budget in tokens, default 8192                  [FORGE_BUDGET]
   --max-iterations <n>   model calls per run, default 10
