@@ -1,9 +1,13 @@
 /**
  * Newline-delimited JSON (Ollama's streaming format) as an async generator of parsed values.
  * A line that is not JSON makes the stream malformed: StreamError, which the stream-retry
- * wrapper answers with its one re-request.
+ * wrapper answers with its one re-request. So does a line nested deeper than MAX_JSON_DEPTH
+ * (core/json-text.ts): a model's arguments object that deep would overflow the stack of the
+ * first JSON.stringify it meets, and could never pass the LLMResponse contract anyway.
  */
 import { StreamError } from "../core/errors.js";
+import { parseJsonText } from "../core/json-text.js";
+import { MAX_JSON_DEPTH } from "../core/json-value.js";
 
 /**
  * Split a byte stream into text lines (LF or CRLF). The last line is yielded even without a
@@ -41,12 +45,13 @@ function stripCr(line: string): string {
 export async function* parseNdjson(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<unknown> {
   for await (const line of readLines(body)) {
     if (line.trim().length === 0) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (cause) {
-      throw new StreamError(`Malformed stream: invalid JSON line ${JSON.stringify(line.slice(0, 200))}`, { cause });
+    const parsed = parseJsonText(line, MAX_JSON_DEPTH);
+    if (parsed.ok) {
+      yield parsed.value;
+      continue;
     }
-    yield value;
+    const shown = JSON.stringify(line.slice(0, 200));
+    if (parsed.reason === "depth") throw new StreamError(`Malformed stream: a line nested deeper than ${MAX_JSON_DEPTH} levels ${shown}`);
+    throw new StreamError(`Malformed stream: invalid JSON line ${shown}`, { cause: parsed.cause });
   }
 }

@@ -6,7 +6,8 @@
  */
 import { BackendError, StreamError } from "../core/errors.js";
 import type { LLMResponse, ModelInfo, StreamChunk, ToolCall, Usage } from "../core/llm.js";
-import { isPlainObject } from "../core/json-value.js";
+import { MAX_DECODED_JSON_DEPTH } from "../core/json-text.js";
+import { isPlainObject, tooDeepPath } from "../core/json-value.js";
 import { setOwn } from "../core/set-own.js";
 import type { ToolSpec } from "../core/tool.js";
 import { extractToolCalls, splitReasoning } from "../parsing/index.js";
@@ -66,8 +67,11 @@ export function assembleResponse(message: RawAssistantMessage, options: Assemble
   let rescued = false;
   let format: string | undefined;
   let beside = nonEmpty(split.content);
-  if (toolCalls.length === 0 && options.availableTools.length > 0) {
-    const extracted = extractToolCalls(split.content, options.availableTools, options.schemas);
+  const extracted = toolCalls.length === 0 && options.availableTools.length > 0 ? extractToolCalls(split.content, options.availableTools, options.schemas) : undefined;
+  // Calls nested deeper than the LLMResponse contract takes stay text: that contract would fail
+  // the request for the model's slip, while the validator's own rescue of the same text answers
+  // it with the args-too-deep nudge the model can act on.
+  if (extracted !== undefined && !extracted.toolCalls.some((c) => tooDeepPath(c.args, MAX_DECODED_JSON_DEPTH) !== undefined)) {
     toolCalls = extracted.toolCalls;
     rescued = toolCalls.length > 0;
     format = extracted.format;

@@ -30,11 +30,42 @@ function className(proto: unknown): string {
 
 type Visit = { value: unknown; depth: number; parent?: Visit; key?: string | number };
 
-function visitPath(visit: Visit): string {
+/** The path to `visit`; past `shownKeys` segments it ends in "…" (enough to name a field). */
+function visitPath(visit: Visit, shownKeys = Infinity): string {
   const keys: (string | number)[] = [];
   for (let v: Visit | undefined = visit; v?.parent; v = v.parent) keys.push(v.key!);
-  const path = keys.reverse().map((k) => (typeof k === "number" ? `[${k}]` : `.${k}`)).join("");
-  return path ? path.replace(/^\./, "") : "(root)";
+  keys.reverse();
+  const path = keys.slice(0, shownKeys).map((k) => (typeof k === "number" ? `[${k}]` : `.${k}`)).join("");
+  const more = keys.length > shownKeys ? "…" : "";
+  return path ? path.replace(/^\./, "") + more : "(root)";
+}
+
+/**
+ * The path of the first object or array (in document order) nested deeper than `maxDepth`
+ * levels (`[]` is one level, as for jsonIssue), or undefined when there is none. Iterative, so
+ * hostile nesting cannot overflow the stack here. Only depth is judged: for JSON.parse output,
+ * where nothing else can be wrong.
+ *
+ * @example
+ * tooDeepPath({ a: [[1]] }, 2); // "a[0]"
+ * tooDeepPath({ a: [1] }, 2); // undefined
+ */
+export function tooDeepPath(value: unknown, maxDepth: number, shownKeys = Infinity): string | undefined {
+  const stack: Visit[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    const v = visit.value;
+    if (typeof v !== "object" || v === null) continue;
+    if (visit.depth >= maxDepth) return visitPath(visit, shownKeys);
+    // Children pushed last-first, so the first offender in document order is the one named.
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: visit.depth + 1, parent: visit, key: i });
+      continue;
+    }
+    const keys = Object.keys(v);
+    for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (v as Record<string, unknown>)[keys[i]!], depth: visit.depth + 1, parent: visit, key: keys[i]! });
+  }
+  return undefined;
 }
 
 /**

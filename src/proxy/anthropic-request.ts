@@ -28,7 +28,7 @@ import type { OutputFormat } from "../guardrails/structured-output.js";
 import { HttpError } from "../proxy-request/http-error.js";
 import type { ProxyRequest } from "../proxy-request/proxy-request.js";
 import { partText } from "./content-parts.js";
-import { parseWith, textContent } from "./request-body.js";
+import { decodeArgumentsField, parseWith, textContent } from "./request-body.js";
 import { responseSchemaCheck } from "../proxy-request/request-tools.js";
 import { anthropicTool, backendTools, referencedTools } from "./anthropic-tools.js";
 
@@ -155,7 +155,9 @@ function toMessages(role: "user" | "assistant", content: string | Block[], where
       if (role !== "assistant") throw misplaced(at, b.type, "assistant");
       const use = parseWith(toolUse, b, at);
       names.set(use.id, use.name);
-      calls.push({ name: use.name, args: use.input ?? {}, callId: use.id });
+      // An object as the API defines it; a JSON string (what a client that kept the streamed
+      // input_json_delta text sends) is decoded like the other doors' arguments.
+      calls.push({ name: use.name, args: decodeArgumentsField(use.input ?? {}, `${at}.input`), callId: use.id });
     } else if (b.type === "tool_result") {
       if (role !== "user") throw misplaced(at, b.type, "user");
       const result = parseWith(toolResult, b, at);

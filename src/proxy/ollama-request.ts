@@ -14,7 +14,6 @@
  * an assistant turn's `thinking` is not replayed (as on the Anthropic door).
  */
 import { z } from "zod";
-import { decodeToolArguments } from "../clients/tool-args.js";
 import { splitOllamaOptions } from "../clients/request-overrides.js";
 import { isPlainObject } from "../core/json-value.js";
 import { createMessage, MessageType, type Message, type ToolCallInfo } from "../core/messages.js";
@@ -23,7 +22,7 @@ import type { ProxyRequest } from "../proxy-request/proxy-request.js";
 import { responseSchemaCheck } from "../proxy-request/request-tools.js";
 import { mediaPlaceholder } from "./content-parts.js";
 import { functionTools } from "./openai-request.js";
-import { parseWith, textContent } from "./request-body.js";
+import { decodeArgumentsField, parseWith, textContent } from "./request-body.js";
 
 const toolCall = z.looseObject({
   id: z.string().nullish(),
@@ -106,7 +105,7 @@ function toMessages(messages: readonly WireMessage[]): Message[] {
       case "assistant": {
         const calls = m.tool_calls ?? [];
         if (calls.length === 0) return createMessage("assistant", text, MessageType.TEXT_RESPONSE);
-        open = calls.map((c, j) => ({ name: c.function.name, args: callArgs(c.function.arguments), callId: c.id ?? `call_${i}_${j}` }));
+        open = calls.map((c, j) => ({ name: c.function.name, args: callArgs(c.function.arguments, `messages[${i}].tool_calls[${j}].function.arguments`), callId: c.id ?? `call_${i}_${j}` }));
         return createMessage("assistant", text, MessageType.TOOL_CALL, { toolCalls: [...open] });
       }
       case "tool": {
@@ -127,9 +126,9 @@ function answeredCall(open: readonly ToolCallInfo[], id: string | undefined, nam
 }
 
 /** Ollama sends an object; some clients send OpenAI's JSON string; none means no arguments. */
-function callArgs(raw: unknown): unknown {
+function callArgs(raw: unknown, where: string): unknown {
   if (raw === undefined || raw === null) return {};
-  return isPlainObject(raw) ? raw : decodeToolArguments(raw);
+  return isPlainObject(raw) ? raw : decodeArgumentsField(raw, where);
 }
 
 function withImages(content: string, images: number): string {

@@ -9,7 +9,6 @@
  * role it does not know stays a 400: the role says who said a thing, which cannot be guessed.
  */
 import { z } from "zod";
-import { decodeToolArguments } from "../clients/tool-args.js";
 import type { ToolChoice } from "../core/llm.js";
 import { createMessage, MessageType, type Message } from "../core/messages.js";
 import { setOwn } from "../core/set-own.js";
@@ -17,7 +16,7 @@ import type { ToolSpec } from "../core/tool.js";
 import type { OutputFormat } from "../guardrails/structured-output.js";
 import { HttpError } from "../proxy-request/http-error.js";
 import type { ProxyRequest } from "../proxy-request/proxy-request.js";
-import { parseWith, textContent } from "./request-body.js";
+import { decodeArgumentsField, parseWith, textContent } from "./request-body.js";
 import { responseSchemaCheck } from "../proxy-request/request-tools.js";
 
 const content = z.union([z.string(), z.array(z.looseObject({ type: z.string() })), z.null()]);
@@ -151,7 +150,7 @@ function toMessages(messages: z.infer<typeof message>[]): Message[] {
         const calls = m.tool_calls ?? [];
         if (calls.length === 0) return createMessage("assistant", text, MessageType.TEXT_RESPONSE);
         for (const c of calls) toolNames.set(c.id, c.function.name);
-        const toolCalls = calls.map((c) => ({ name: c.function.name, args: decodeToolArguments(c.function.arguments), callId: c.id }));
+        const toolCalls = calls.map((c, j) => ({ name: c.function.name, args: decodeArgumentsField(c.function.arguments, `messages[${i}].tool_calls[${j}].function.arguments`), callId: c.id }));
         return createMessage("assistant", text, MessageType.TOOL_CALL, { toolCalls });
       }
       case "tool": {

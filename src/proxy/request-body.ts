@@ -4,22 +4,20 @@
  * naming the field, never a crash.
  */
 import type { z } from "zod";
+import { readToolArguments } from "../clients/tool-args.js";
+import { tooDeepPath } from "../core/json-value.js";
 import { HttpError } from "../proxy-request/http-error.js";
 import { partText } from "./content-parts.js";
 
 /** Deeper than any real request (tool schemas included); deeper input is an attack or a bug. */
 export const MAX_JSON_DEPTH = 64;
 
-/** Iterative, so hostile nesting cannot overflow the stack. */
-function depthExceeds(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== "object" || v === null) continue;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return false;
+/** Path segments a depth refusal shows: enough to name the field, not the 10,000 levels under it. */
+const SHOWN_KEYS = 12;
+
+/** The one wording of a depth refusal, for the body and for JSON inside its string fields. */
+function tooDeep(where: string): HttpError {
+  return new HttpError(400, "invalid_request_error", `${where}: nested deeper than ${MAX_JSON_DEPTH} levels`);
 }
 
 /**
@@ -36,10 +34,25 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new HttpError(400, "invalid_request_error", "Request body must be a JSON object");
   }
-  if (depthExceeds(value, MAX_JSON_DEPTH)) {
-    throw new HttpError(400, "invalid_request_error", `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
-  }
+  const deep = tooDeepPath(value, MAX_JSON_DEPTH, SHOWN_KEYS);
+  if (deep !== undefined) throw tooDeep(deep);
   return value as Record<string, unknown>;
+}
+
+/**
+ * A tool call's arguments as a caller sends them in its history: a JSON string (decoded once,
+ * as the backend clients decode theirs: tool-args.ts) or a value already in the body (bounded
+ * by parseJsonObject). JSON in the string nested deeper than MAX_JSON_DEPTH is the caller's 400
+ * naming the field, before anything renders it (the context-window check's JSON.stringify
+ * would overflow the stack on it).
+ *
+ * @example
+ * decodeArgumentsField('{"city":"Oslo"}', "messages[1].tool_calls[0].function.arguments"); // { city: "Oslo" }
+ */
+export function decodeArgumentsField(raw: unknown, where: string): unknown {
+  const { value, tooDeep: deep } = readToolArguments(raw, MAX_JSON_DEPTH);
+  if (deep) throw tooDeep(where);
+  return value;
 }
 
 /** Validate with a zod schema; the first issue becomes the message, path included. */

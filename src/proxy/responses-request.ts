@@ -12,13 +12,12 @@
  * `background` — is a 400 that says to send the whole conversation instead.
  */
 import { z } from "zod";
-import { decodeToolArguments } from "../clients/tool-args.js";
 import { createMessage, MessageType, type Message } from "../core/messages.js";
 import type { OutputFormat } from "../guardrails/structured-output.js";
 import { HttpError } from "../proxy-request/http-error.js";
 import type { ProxyRequest } from "../proxy-request/proxy-request.js";
 import { responseSchemaCheck } from "../proxy-request/request-tools.js";
-import { parseWith } from "./request-body.js";
+import { decodeArgumentsField, parseWith } from "./request-body.js";
 import { flatName, responsesTools, responsesToolChoice, type NamespacedName } from "./responses-tools.js";
 
 const part = z.looseObject({ type: z.string() });
@@ -170,7 +169,7 @@ function toMessages(req: Body): Message[] {
       flushSystem(messages, system);
       const name = call.namespace ? flatName(call.namespace, call.name) : call.name;
       names.set(call.call_id, name);
-      appendCall(messages, { name, args: decodeToolArguments(call.arguments), callId: call.call_id });
+      appendCall(messages, { name, args: decodeArgumentsField(call.arguments, `${at}.arguments`), callId: call.call_id });
     } else if (type === "function_call_output") {
       const result = parseWith(functionCallOutput, item, at);
       flushSystem(messages, system);

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseNdjson } from "../../src/clients/ndjson.js";
+import { StreamError } from "../../src/core/errors.js";
 import { jsonValue } from "../support/arbitraries.js";
 
 async function parse(chunks: (string | Uint8Array)[]): Promise<unknown[]> {
@@ -19,6 +20,13 @@ describe("parseNdjson", () => {
 
   it("an invalid line is a StreamError naming the line", async () => {
     await expect(parse(['{"a":1}\n{oops\n'])).rejects.toMatchObject({ code: "FORGE_STREAM", message: expect.stringContaining("{oops") });
+  });
+
+  it("a line nested deeper than MAX_JSON_DEPTH is a StreamError too, not a value that overflows the stack later", async () => {
+    const deep = `{"message":{"tool_calls":[{"function":{"arguments":${"[".repeat(100_000)}${"]".repeat(100_000)}}}]}}`;
+    await expect(parse(['{"a":1}\n', `${deep}\n`])).rejects.toThrow(StreamError);
+    await expect(parse([`${deep}\n`])).rejects.toThrow(/Malformed stream: a line nested deeper than 512 levels/);
+    await expect(parse([`${"[".repeat(512)}${"]".repeat(512)}\n`])).resolves.toHaveLength(1);
   });
 
   it("property: values survive any chunking of the encoded stream", async () => {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeToolArguments } from "../../src/clients/tool-args.js";
+import { decodeToolArguments, readToolArguments } from "../../src/clients/tool-args.js";
+import { MAX_DECODED_JSON_DEPTH } from "../../src/core/json-text.js";
 import { jsonValue } from "../support/arbitraries.js";
 
 describe("decodeToolArguments", () => {
@@ -52,5 +53,24 @@ describe("decodeToolArguments: empty arguments", () => {
   it('treats "" (a call to a tool without parameters) as {}', () => {
     expect(decodeToolArguments("")).toEqual({});
     expect(decodeToolArguments("  \n")).toEqual({});
+  });
+});
+
+describe("decodeToolArguments: depth", () => {
+  const nested = (n: number) => "[".repeat(n) + "]".repeat(n);
+
+  it("keeps a string nested deeper than the bound raw (the validator refuses it), and says so", () => {
+    const deep = nested(100_000);
+    expect(decodeToolArguments(deep)).toBe(deep);
+    expect(readToolArguments(deep, 64)).toEqual({ value: deep, tooDeep: true });
+    expect(decodeToolArguments(nested(MAX_DECODED_JSON_DEPTH))).toHaveLength(1);
+    expect(readToolArguments(nested(64), 64).tooDeep).toBe(false);
+    expect(readToolArguments("{", 64)).toEqual({ value: "{", tooDeep: false });
+  });
+
+  it("a __proto__ key stays an own key", () => {
+    const args = decodeToolArguments('{"__proto__": {"polluted": true}}') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+    expect(Object.keys(args)).toEqual(["__proto__"]);
   });
 });

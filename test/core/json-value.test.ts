@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MessageType, createMessage, MessageSchema } from "../../src/core/messages.js";
 import fc from "fast-check";
-import { isPlainObject, jsonIssue, MAX_JSON_DEPTH, walkJsonIssue } from "../../src/core/json-value.js";
+import { isPlainObject, jsonIssue, MAX_JSON_DEPTH, tooDeepPath, walkJsonIssue } from "../../src/core/json-value.js";
 
 describe("isPlainObject", () => {
   it("accepts objects, rejects arrays, null and primitives", () => {
@@ -50,5 +50,23 @@ describe("jsonIssue and MessageSchema (hardening)", () => {
     for (const bad of [5, null, { role: "user", content: 5, meta: { type: "user_input" } }, { role: "user", content: "x", meta: { type: "nope" } }]) {
       expect(MessageSchema.safeParse(bad).success).toBe(false);
     }
+  });
+});
+
+describe("tooDeepPath", () => {
+  it("names the first container past the bound, in document order, and nothing within it", () => {
+    expect(tooDeepPath({ a: [1, 2], b: { c: [[]] } }, 3)).toBe("b.c[0]");
+    expect(tooDeepPath({ a: [[[]]], b: [[[]]] }, 3)).toBe("a[0][0]");
+    expect(tooDeepPath({ a: [1, 2], b: { c: [[]] } }, 4)).toBeUndefined();
+    expect(tooDeepPath("x", 0)).toBeUndefined();
+    expect(tooDeepPath([], 0)).toBe("(root)");
+  });
+
+  it("agrees with jsonIssue's depth limit, and cuts long paths after shownKeys segments", () => {
+    const at = (n: number) => JSON.parse("[".repeat(n) + "]".repeat(n)) as unknown;
+    expect(tooDeepPath(at(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBeUndefined();
+    expect(tooDeepPath(at(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBeDefined();
+    expect(tooDeepPath(at(100_000), 64, 3)).toBe("[0][0][0]…");
+    expect(tooDeepPath({ messages: [{ input: at(100) }] }, 64, 4)).toBe("messages[0].input[0]…");
   });
 });

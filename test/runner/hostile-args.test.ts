@@ -1,8 +1,9 @@
 /**
  * A model's hostile arguments through WorkflowRunner: `__proto__`/`constructor`/`prototype`
  * argument names (rescued from text or sent structured) are ordinary keys the tool's schema
- * judges — a nudge when it refuses unknown keys, a normal run when it allows them; never a
- * crash, never a changed Object.prototype.
+ * judges — a nudge when it refuses unknown keys, a normal run when it allows them — and
+ * absurdly nested arguments strings are a nudge too; never a crash, never a changed
+ * Object.prototype.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -66,5 +67,28 @@ describe.each(["__proto__", "constructor", "prototype"])("a %s argument", (key) 
     expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
     expect(Object.keys(args)).toEqual(["city", key]);
     expect(JSON.stringify(args)).toBe(`{"city":"Paris",${JSON.stringify(key)}:{"polluted":true}}`);
+  });
+});
+
+describe("absurdly nested arguments from the model", () => {
+  const nudgeOf = (messages: Message[]) => messages.find((m) => m.meta.type === "retry_nudge" || m.content.includes("[InvalidArguments]"))?.content;
+
+  it.each([20_000, 100_000])("a %d-deep array as the arguments string: the not-an-object nudge, then the run goes on", async (depth) => {
+    const messages: Message[] = [];
+    const deep = toolCallsResponse([{ tool: "get_weather", args: "[".repeat(depth) + "]".repeat(depth), id: "c1" }]);
+    const runner = runnerWith(new ScriptedClient({ responses: [deep, good, done] }), messages);
+    await expect(runner.run(workflowWith(strictWeather), "weather?")).resolves.toBe("ok");
+    expect(nudgeOf(messages)).toMatch(/must be a JSON object/);
+    expect(() => JSON.stringify(runner.snapshot())).not.toThrow();
+  });
+
+  it.each([20_000, 100_000])("a %d-deep object a schema lets through: the args-too-deep nudge, then the run goes on", async (depth) => {
+    const messages: Message[] = [];
+    const args = `{"city": "Paris", "extra": ${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`;
+    const deep = toolCallsResponse([{ tool: "get_weather", args, id: "c1" }]);
+    const runner = runnerWith(new ScriptedClient({ responses: [deep, good, done] }), messages);
+    await expect(runner.run(workflowWith(looseWeather), "weather?")).resolves.toBe("ok");
+    expect(nudgeOf(messages)).toMatch(/nested more than 256 levels/);
+    expect(() => JSON.stringify(runner.snapshot())).not.toThrow();
   });
 });
