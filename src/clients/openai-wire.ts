@@ -60,7 +60,11 @@ export function assembleResponse(message: RawAssistantMessage, options: Assemble
   const split = splitReasoning(message.content);
   let reasoning = nonEmpty(message.reasoning) ?? nonEmpty(split.reasoning);
   let toolCalls: ToolCall[] = message.toolCalls.map((c) => {
-    const call: ToolCall = { tool: c.name, args: decodeToolArguments(c.arguments) };
+    const args = decodeToolArguments(c.arguments);
+    // A native call's arguments object deeper than the LLMResponse contract takes (Ollama sends
+    // objects, already parsed) becomes a note: the validator answers it with an invalid-arguments
+    // nudge the model can act on, where the contract would fail the whole request.
+    const call: ToolCall = { tool: c.name, args: tooDeepPath(args, MAX_DECODED_JSON_DEPTH) === undefined ? args : TOO_DEEP_ARGS };
     if (c.id !== undefined && c.id !== "") call.id = c.id;
     return call;
   });
@@ -87,6 +91,9 @@ export function assembleResponse(message: RawAssistantMessage, options: Assemble
   }
   return { type: "text", content: split.content, ...extra };
 }
+
+/** What a call's arguments become when they are nested deeper than any tool takes. */
+const TOO_DEEP_ARGS = `(arguments nested deeper than ${MAX_DECODED_JSON_DEPTH} levels)`;
 
 function nonEmpty(text: string | undefined): string | undefined {
   const trimmed = text?.trim();
