@@ -112,4 +112,30 @@ describe("beyond loopback (0.0.0.0 with a key)", () => {
       await proxy.close();
     }
   });
+
+  it("docs/security.md's LAN setup: the allowed app with the key is served, from a browser too; nothing else is", async () => {
+    const rig = await proxyRig([{ content: "hello" }]);
+    const key = "k".repeat(32);
+    const app = "https://app.example.com";
+    const proxy = createProxy({ client: new OllamaClient({ model: "qwen3:8b", baseUrl: rig.backend.url, think: false }), apiKey: key, corsOrigins: [app] });
+    const { port } = await proxy.listen({ port: 0, host: "0.0.0.0" });
+    try {
+      const url = `http://127.0.0.1:${port}/v1/chat/completions`;
+      const lan = { host: `192.168.1.5:${port}` };
+      const preflight = await request(url, { method: "OPTIONS", headers: { ...lan, origin: app, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" } });
+      await preflight.body.dump();
+      expect([preflight.statusCode, preflight.headers["access-control-allow-origin"]]).toEqual([204, app]);
+      const send = async (headers: Record<string, string>) => {
+        const res = await request(url, { method: "POST", headers: { "content-type": "application/json", ...lan, ...headers }, body });
+        await res.body.dump();
+        return [res.statusCode, res.headers["access-control-allow-origin"]];
+      };
+      expect(await send({ origin: app, authorization: `Bearer ${key}` })).toEqual([200, app]);
+      expect(await send({ origin: app })).toEqual([401, app]);
+      expect(await send({ origin: "https://other.example.com", authorization: `Bearer ${key}` })).toEqual([403, undefined]);
+      expect(rig.chats()).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+  });
 });
