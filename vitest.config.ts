@@ -41,6 +41,7 @@ const FAULTS = [
   "test/persistence/paused-holder.test.ts",
   "test/proxy/fleet/kill-mid-load.test.ts",
   "test/visualizer/*browser.test.ts",
+  "test/proxy/*browser.test.ts",
   // npm pack, then npm install of the tarball into an empty project: a minute or two, mostly I/O.
   "test/package/core-install.test.ts",
 ];
