@@ -7,7 +7,7 @@ const USAGE = `Usage: forge-ts <command> [options]
 
 Commands:
   demo [options]   run the supplier-quote workflow (see: forge-ts demo --help)
-  proxy [options]  OpenAI/Anthropic-compatible proxy with the guardrails inside (see: forge-ts proxy --help)
+  proxy [options]  OpenAI-, Anthropic- and Ollama-compatible proxy with the guardrails inside (see: forge-ts proxy --help)
   run <module> "<message>" [options]
                    run a workflow module's Workflow, checkpointed in a run store (see: forge-ts run --help)
   runs <list|show|resume|retry|replay|delete|approve|reject|answer|fork> [options]
