@@ -1,58 +1,111 @@
 /**
  * The caller's tool schemas as validator tool definitions. Harnesses send the same tools on
- * every request, and compiling a JSON Schema costs far more than validating with it, so the
- * compiled validators are kept in a bounded cache keyed by name and schema text.
+ * every request, often hundreds or thousands of them, and most share a handful of schemas;
+ * compiling a schema costs far more than checking it or validating with it (issue 46: a request
+ * with 1,000 new tools held the event loop for seconds). So:
+ *
+ * - a schema is a shape, keyed by its JSON text (without `$schema`), and tools with the same
+ *   text share one shape and its validator, whatever their names; the text keeps its key order,
+ *   as ajv reports issues in schema order, so a shared validator answers exactly as the tool's own;
+ * - a new shape is checked against the meta-schema at once (a malformed schema is the caller's
+ *   400, before the backend is asked) but compiled only when a call to one of its tools is
+ *   validated: a request pays for the tools the model calls, not for the tools it is offered;
+ * - the shapes are kept in an LRU far larger than any tool set (MAX_SHAPES), also bounded in text;
+ * - the definitions are made once per tool list and reused by every attempt of the request.
  */
-import { compileJsonSchema, type AnyToolDef, type JSONSchema, type ToolSpec } from "../core/tool.js";
+import { checkJsonSchema, compileJsonSchema, type AnyToolDef, type ArgValidation, type JSONSchema, type ToolSpec } from "../core/tool.js";
 import { HttpError } from "./http-error.js";
 
-const MAX_CACHED = 512;
-const cache = new Map<string, AnyToolDef>();
+/**
+ * Shapes kept. A shape not yet compiled is its text and a closure; a thrashed one costs only a
+ * re-check (microseconds) and, if called again, a compile: the bound is for memory, and sits far
+ * above the largest tool sets seen (a few thousand tools, most sharing shapes).
+ */
+const MAX_SHAPES = 16_384;
+/** Schema text kept, in characters, whatever the count: four bodies of the default 16 MiB limit. */
+const MAX_SHAPE_CHARS = 64 * 1024 * 1024;
+
+type Validate = (args: unknown) => ArgValidation<Record<string, unknown>>;
+
+interface Shape {
+  /** The schema's JSON text: the key, and what the validator is compiled from. */
+  readonly text: string;
+  /** The validator, compiled on first use; a schema ajv cannot compile refuses every call. */
+  compiled?: { validate: Validate; failure?: string };
+}
+
+const shapes = new Map<string, Shape>();
+let shapeChars = 0;
+/** Each tool list's definitions: the request's list is the key, so they go with it. */
+const defsOfList = new WeakMap<readonly ToolSpec[], Record<string, AnyToolDef>>();
 
 function notExecutable(): never {
   throw new Error("the proxy never executes tools: the caller does");
 }
 
-function toolDef(spec: ToolSpec): AnyToolDef {
-  return cached(`${spec.name}\u0000${JSON.stringify(spec.parameters)}`, () => {
-    const validateArgs = compiled(spec.parameters, `tool "${spec.name}": parameters`);
-    return Object.freeze({ name: spec.name, description: spec.description, spec, prerequisites: [], validateArgs, execute: notExecutable });
-  });
-}
-
-function cached(key: string, make: () => AnyToolDef): AnyToolDef {
-  const hit = cache.get(key);
+/** The cached shape of `schema`, or a new one once the schema passes the meta-schema. */
+function shapeOf(schema: JSONSchema, what: string): Shape {
+  const checked = withoutDialect(schema);
+  const text = JSON.stringify(checked);
+  const hit = shapes.get(text);
   if (hit) {
     // Refresh recency: Map iteration order is insertion order, so the oldest entry goes first.
-    cache.delete(key);
-    cache.set(key, hit);
+    shapes.delete(text);
+    shapes.set(text, hit);
     return hit;
   }
-  const def = make();
-  cache.set(key, def);
-  if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
-  return def;
-}
-
-function compiled(schema: JSONSchema, what: string): AnyToolDef["validateArgs"] {
   try {
-    return compileJsonSchema(withoutDialect(schema));
+    checkJsonSchema(checked);
   } catch (cause) {
     throw new HttpError(400, "invalid_request_error", `${what} is not a valid JSON Schema: ${(cause as Error).message}`);
   }
+  const shape: Shape = { text };
+  shapes.set(text, shape);
+  shapeChars += text.length;
+  while (shapes.size > MAX_SHAPES || shapeChars > MAX_SHAPE_CHARS) {
+    const oldest = shapes.keys().next().value as string;
+    shapes.delete(oldest);
+    shapeChars -= oldest.length;
+  }
+  return shape;
 }
 
 /**
- * The caller's `response_format` schema as a check, from the same cache as the tool schemas.
+ * The shape's validator, compiled now if it was not. It is compiled from the text, a copy no
+ * caller holds. The meta-schema passed, so what can still fail is rare (a `$ref` to nothing); it
+ * is found when the tool is first called, and every call to it is refused naming the cause.
+ */
+function compiled(shape: Shape): { validate: Validate; failure?: string } {
+  if (shape.compiled) return shape.compiled;
+  try {
+    shape.compiled = { validate: compileJsonSchema(JSON.parse(shape.text) as JSONSchema, { checked: true }) };
+  } catch (cause) {
+    const failure = (cause as Error).message;
+    const issues = [{ path: "(root)", message: `the tool's parameters schema does not compile, so no call to it can be accepted: ${failure}` }];
+    shape.compiled = { validate: () => ({ ok: false, issues }), failure };
+  }
+  return shape.compiled;
+}
+
+function toolDef(spec: ToolSpec): AnyToolDef {
+  const shape = shapeOf(spec.parameters, `tool "${spec.name}": parameters`);
+  const validateArgs: Validate = (args) => compiled(shape).validate(args);
+  return Object.freeze({ name: spec.name, description: spec.description, spec, prerequisites: [], validateArgs, execute: notExecutable });
+}
+
+/**
+ * The caller's `response_format` schema as a check, from the same shapes as the tool schemas.
+ * Compiled at once: one schema per request, checked whenever the answer is text, and a schema ajv
+ * cannot compile is the caller's 400 here like any malformed one.
  *
  * @example
  * responseSchemaCheck({ type: "object", required: ["a"] })({}).ok; // false
  */
 export function responseSchemaCheck(schema: JSONSchema): AnyToolDef["validateArgs"] {
-  const spec: ToolSpec = { name: "response_format", description: "", parameters: schema };
-  return cached(`\u0000response_format\u0000${JSON.stringify(schema)}`, () =>
-    Object.freeze({ name: spec.name, description: "", spec, prerequisites: [], validateArgs: compiled(schema, "response_format json_schema.schema"), execute: notExecutable }),
-  ).validateArgs;
+  const what = "response_format json_schema.schema";
+  const check = compiled(shapeOf(schema, what));
+  if (check.failure !== undefined) throw new HttpError(400, "invalid_request_error", `${what} is not a valid JSON Schema: ${check.failure}`);
+  return check.validate;
 }
 
 /**
@@ -66,11 +119,23 @@ function withoutDialect(schema: JSONSchema): JSONSchema {
 }
 
 /**
+ * The tools as definitions by name (a frozen record with no prototype). The same list gives the
+ * same record, so the proxy's up-front check and every attempt's judging share one (a list built
+ * from it, with `respond` added, finds every shape cached); a list and its specs must not change
+ * once passed here, which holds for a request's tools (built once from its body).
+ * Throws the caller's 400 naming the first tool whose schema is not a JSON Schema.
+ *
  * @example
  * requestToolDefs([{ name: "get_weather", description: "", parameters: { type: "object" } }]).get_weather.validateArgs({});
  */
 export function requestToolDefs(specs: readonly ToolSpec[]): Record<string, AnyToolDef> {
-  const defs: Record<string, AnyToolDef> = {};
+  const known = defsOfList.get(specs);
+  if (known) return known;
+  // No prototype: a tool named "__proto__" or "toString" is an own key set by plain assignment,
+  // which for thousands of tools costs a tenth of setOwn's or Object.fromEntries's defining.
+  const defs = Object.create(null) as Record<string, AnyToolDef>;
   for (const spec of specs) defs[spec.name] = toolDef(spec);
+  Object.freeze(defs);
+  defsOfList.set(specs, defs);
   return defs;
 }

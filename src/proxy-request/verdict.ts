@@ -33,6 +33,7 @@ export function assess(ctx: ProxyContext): Verdict {
   const forced = forcedTool(ctx.request.toolChoice);
   const specs = forced === undefined ? ctx.tools : ctx.tools.filter((t) => t.name === forced);
   const names = specs.map((t) => t.name);
+  // Made once per tool list (request-tools.ts): each attempt reuses the first's (a forced tool's one-tool list only finds its shape cached).
   const validation = assessResponse(response, { rescueEnabled: ctx.options.rescueEnabled, toolNames: names }, requestToolDefs(specs));
   return verdictOf(ctx, response, validation);
 }
