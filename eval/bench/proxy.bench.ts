@@ -9,6 +9,8 @@
  *   own /forge/stats figure (request time minus backend wait, measured inside) is printed beside
  *   it, and so is the floor: what a minimal pass-through proxy (pass-through-proxy.ts) adds,
  *   measured the same way in the same run, i.e. the cost of any HTTP hop on this machine.
+ * - Large tool sets (proxy-many-tools.ts): 1,000 and 5,000 tools, new and repeated: added latency,
+ *   the event-loop delay meanwhile, and the schemas each request checked and compiled.
  * - Load: 200 concurrent streaming clients with tools for FORGE_BENCH_PROXY_SECONDS (default
  *   30) seconds: completed requests, errors, throughput and peak RSS. Backend, proxy and clients
  *   share this one process (and its one event loop), so throughput is a floor.
@@ -24,6 +26,7 @@ import type { ProxyConfig } from "../../src/proxy/fleet/proxy-config.js";
 import { percentile } from "../../src/proxy/proxy-stats.js";
 import { fig, mdRow, row, type BenchRow, type BenchSuite } from "./harness.js";
 import { startPassThroughProxy } from "./pass-through-proxy.js";
+import { manyToolsReadme, manyToolsRows } from "./proxy-many-tools.js";
 import { startPacedBackend, streamingReadme, streamingRows } from "./proxy-streaming.js";
 
 const SEQUENTIAL = 3_000;
@@ -247,6 +250,7 @@ export const suite: BenchSuite = {
         note: `p99 ${inside.p99} ms (/forge/stats: request time minus backend wait)`,
         extra: { p99: inside.p99 ?? NaN },
       });
+      rows.push(...(await manyToolsRows(dispatcher, { backend: backend.url, floor: floor.url })));
       rows.push(...(await streamingRows(dispatcher, chat(pacedUrl), paced)));
       rows.push(...(await load(dispatcher, url)));
     } finally {
@@ -273,6 +277,7 @@ export const suite: BenchSuite = {
       mdRow("proxy", "added latency p50 / p99, guarded, routed over a 2-backend fleet", added("guarded, routed over a 2-backend fleet"), "p50 ≤ 1 ms"),
       mdRow("proxy", "added latency p50 / p99, structured output (json_schema checked)", added("structured output (json_schema checked)"), "p50 ≤ 1 ms"),
       mdRow("proxy", "time inside the proxy (request time minus backend wait, `/forge/stats`), p50 / p99", `${fig(inside.value)} / ${fig(inside.extra?.p99 ?? NaN)} ms`, ""),
+      ...manyToolsReadme(rows),
       mdRow(
         "proxy",
         `${CONCURRENCY} concurrent streaming clients for ${LOAD_SECONDS} s, instant loopback backend`,
