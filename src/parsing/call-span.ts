@@ -32,11 +32,11 @@ export function makeCall(tool: string, args: unknown, id?: string): ToolCall {
   return id === undefined ? { tool, args } : { tool, args, id };
 }
 
-function isIdentStart(c: number): boolean {
+export function isIdentStart(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
 }
 
-function isIdentPart(c: number): boolean {
+export function isIdentPart(c: number): boolean {
   return isIdentStart(c) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d;
 }
 
