@@ -15,6 +15,7 @@ import { proxyMain } from "../../src/cli/proxy.js";
 import { runMain } from "../../src/cli/runs.js";
 import { KEYED_WINDOW, useKeyedServers } from "../clients/support/keyed-server.js";
 import { cliArgs } from "../support/cli.js";
+import { startProxyProcess } from "../support/proxy-process.js";
 import { inProcess } from "../support/in-process-cli.js";
 
 const run = promisify(execFile);
@@ -37,16 +38,19 @@ const post = (url: string, body: unknown) => fetch(url, { method: "POST", header
  */
 async function proxyInProcess(args: readonly string[]): Promise<{ url: string; output: () => string; stop: () => Promise<number> }> {
   const lines: string[] = [];
-  const capture = (...parts: unknown[]) => void lines.push(parts.map(String).join(" "));
+  // "window:" is the last start-up line: the model list and the window were asked by then.
+  let started!: () => void;
+  const ready = new Promise<void>((resolve) => (started = resolve));
+  const capture = (...parts: unknown[]) => {
+    const line = parts.map(String).join(" ");
+    lines.push(line);
+    if (line.startsWith("  window:")) started();
+  };
   for (const method of ["log", "error", "warn"] as const) vi.spyOn(console, method).mockImplementation(capture);
   const signals = new EventEmitter();
-  let exited: number | undefined;
-  const done = proxyMain(args, signals).then((code) => (exited = code));
-  // "window:" is the last start-up line: the model list and the window were asked by then.
-  while (!lines.some((l) => l.startsWith("  window:"))) {
-    if (exited !== undefined) throw new Error(`proxy exited ${exited}: ${lines.join("\n")}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const done = proxyMain(args, signals);
+  const exitedEarly = done.then((code) => Promise.reject(new Error(`proxy exited ${code}: ${lines.join("\n")}`)));
+  await Promise.race([ready, exitedEarly]);
   const url = /listening on (http:\/\/\S+)/.exec(lines.join("\n"))![1]!;
   return { url, output: () => lines.join("\n"), stop: () => (signals.emit("SIGINT"), done) };
 }
@@ -54,21 +58,10 @@ async function proxyInProcess(args: readonly string[]): Promise<{ url: string; o
 describe("forge-ts proxy --backend-api-key", () => {
   it("llama-server started with --api-key answers a chat through the proxy (the process)", async () => {
     const backend = await serve("llamaserver", ["k"]);
-    const child = spawn(process.execPath, cli("--backend", "llamaserver", "--model", "test-model", "--base-url", backend.baseUrl, "--backend-api-key", "k", "--port", "0"), {
-      env: { ...env, NO_COLOR: "1" },
-    });
-    children.push(child);
-    let stdout = "";
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on("data", (d: Buffer) => {
-        stdout += d.toString();
-        const m = /base URL (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(stdout);
-        if (m && stdout.includes("window:")) resolve(m[1]!);
-      });
-      child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
+    const proxy = await startProxyProcess(["--backend", "llamaserver", "--model", "test-model", "--base-url", backend.baseUrl, "--backend-api-key", "k", "--port", "0"], { ...env, NO_COLOR: "1" }, (out) => out.includes("window:"), children);
+    const { child } = proxy;
+    const stdout = proxy.stdout();
+    const url = /base URL (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(stdout)![1]!;
     expect(stdout).toContain("backend reachable: 1 model(s)");
     // /props answered with the key: the window is llama-server's n_ctx, not "unknown".
     expect(stdout).toContain(`window: ${KEYED_WINDOW} tokens`);

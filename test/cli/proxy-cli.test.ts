@@ -11,6 +11,7 @@ import { sendJson, useFakeServers } from "../clients/support/fake-server.js";
 import { ollamaChat } from "../clients/support/wire.js";
 import { proxyMain } from "../../src/cli/proxy.js";
 import { cliArgs } from "../support/cli.js";
+import { startProxyProcess } from "../support/proxy-process.js";
 import { inProcess } from "../support/in-process-cli.js";
 
 const run = promisify(execFile);
@@ -29,21 +30,11 @@ describe("forge-ts proxy (CLI)", () => {
       if (req.path === "/api/tags") return sendJson(res, 200, { models: [{ name: "qwen3:8b", modified_at: "2026-01-01T00:00:00Z" }] });
       sendJson(res, 200, ollamaChat({ content: '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>' }, "qwen3:8b"));
     });
-    const child = spawn(process.execPath, cli("--backend", "ollama", "--model", "qwen3:8b", "--base-url", backend.url, "--port", "0", "--context-length", "6000", "--recommended-sampling"), {
-      env: { ...env, NO_COLOR: "1" },
-    });
-    children.push(child);
-    let stdout = "";
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on("data", (d: Buffer) => {
-        stdout += d.toString();
-        const m = /base URL (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(stdout);
-        if (m && stdout.includes("Codex:")) resolve(m[1]!);
-      });
-      child.once("exit", (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
+    const proxy = await startProxyProcess(["--backend", "ollama", "--model", "qwen3:8b", "--base-url", backend.url, "--port", "0", "--context-length", "6000", "--recommended-sampling"], { ...env, NO_COLOR: "1" }, (out) => out.includes("Codex:"), children);
+    const { child } = proxy;
+    const url = /base URL (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(proxy.stdout())![1]!;
+    const stdout = proxy.stdout();
+    const stderr = proxy.stderr();
     expect(stdout).toContain("ANTHROPIC_BASE_URL=");
     expect(stdout).toContain(`OLLAMA_HOST=${url}`);
     expect(stdout).toMatch(/backend: ollama qwen3:8b at http:\/\/127\.0\.0\.1:\d+/);
@@ -69,7 +60,7 @@ describe("forge-ts proxy (CLI)", () => {
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGINT");
     expect(await exited).toBe(0);
-    expect(stdout).toContain("SIGINT, shutting down");
+    expect(proxy.stdout()).toContain("SIGINT, shutting down");
   }, 120_000);
 
   it("exits 2 on a bad flag with one line on stderr (the process)", async () => {

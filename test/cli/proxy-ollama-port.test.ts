@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sendJson, sendSse, useFakeServers } from "../clients/support/fake-server.js";
 import { openaiCompletion, openaiSseEvents, type ModelReply } from "../clients/support/wire.js";
 import { cliArgs } from "../support/cli.js";
+import { startProxyProcess } from "../support/proxy-process.js";
 import { hermes, windowAnswer } from "../proxy/support/harness.js";
 
 const run = promisify(execFile);
@@ -29,18 +30,8 @@ describe("an ollama-library script against forge-ts proxy --port 11434 in front 
       const reply: ModelReply = results === 0 ? { content: `Let me check.\n${hermes("get_weather", { city: "Oslo" })}` } : { content: "It is 12C and clear in Oslo." };
       return req.body.stream ? sendSse(res, openaiSseEvents(reply, "qwen3-8b")) : sendJson(res, 200, openaiCompletion(reply, "qwen3-8b"));
     });
-    const child = spawn(process.execPath, cliArgs("src/cli/main.ts", "proxy", "--backend", "llamaserver", "--model", "qwen3-8b", "--base-url", `${backend.url}/v1`, "--port", "11434"), { env });
-    children.push(child);
-    let stdout = "";
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (d: Buffer) => {
-        stdout += d.toString();
-        if (stdout.includes("Codex:")) resolve();
-      });
-      child.once("exit", (code) => reject(new Error(`proxy exited ${code}: ${stderr}`)));
-    });
+    const { child, stdout: printedByProxy } = await startProxyProcess(["--backend", "llamaserver", "--model", "qwen3-8b", "--base-url", `${backend.url}/v1`, "--port", "11434"], env, (out) => out.includes("Codex:"), children);
+    const stdout = printedByProxy();
     expect(stdout).toContain("OLLAMA_HOST=http://127.0.0.1:11434");
     expect(stdout).toContain("window: 16384 tokens");
     expect(stdout).toContain("model_context_window = 16384");

@@ -2,19 +2,11 @@
  * compileJsonSchema and checkJsonSchema on shared ajv instances (issue 46): what one instance per
  * schema used to guarantee still holds, and the work each call does is counted, not timed.
  */
-import { randomUUID } from "node:crypto";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
-import { checkJsonSchema, compileJsonSchema, jsonSchemaWork, type JSONSchema } from "../../src/core/tool.js";
+import { unique, work } from "../support/schema-work.js";
+import { checkJsonSchema, compileJsonSchema, type JSONSchema } from "../../src/core/tool.js";
 
-const unique = () => `p${randomUUID().replaceAll("-", "")}`;
-
-function work<T>(fn: () => T): { checked: number; compiled: number; value: T } {
-  const before = jsonSchemaWork();
-  const value = fn();
-  const after = jsonSchemaWork();
-  return { checked: after.checked - before.checked, compiled: after.compiled - before.compiled, value };
-}
 
 /** What ajv alone says, on an instance of its own (how every schema was compiled before). */
 function ajvAlone(schema: JSONSchema): string {

@@ -4,22 +4,14 @@
  * the checks and compiles it caused (jsonSchemaWork) and never times anything. The shapes live
  * as long as the process, so each test makes schemas no other test has (a fresh property name).
  */
-import { randomUUID } from "node:crypto";
 import { Ajv } from "ajv";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonSchemaWork, type JSONSchema, type ToolSpec } from "../../src/core/tool.js";
+import { unique, work } from "../support/schema-work.js";
+import type { JSONSchema, ToolSpec } from "../../src/core/tool.js";
 import { HttpError } from "../../src/proxy-request/http-error.js";
 import { requestToolDefs, responseSchemaCheck } from "../../src/proxy-request/request-tools.js";
 
-const unique = () => `p${randomUUID().replaceAll("-", "")}`;
-
-function work<T>(fn: () => T): { checked: number; compiled: number; value: T } {
-  const before = jsonSchemaWork();
-  const value = fn();
-  const after = jsonSchemaWork();
-  return { checked: after.checked - before.checked, compiled: after.compiled - before.compiled, value };
-}
 
 /** Three shapes, as a harness's tools share a few: a path, a query with a limit, no arguments. */
 function threeShapes(tag: string): JSONSchema[] {

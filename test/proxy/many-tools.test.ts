@@ -3,12 +3,11 @@
  * schema checks and compiles (jsonSchemaWork), never timed. A request pays a check per shape it
  * is the first to show and a compile per shape the model calls; a retry and a repeat pay nothing.
  */
-import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { jsonSchemaWork, type JSONSchema } from "../../src/core/tool.js";
+import { unique } from "../support/schema-work.js";
 import { proxyRig, type Rig, type Script } from "./support/harness.js";
 
-const unique = () => `p${randomUUID().replaceAll("-", "")}`;
 const ask = [{ role: "user", content: "Do the thing." }];
 /** Thousands of tools estimate to more tokens than the default window; the backend reports room for them. */
 const ROOMY = 10_000_000;
