@@ -21,8 +21,12 @@ const MASK = "***";
 const SECRET_NAME = /^(auth|authorization|code|pwd|passwd|sig|.*(token|key|secret|password|signature|credentials?))$/;
 /** A URL inside free text: a scheme, `://`, then up to a space, quote or bracket. */
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`\\]+/gi;
-/** Configured secrets shorter than this are not searched for (they would mask ordinary words). */
-const MIN_SECRET_LENGTH = 6;
+/**
+ * Configured keys shorter than this are not searched for in free text: a short key ("secret",
+ * "changeme") is an ordinary word, and masking it would garble paths and messages (a URL's
+ * credentials are masked whatever their length).
+ */
+export const MIN_SECRET_LENGTH = 12;
 const MAX_SECRETS = 256;
 const secrets = new Set<string>();
 

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { LlamafileClient } from "../../src/clients/llamafile.js";
 import { OllamaClient } from "../../src/clients/ollama.js";
-import { isCredentialParam, redactText, redactUrl, withoutCredentials } from "../../src/core/redact.js";
+import { isCredentialParam, MIN_SECRET_LENGTH, redactText, redactUrl, registerSecret, withoutCredentials } from "../../src/core/redact.js";
 import { SqlRunStore } from "../../src/persistence/sql-run-store.js";
 import { createProxy } from "../../src/proxy/create-proxy.js";
 import { sendJson, useFakeServers } from "../clients/support/fake-server.js";
@@ -27,6 +27,13 @@ const leaks = (text: string) => MARKERS.filter((m) => text.includes(m));
 const ask = JSON.stringify({ model: "qwen3:8b", max_tokens: 32, messages: [{ role: "user", content: "hi" }], input: "hi" });
 
 describe("redaction rules", () => {
+  it("a short configured key is no word to mask: only keys of MIN_SECRET_LENGTH or more are searched for", () => {
+    registerSecret("secret");
+    expect(redactText("/tmp/x/secret.txt")).toBe("/tmp/x/secret.txt");
+    registerSecret("s".repeat(MIN_SECRET_LENGTH));
+    expect(redactText(`key ${"s".repeat(MIN_SECRET_LENGTH)}`)).toBe("key ***");
+  });
+
   it("masks user-info and credential parameters, keeps the rest", () => {
     expect(redactUrl(`http://me:${PASS}@llm.lan:8080/v1?token=${TOKEN}&model=q`)).toBe("http://me:***@llm.lan:8080/v1?token=***&model=q");
     expect(redactUrl(`https://${TOKEN}@git.example/repo`)).toBe("https://***@git.example/repo");
