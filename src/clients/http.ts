@@ -9,7 +9,7 @@
  * - an aborted signal         → the abort reason, untouched (a DOMException "AbortError" by default)
  */
 import { propagation, type Context } from "@opentelemetry/api";
-import { request } from "undici";
+import { request, type Dispatcher } from "undici";
 import { BackendError, ForgeError, InvalidArgumentError } from "../core/errors.js";
 
 export type ClientLogLevel = "info" | "warn";
@@ -47,6 +47,24 @@ export interface HttpResponse {
   discard(): void;
 }
 
+/** Longest a consumer that stopped early waits for the rest of a body before it is cut. */
+const REST_WAIT_MS = 100;
+/** Most of a body read after the consumer stopped; more means the backend is still generating. */
+const REST_LIMIT = 64 * 1024;
+
+/**
+ * A consumer stopped before the body's end (break, FINAL seen, a throw). After an answer's last
+ * event the rest is a few bytes already on their way: read it, which keeps the connection for the
+ * next request. A backend still generating is cut (past the limit or the wait), as is every body
+ * once the request is aborted.
+ */
+function releaseEarly(stream: Dispatcher.ResponseData["body"], signal: AbortSignal | undefined): void {
+  if (stream.destroyed || stream.readableEnded) return;
+  if (signal?.aborted) return void stream.destroy();
+  // The dump settles when the body closes, cut or not; either way nothing is left to do.
+  stream.dump({ limit: REST_LIMIT, signal: AbortSignal.timeout(REST_WAIT_MS) }).catch(() => undefined);
+}
+
 /**
  * Send one request; resolve once the headers are in with a 2xx status. Any other status
  * rejects with BackendError carrying the body text.
@@ -78,13 +96,18 @@ export async function httpCall(url: string, options: HttpCallOptions): Promise<H
   const stream = raw.body;
   const body: AsyncIterable<Uint8Array> = {
     async *[Symbol.asyncIterator]() {
+      let read = false;
       try {
-        for await (const chunk of stream) yield chunk as Uint8Array;
+        // Not destroyed on return: a consumer stops at the answer's last event ([DONE], a done
+        // line) just before the body's end, and a body destroyed before its end makes undici
+        // build an abort error, stack and all, for every request.
+        for await (const chunk of stream.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
+        read = true;
       } catch (error) {
+        read = true; // the iterator destroyed the body
         throw mapTransportError(error, url, signal);
       } finally {
-        // A consumer that stops early (break, FINAL seen, abort) must not leave the socket busy.
-        if (!stream.destroyed) stream.destroy();
+        if (!read) releaseEarly(stream, signal);
       }
     },
   };

@@ -58,12 +58,19 @@ export function tooDeepPath(value: unknown, maxDepth: number, shownKeys = Infini
     if (typeof v !== "object" || v === null) continue;
     if (visit.depth >= maxDepth) return visitPath(visit, shownKeys);
     // Children pushed last-first, so the first offender in document order is the one named.
+    // Only objects are visited: a visit for every string and number was most of the walk's cost.
     if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: visit.depth + 1, parent: visit, key: i });
+      for (let i = v.length - 1; i >= 0; i--) {
+        const child: unknown = v[i];
+        if (typeof child === "object" && child !== null) stack.push({ value: child, depth: visit.depth + 1, parent: visit, key: i });
+      }
       continue;
     }
     const keys = Object.keys(v);
-    for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: (v as Record<string, unknown>)[keys[i]!], depth: visit.depth + 1, parent: visit, key: keys[i]! });
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const child = (v as Record<string, unknown>)[keys[i]!];
+      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: visit.depth + 1, parent: visit, key: keys[i]! });
+    }
   }
   return undefined;
 }

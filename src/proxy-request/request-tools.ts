@@ -87,10 +87,17 @@ function compiled(shape: Shape): { validate: Validate; failure?: string } {
   return shape.compiled;
 }
 
+/** Each spec's definition: a list built from a request's specs (a forced tool's, one with `respond`) finds them made. */
+const defOfSpec = new WeakMap<ToolSpec, AnyToolDef>();
+
 function toolDef(spec: ToolSpec): AnyToolDef {
+  const made = defOfSpec.get(spec);
+  if (made) return made;
   const shape = shapeOf(spec.parameters, `tool "${spec.name}": parameters`);
   const validateArgs: Validate = (args) => compiled(shape).validate(args);
-  return Object.freeze({ name: spec.name, description: spec.description, spec, prerequisites: [], validateArgs, execute: notExecutable });
+  const def = Object.freeze({ name: spec.name, description: spec.description, spec, prerequisites: [], validateArgs, execute: notExecutable });
+  defOfSpec.set(spec, def);
+  return def;
 }
 
 /**
@@ -138,4 +145,24 @@ export function requestToolDefs(specs: readonly ToolSpec[]): Record<string, AnyT
   Object.freeze(defs);
   defsOfList.set(specs, defs);
   return defs;
+}
+
+/** Tools given their definitions in one turn when a request is taken in turns (about a millisecond of schema checks). */
+export const TOOLS_PER_TURN = 256;
+
+/**
+ * requestToolDefs in turns: with `turn`, the definitions are made TOOLS_PER_TURN at a time and
+ * `turn` is awaited between (src/proxy/intake.ts passes the event loop's next turn).
+ *
+ * @example
+ * const defs = await prepareToolDefs(request.tools, () => new Promise((r) => setImmediate(r)));
+ */
+export async function prepareToolDefs(specs: readonly ToolSpec[], turn?: () => Promise<void>): Promise<Record<string, AnyToolDef>> {
+  if (turn !== undefined && !defsOfList.has(specs)) {
+    for (let start = 0; start + TOOLS_PER_TURN < specs.length; start += TOOLS_PER_TURN) {
+      for (let i = start; i < start + TOOLS_PER_TURN; i++) toolDef(specs[i]!);
+      await turn();
+    }
+  }
+  return requestToolDefs(specs);
 }

@@ -20,7 +20,7 @@ import { callerAuth, presentedKey } from "./caller-auth.js";
 import { countTokens } from "./count-tokens.js";
 import { HttpError, toHttpError, type Dialect } from "../proxy-request/http-error.js";
 import { listModels, modelListBody } from "./models.js";
-import { frontDoor } from "./front-door.js";
+import { intake } from "./intake.js";
 import { mountOllamaApi } from "./ollama-api.js";
 import { ProxyStats, type ProxyStatsSnapshot } from "./proxy-stats.js";
 import { isJudged } from "../proxy-request/proxy-request.js";
@@ -28,7 +28,6 @@ import { parseJsonObject } from "./request-body.js";
 import { checkOptions, type ProxyOptions } from "./proxy-options.js";
 import { createRequestRunner, type RunResult } from "./request-run.js";
 import { BackendWindows } from "./backend-windows.js";
-import { requestToolDefs } from "../proxy-request/request-tools.js";
 import { NOTHING_SENT, type ResponseMeta } from "./sse-frames.js";
 import { streamedResponse } from "./sse-response.js";
 import { RequestTelemetry } from "./request-telemetry.js";
@@ -147,10 +146,8 @@ export function createProxy(options: ProxyOptions): ProxyServer {
 
   async function complete(c: Context, dialect: Dialect): Promise<Response> {
     if (closing) throw new HttpError(503, "api_error", "The proxy is shutting down");
-    const body = parseJsonObject(await c.req.text());
-    const door = frontDoor(dialect, body);
+    const door = await intake(await c.req.text(), dialect);
     const { request } = door;
-    requestToolDefs(request.tools); // a malformed schema is the caller's 400, before the backend is asked
     if (!fleet.pool.serves(request.model)) throw unknownModel(request.model);
     stats.requests++;
     const started = performance.now();

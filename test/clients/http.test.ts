@@ -1,4 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Agent, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from "undici";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkUrl, httpCall, joinUrl, mapTransportError, postJson } from "../../src/clients/http.js";
 import { BackendError } from "../../src/core/errors.js";
 import { sendJson, startFakeServer, type FakeServer } from "./support/fake-server.js";
@@ -60,5 +63,86 @@ describe("http helpers", () => {
     server = await startFakeServer((_req, res) => sendJson(res, 200, {}));
     await expect(httpCall(`${server.url}/x`, { timeoutMs: 1000, signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("a body its consumer stops reading early", () => {
+  /** A server that writes `chunks` (one write each) and then ends, or holds the answer open. */
+  async function chunkServer(chunks: readonly string[], end: boolean) {
+    const sockets = new Set<unknown>();
+    const closed: Promise<void>[] = [];
+    const srv = createServer((_req, res) => {
+      closed.push(new Promise((resolve) => res.on("close", () => resolve())));
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      for (const c of chunks) res.write(c);
+      if (end) res.end();
+    });
+    srv.on("connection", (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/x`;
+    return {
+      url,
+      sockets,
+      closed,
+      close: () => new Promise<void>((resolve) => {
+        srv.closeAllConnections();
+        srv.close(() => resolve());
+      }),
+    };
+  }
+
+  // One connection per origin: a request waits for the previous one's socket, so whether that
+  // socket was kept or cut shows in the count of connections the server saw.
+  let previous: Dispatcher | undefined;
+  beforeEach(() => {
+    previous = getGlobalDispatcher();
+    setGlobalDispatcher(new Agent({ connections: 1 }));
+  });
+  afterEach(async () => {
+    const mine = getGlobalDispatcher();
+    setGlobalDispatcher(previous!);
+    await mine.close();
+  });
+
+  async function firstChunk(url: string, signal?: AbortSignal): Promise<void> {
+    const res = await httpCall(url, { timeoutMs: 5_000, ...(signal ? { signal } : {}) });
+    for await (const _chunk of res.body) break;
+  }
+
+  it("after the answer's last event: the rest is read and the connection serves the next request", async () => {
+    const s = await chunkServer(["data: {}\n\n", "data: [DONE]\n\n"], true);
+    try {
+      for (let i = 0; i < 3; i++) await firstChunk(s.url);
+      expect(s.sockets.size).toBe(1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("a backend still generating is cut", async () => {
+    const s = await chunkServer(["data: {}\n\n"], false);
+    try {
+      await firstChunk(s.url);
+      await firstChunk(s.url);
+      await Promise.all(s.closed); // each answer ends only when the client gives its body up
+      expect(s.sockets.size).toBe(2); // the cut connection was not reused
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("an aborted request's body is cut at once", async () => {
+    const s = await chunkServer(["data: {}\n\n"], false);
+    try {
+      const controller = new AbortController();
+      const res = await httpCall(s.url, { timeoutMs: 5_000, signal: controller.signal });
+      const reading = (async () => {
+        for await (const _chunk of res.body) controller.abort("caller gone");
+      })();
+      await expect(reading).rejects.toBeDefined();
+      await s.closed[0];
+    } finally {
+      await s.close();
+    }
   });
 });

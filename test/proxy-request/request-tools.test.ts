@@ -8,9 +8,9 @@ import { Ajv } from "ajv";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { unique, work } from "../support/schema-work.js";
-import type { JSONSchema, ToolSpec } from "../../src/core/tool.js";
+import { jsonSchemaWork, type JSONSchema, type ToolSpec } from "../../src/core/tool.js";
 import { HttpError } from "../../src/proxy-request/http-error.js";
-import { requestToolDefs, responseSchemaCheck } from "../../src/proxy-request/request-tools.js";
+import { prepareToolDefs, requestToolDefs, responseSchemaCheck, TOOLS_PER_TURN } from "../../src/proxy-request/request-tools.js";
 
 
 /** Three shapes, as a harness's tools share a few: a path, a query with a limit, no arguments. */
@@ -160,5 +160,47 @@ describe("schemas the caller got wrong", () => {
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/^response_format json_schema.schema is not a valid JSON Schema: can't resolve reference/);
     expect(responseSchemaCheck({ type: "object", required: [unique()] })({}).ok).toBe(false);
+  });
+});
+
+describe("definitions made in turns (a large request yields between them)", () => {
+  it("1,000 new tools: at most TOOLS_PER_TURN schemas checked between two turns, the same record as in one go", async () => {
+    const tag = unique();
+    const tools = toolsOf(1_000, distinct(tag));
+    const before = jsonSchemaWork().checked;
+    const checkedAtTurn: number[] = [];
+    const defs = await prepareToolDefs(tools, async () => {
+      checkedAtTurn.push(jsonSchemaWork().checked - before);
+    });
+    expect(checkedAtTurn).toEqual([256, 512, 768]); // ceil(1000 / 256) - 1 turns
+    expect(TOOLS_PER_TURN).toBe(256);
+    expect(defs).toBe(requestToolDefs(tools));
+    expect(Object.keys(defs)).toHaveLength(1_000);
+    expect(defs.t999!.validateArgs({ [`${tag}_999`]: "x" }).ok).toBe(true);
+  });
+
+  it("a malformed schema past the first turn is still the caller's 400, naming the tool", async () => {
+    const tools = toolsOf(600, distinct(unique()));
+    tools[550] = { name: "broken", description: "", parameters: { type: "object", properties: { a: { type: 12 } } } as unknown as JSONSchema };
+    const failure = await prepareToolDefs(tools, () => Promise.resolve()).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(HttpError);
+    expect((failure as HttpError).message).toMatch(/tool "broken": parameters is not a valid JSON Schema/);
+  });
+
+  it("a list already made takes no turn; without a turn function none is taken", async () => {
+    const tools = toolsOf(600, distinct(unique()));
+    let turns = 0;
+    await prepareToolDefs(tools);
+    await prepareToolDefs(tools, async () => void turns++);
+    expect(turns).toBe(0);
+  });
+
+  it("a list built from a request's specs (respond added, one forced tool) reuses their definitions", () => {
+    const tools = toolsOf(50, distinct(unique()));
+    const defs = requestToolDefs(tools);
+    const withRespond = work(() => requestToolDefs([...tools, { name: "respond", description: "", parameters: { type: "object", properties: { [unique()]: { type: "string" } } } }]));
+    expect(withRespond.checked).toBe(1);
+    expect(withRespond.value.t7).toBe(defs.t7);
+    expect(requestToolDefs([tools[3]!]).t3).toBe(defs.t3);
   });
 });
