@@ -6,8 +6,6 @@
 import { ContextManager } from "../context/context-manager.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import type { LLMClient } from "../core/llm.js";
-import { assertRedisReachable, redactUrl, redisOptions } from "../queue/redis.js";
-import { startRunWorker } from "../queue/run-worker.js";
 import { assertBackend, runClients, type LoadedWorkflow } from "../cli-kit/backends.js";
 import { positiveInt } from "../cli-kit/run-cli.js";
 import { loadWorkflowModule } from "./workflow-module.js";
@@ -91,6 +89,10 @@ export async function workerMain(args: readonly string[], signals: NodeJS.EventE
   });
   if (values.help) return console.log(WORKER_HELP), 0;
   if (!values.redis) throw new InvalidArgumentError("--redis", "required (e.g. redis://127.0.0.1:6379, or FORGE_REDIS)");
+  // Loaded here, not at the top: they need bullmq and ioredis (optional peers), and --help must
+  // print without them.
+  const { assertRedisReachable, redactUrl, redisOptions } = await import("../queue/redis.js");
+  const { startRunWorker } = await import("../queue/run-worker.js");
   redisOptions(values.redis);
   const concurrency = positiveInt("concurrency", values.concurrency, 1);
   const lockDurationMs = positiveInt("lock-ms", values["lock-ms"], 30_000);
