@@ -6,7 +6,7 @@
  * answer's frames, or an error event.
  */
 import type { Context } from "hono";
-import { stream as streamBytes, streamSSE, type SSEStreamingApi } from "hono/streaming";
+import { stream as streamBytes } from "hono/streaming";
 import { HttpError, toHttpError, type Dialect } from "../proxy-request/http-error.js";
 import type { RunResult } from "./request-run.js";
 import type { SseFrame, StreamEncoder } from "./sse-frames.js";
@@ -56,44 +56,60 @@ export async function streamedResponse(c: Context, r: StreamedRequest): Promise<
   }
 
   for (const [name, value] of Object.entries(r.headers)) c.header(name, value);
-  const body = async (stream: StreamingApi, send: (frame: SseFrame) => Promise<void>): Promise<void> => {
+  const render = r.wire === "sse" ? sseText : ndjsonText;
+  const body = async (stream: StreamingApi): Promise<void> => {
     stream.onAbort(() => r.abort("client disconnected"));
-    const ping = setInterval(() => void send(r.encoder.ping()), r.keepAliveMs);
+    // Every frame ready goes out in one write: a backend's burst of deltas costs one socket
+    // write, not one per delta (and no write once the caller left: its run was aborted).
+    const send = async (frames: readonly SseFrame[]) => {
+      if (frames.length > 0 && !stream.aborted && !stream.closed) await stream.write(render(frames));
+    };
+    const ping = setInterval(() => void send([r.encoder.ping()]), r.keepAliveMs);
     try {
-      for (const f of open()) await send(f);
+      await send(open());
       for (;;) {
-        while (queue.length > 0) await send(queue.shift()!);
-        if (result !== undefined) break;
-        await new Promise<void>((resolve) => (wake = resolve));
+        if (queue.length > 0) await send(queue.splice(0));
+        else if (result !== undefined) break;
+        else await new Promise<void>((resolve) => (wake = resolve));
       }
     } finally {
       clearInterval(ping);
     }
     const { outcome } = result;
     if (outcome.kind === "answer") {
-      for (const f of r.encoder.finish(outcome, result.sent)) await send(f);
+      await send(r.encoder.finish(outcome, result.sent));
     } else if (outcome.kind === "failed") {
-      for (const f of r.encoder.error(toHttpError(outcome.error))) await send(f);
+      await send(r.encoder.error(toHttpError(outcome.error)));
     } else if (!stream.aborted) {
-      for (const f of r.encoder.error(new HttpError(503, "api_error", `Request cancelled: ${outcome.reason}`))) await send(f);
+      await send(r.encoder.error(new HttpError(503, "api_error", `Request cancelled: ${outcome.reason}`)));
     }
     r.done(result);
   };
-  if (r.wire === "sse") return streamSSE(c, (stream) => body(stream, (frame) => writeSse(stream, frame)));
-  c.header("content-type", "application/x-ndjson");
-  return streamBytes(c, (stream) => body(stream, (frame) => writeLine(stream, frame)));
+  if (r.wire === "sse") {
+    c.header("content-type", "text/event-stream");
+    c.header("cache-control", "no-cache");
+    c.header("connection", "keep-alive");
+  } else {
+    c.header("content-type", "application/x-ndjson");
+  }
+  return streamBytes(c, body);
 }
 
 type StreamingApi = Parameters<Parameters<typeof streamBytes>[1]>[0];
 
-/** A write to a caller that already left is dropped: its run was aborted through onAbort. */
-async function writeSse(stream: SSEStreamingApi, frame: SseFrame): Promise<void> {
-  if (stream.aborted || stream.closed) return;
-  if ("comment" in frame) await stream.write(`: ${frame.comment}\n\n`);
-  else await stream.writeSSE(frame.event === undefined ? { data: frame.data } : { event: frame.event, data: frame.data });
+/** Frames as server-sent events: a data line per line of data (as the SSE format requires). */
+export function sseText(frames: readonly SseFrame[]): string {
+  let text = "";
+  for (const frame of frames) {
+    if ("comment" in frame) text += `: ${frame.comment}\n\n`;
+    else text += `${frame.event === undefined ? "" : `event: ${frame.event}\n`}data: ${frame.data.includes("\n") || frame.data.includes("\r") ? frame.data.split(/\r\n|\r|\n/).join("\ndata: ") : frame.data}\n\n`;
+  }
+  return text;
 }
 
-async function writeLine(stream: StreamingApi, frame: SseFrame): Promise<void> {
-  if (stream.aborted || stream.closed || "comment" in frame) return;
-  await stream.write(`${frame.data}\n`);
+/** Frames as Ollama's NDJSON: each data a line; comments (keep-alive) have no form there. */
+export function ndjsonText(frames: readonly SseFrame[]): string {
+  let text = "";
+  for (const frame of frames) if (!("comment" in frame)) text += `${frame.data}\n`;
+  return text;
 }
