@@ -6,7 +6,6 @@
  * answer's frames, or an error event.
  */
 import type { Context } from "hono";
-import { stream as streamBytes } from "hono/streaming";
 import { HttpError, toHttpError, type Dialect } from "../proxy-request/http-error.js";
 import type { RunResult } from "./request-run.js";
 import type { SseFrame, StreamEncoder } from "./sse-frames.js";
@@ -57,12 +56,12 @@ export async function streamedResponse(c: Context, r: StreamedRequest): Promise<
 
   for (const [name, value] of Object.entries(r.headers)) c.header(name, value);
   const render = r.wire === "sse" ? sseText : ndjsonText;
-  const body = async (stream: StreamingApi): Promise<void> => {
-    stream.onAbort(() => r.abort("client disconnected"));
+  const stream = byteStream(() => r.abort("client disconnected"));
+  const body = async (): Promise<void> => {
     // Every frame ready goes out in one write: a backend's burst of deltas costs one socket
     // write, not one per delta (and no write once the caller left: its run was aborted).
     const send = async (frames: readonly SseFrame[]) => {
-      if (frames.length > 0 && !stream.aborted && !stream.closed) await stream.write(render(frames));
+      if (frames.length > 0 && !stream.cancelled) await stream.write(render(frames));
     };
     const ping = setInterval(() => void send([r.encoder.ping()]), r.keepAliveMs);
     try {
@@ -80,7 +79,7 @@ export async function streamedResponse(c: Context, r: StreamedRequest): Promise<
       await send(r.encoder.finish(outcome, result.sent));
     } else if (outcome.kind === "failed") {
       await send(r.encoder.error(toHttpError(outcome.error)));
-    } else if (!stream.aborted) {
+    } else if (!stream.cancelled) {
       await send(r.encoder.error(new HttpError(503, "api_error", `Request cancelled: ${outcome.reason}`)));
     }
     r.done(result);
@@ -92,10 +91,57 @@ export async function streamedResponse(c: Context, r: StreamedRequest): Promise<
   } else {
     c.header("content-type", "application/x-ndjson");
   }
-  return streamBytes(c, body);
+  void body()
+    .catch((error: unknown) => console.error("forge-ts proxy: a stream's writer failed", error))
+    .finally(() => stream.close());
+  return c.newResponse(stream.readable);
 }
 
-type StreamingApi = Parameters<Parameters<typeof streamBytes>[1]>[0];
+/**
+ * The response body as a byte stream the writer feeds directly: one web stream between the run
+ * and the socket (Hono's stream helper puts a TransformStream and a writer in between, which cost
+ * more per delta than the rest of the proxy's work on it). A write waits while the caller reads
+ * slower than the backend writes; `onCancel` runs when the caller goes away.
+ */
+function byteStream(onCancel: () => void) {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let pulled: (() => void) | undefined;
+  let cancelled = false;
+  let closed = false;
+  const resume = () => {
+    const p = pulled;
+    pulled = undefined;
+    p?.();
+  };
+  const readable = new ReadableStream<Uint8Array>(
+    {
+      start: (c) => void (controller = c),
+      pull: resume,
+      cancel: () => {
+        cancelled = true;
+        resume();
+        onCancel();
+      },
+    },
+    { highWaterMark: 16 },
+  );
+  return {
+    readable,
+    get cancelled() {
+      return cancelled;
+    },
+    async write(text: string): Promise<void> {
+      if (cancelled || closed) return;
+      controller.enqueue(Buffer.from(text));
+      if ((controller.desiredSize ?? 1) <= 0) await new Promise<void>((resolve) => (pulled = resolve));
+    },
+    close(): void {
+      if (cancelled || closed) return;
+      closed = true;
+      controller.close();
+    },
+  };
+}
 
 /** Frames as server-sent events: a data line per line of data (as the SSE format requires). */
 export function sseText(frames: readonly SseFrame[]): string {
