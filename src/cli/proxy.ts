@@ -14,6 +14,8 @@ import { assertBackend, backendKeyFromEnv, buildClient, DEFAULT_BASE_URLS } from
 import { isLoopbackHost } from "../server/is-loopback-host.js";
 import { parseCliArgs } from "./parse-cli-args.js";
 import { errorLine } from "../cli-kit/run-cli.js";
+import { availableParallelism } from "node:os";
+import { isProxyWorker, isQuietWorker, runPrimary, workerViews } from "./proxy-cluster.js";
 
 export const PROXY_HELP = `Usage: forge-ts proxy --backend <name> --model <name> [options]
        forge-ts proxy --config <file> [options]
@@ -63,6 +65,13 @@ Serving:
   --max-connections <n>     open sockets at most, default 1024 (more are closed at once;
                             above a thousand, raise ulimit -n too). Headers must arrive
                             within 10 s and a whole request within 60 s [FORGE_MAX_CONNECTIONS]
+  --workers <n|auto>        processes serving the one port (node:cluster), default 1; auto:
+                            one per core. Each is a whole proxy (nothing is shared but the
+                            port); /metrics and /forge/stats answer for all of them; a worker
+                            that dies is replaced                                    [FORGE_WORKERS]
+  --drain-timeout <ms>      on SIGTERM / Ctrl-C, how long requests in flight (streams too)
+                            may take to finish before they are cut, default 30000;
+                            meanwhile /health answers 503 and new requests get 503 [FORGE_DRAIN_TIMEOUT]
   --keep-alive-ms <ms>      stream keep-alive interval while validating, default 5000  [FORGE_KEEP_ALIVE_MS]
   --context-length <tokens> the backends' context window, in place of what they report
                             (Ollama /api/show, llama-server /props n_ctx; a config backend's
@@ -83,7 +92,8 @@ Guardrails:
 
   -h, --help
 
-Exit codes: 0 after a clean shutdown (Ctrl-C / SIGTERM), 1 the server could not start, 2 bad flags.`;
+Exit codes: 0 after a clean shutdown (Ctrl-C / SIGTERM: drained), 1 the server could not start
+(or its workers kept dying), 2 bad flags.`;
 
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
 
@@ -127,6 +137,8 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       "no-rescue": { type: "boolean", default: truthy(env.FORGE_NO_RESCUE) },
       "inject-respond-tool": { type: "boolean", default: truthy(env.FORGE_INJECT_RESPOND_TOOL) },
       policy: { type: "string", ...str("FORGE_POLICY") },
+      workers: { type: "string", ...str("FORGE_WORKERS") },
+      "drain-timeout": { type: "string", ...str("FORGE_DRAIN_TIMEOUT") },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -157,6 +169,12 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   const maxConnections = int("max-connections", values["max-connections"], 1);
   const loaded = values.policy === undefined ? undefined : await loadPolicy(values.policy);
   const policy = loaded?.policy;
+  const workers = workersOf(values.workers);
+  const drainMs = int("drain-timeout", values["drain-timeout"], 0) ?? DEFAULT_DRAIN_MS;
+  if (workers > 1 && !isProxyWorker()) return runPrimary(workers, signals);
+  const metrics = createForgeMetrics();
+  const views = isProxyWorker() ? workerViews(metrics.registry) : undefined;
+  const shutdown: Shutdown = { drainMs, onListening: (proxy) => views?.serving(proxy) };
   const serving = {
     ...(loaded === undefined ? {} : { policy: loaded.input }),
     forwardAuth: values["forward-auth"],
@@ -164,7 +182,8 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     injectRespondTool: values["inject-respond-tool"],
     traceContent: values["trace-content"],
     // The process's own metrics (CPU, memory, event-loop lag) too: this process is the proxy.
-    metrics: createForgeMetrics(),
+    metrics,
+    ...(views ? { views } : {}),
     ...(values["api-key"] ? { apiKey: values["api-key"] } : {}),
     ...(maxRetries !== undefined ? { maxRetries } : {}),
     ...(maxToolErrors !== undefined ? { maxToolErrors } : {}),
@@ -188,7 +207,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       if (url !== undefined) refuseSelfLoop(url, values.host, port, `backend ${name}'s baseUrl`);
     }
     const proxy = createProxy({ config, ...serving });
-    return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, () => reportFleet(proxy, config));
+    return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, shutdown, () => reportFleet(proxy, config));
   }
   if (values.backend === undefined) throw new InvalidArgumentError("--backend", "is required (or FORGE_BACKEND), or give --config");
   const backend = values.backend;
@@ -214,7 +233,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   if (baseUrl !== undefined) refuseSelfLoop(baseUrl, values.host, port, values["base-url"] === undefined ? `--base-url (default ${baseUrl})` : "--base-url");
   const proxy = createProxy({ client, model: values.model, forwardModel: !values["pin-model"], ...serving });
   const mode = backend === "llamaserver" || backend === "llamafile" ? ` mode ${values.mode ?? "auto"}${(values.mode ?? "auto") === "auto" ? " (native tools first; falls back to prompt mode once if the server refuses them, and logs it)" : ""}` : "";
-  return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, async () => {
+  return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, shutdown, async () => {
     console.log(`  backend: ${backend} ${values.model}${baseUrl ? ` at ${redactUrl(baseUrl)}` : ""}${mode}`);
     await reportBackend(client, values.model!);
   });
@@ -237,6 +256,7 @@ async function serve(
   keyed: boolean,
   policy: ProxyPolicy | undefined,
   signals: NodeJS.EventEmitter,
+  shutdown: Shutdown,
   report: () => Promise<void>,
 ): Promise<number> {
   let address: { url: string };
@@ -248,25 +268,47 @@ async function serve(
     console.error(`forge-ts proxy: cannot listen on ${host}:${port}: ${(error as Error).message}${hint}`);
     return 1;
   }
-  console.log(`forge-ts proxy listening on ${address.url}`);
-  console.log(`  OpenAI harnesses:    base URL ${address.url}/v1${keyed ? "  (API key: the one given with --api-key)" : ""}`);
-  console.log(`  Anthropic harnesses: ANTHROPIC_BASE_URL=${address.url}`);
-  console.log(`  Ollama clients:      host ${address.url} (ollama-js host, ChatOllama baseUrl; OLLAMA_HOST=${address.url} for the Python library and CLI)${keyed ? "  (API key: the client's headers, Authorization: Bearer <key>)" : ""}`);
-  console.log(`  Prometheus:          ${address.url}/metrics${keyed ? "  (bearer token: the --api-key)" : ""}`);
-  if (policy) console.log(`  policy: ${describePolicy(policy)}`);
-  await report();
-  await reportWindow(proxy);
+  shutdown.onListening(proxy);
+  // Of a set of workers, the first prints the start-up lines; they would only repeat them.
+  if (!isQuietWorker()) {
+    console.log(`forge-ts proxy listening on ${address.url}`);
+    console.log(`  OpenAI harnesses:    base URL ${address.url}/v1${keyed ? "  (API key: the one given with --api-key)" : ""}`);
+    console.log(`  Anthropic harnesses: ANTHROPIC_BASE_URL=${address.url}`);
+    console.log(`  Ollama clients:      host ${address.url} (ollama-js host, ChatOllama baseUrl; OLLAMA_HOST=${address.url} for the Python library and CLI)${keyed ? "  (API key: the client's headers, Authorization: Bearer <key>)" : ""}`);
+    console.log(`  Prometheus:          ${address.url}/metrics${keyed ? "  (bearer token: the --api-key)" : ""}`);
+    if (policy) console.log(`  policy: ${describePolicy(policy)}`);
+    await report();
+    await reportWindow(proxy);
+  }
 
   await new Promise<void>((resolve) => {
     const stop = (name: string) => {
-      console.log(`forge-ts proxy: ${name}, shutting down (in-flight requests get an error)`);
+      if (!isProxyWorker()) console.log(`forge-ts proxy: ${name}, draining (requests in flight finish, for up to ${shutdown.drainMs} ms; new ones get 503)`);
       resolve();
     };
     signals.once("SIGINT", () => stop("SIGINT"));
     signals.once("SIGTERM", () => stop("SIGTERM"));
   });
-  await proxy.close();
+  await proxy.drain(shutdown.drainMs);
   return 0;
+}
+
+/** How the proxy stops: the drain's deadline, and what a worker tells its primary once it listens. */
+interface Shutdown {
+  drainMs: number;
+  onListening(proxy: ProxyServer): void;
+}
+
+/** Default --drain-timeout: long enough for a long answer's stream to end. */
+const DEFAULT_DRAIN_MS = 30_000;
+
+/** --workers: a count, or `auto` for every core. */
+function workersOf(raw: string | undefined): number {
+  if (raw === undefined) return 1;
+  if (raw === "auto") return availableParallelism();
+  const n = int("workers", raw, 1)!;
+  if (n > 1024) throw new InvalidArgumentError("--workers", `expected at most 1024, got ${n}`);
+  return n;
 }
 
 /** Ollama's own port: clients that hard-code it reach the proxy there. */

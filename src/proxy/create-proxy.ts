@@ -32,7 +32,7 @@ import { NOTHING_SENT, type ResponseMeta } from "./sse-frames.js";
 import { streamedResponse } from "./sse-response.js";
 import { RequestTelemetry } from "./request-telemetry.js";
 
-export type { ProxyOptions } from "./proxy-options.js";
+export type { ProxyOptions, ProxyViews } from "./proxy-options.js";
 
 export interface ProxyServer {
   /** The Web-standard handler. */
@@ -48,8 +48,15 @@ export interface ProxyServer {
    * first backend as a request would; undefined when nothing says (no check is made then).
    */
   contextWindow(model?: string): Promise<number | undefined>;
+  /** The added latencies behind `stats().addedLatencyMs`: a set of workers takes its percentiles over all of theirs. */
+  latencySamples(): readonly number[];
   /** Stop accepting, end in-flight requests with an error event or 503, close sockets. */
   close(): Promise<void>;
+  /**
+   * Stop accepting (/health answers 503 "draining", so a balancer moves on; a new request gets
+   * 503), let the requests in flight finish — streams included — for up to `timeoutMs`, then close.
+   */
+  drain(timeoutMs: number): Promise<void>;
 }
 
 /**
@@ -73,7 +80,10 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   const idPrefix = randomBytes(6).toString("hex");
   let idCounter = 0;
   const inFlight = new Set<AbortController>();
+  /** Called once nothing is in flight (drain). */
+  const whenIdle: (() => void)[] = [];
   let closing = false;
+  let draining = false;
 
   const dialectOf = (c: Context): Dialect => dialectOfPath(c.req.path);
   const app = new Hono();
@@ -98,16 +108,17 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   const health = async (): Promise<HealthReport> => fleet.health.report(fleet.pool.load());
   app.get("/health", async (c) => {
     // A backend that does not answer makes the proxy unhealthy too (503), and says which.
-    if (closing) return c.json({ status: "closing" }, 503);
+    if (closing || draining) return c.json({ status: closing ? "closing" : "draining" }, 503);
     const report = await health();
     const single = client !== undefined ? { backend: client.apiFormat, model: defaultModel } : {};
     return c.json({ ...report, ...single }, report.status === "ok" ? 200 : 503);
   });
   if (options.apiKey !== undefined) app.use("*", callerAuth(options.apiKey));
-  app.get("/forge/stats", (c) => c.json(statsNow()));
+  const views = options.views;
+  app.get("/forge/stats", async (c) => c.json(views ? await views.stats() : statsNow()));
   // Behind the API key like every route but /health: a scraper sends it as a bearer token
   // (Prometheus: `authorization: { credentials: … }` in the scrape config).
-  app.get("/metrics", () => metricsResponse(metrics));
+  app.get("/metrics", () => (views ? views.metrics() : metricsResponse(metrics)));
   app.get("/v1/models", async (c) => {
     const anthropic = c.req.header("anthropic-version") !== undefined;
     return c.json(fleet.models !== undefined ? modelListBody(fleet.models, anthropic) : await listModels(client!, defaultModel, anthropic, c.req.raw.signal));
@@ -145,7 +156,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   });
 
   async function complete(c: Context, dialect: Dialect): Promise<Response> {
-    if (closing) throw new HttpError(503, "api_error", "The proxy is shutting down");
+    if (closing || draining) throw new HttpError(503, "api_error", "The proxy is shutting down");
     const door = await intake(await c.req.text(), dialect);
     const { request } = door;
     if (!fleet.pool.serves(request.model)) throw unknownModel(request.model);
@@ -172,6 +183,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
       finished = true;
       inFlight.delete(controller);
       stats.inFlight--;
+      if (inFlight.size === 0) for (const idle of whenIdle.splice(0)) idle();
       c.req.raw.signal.removeEventListener("abort", onCallerGone);
       const addedMs = performance.now() - started - result.backendMs;
       stats.record(result.outcome, guarded, addedMs);
@@ -218,9 +230,13 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   }
 
   let server: Promise<{ server: import("node:http").Server }> | undefined;
-  return {
+  /** Resolves once the server has stopped listening and its last connection ended (drain, then close, share it). */
+  let stopped: Promise<void> | undefined;
+  const stopListening = (http: import("node:http").Server) => (stopped ??= new Promise<void>((resolve) => http.close(() => resolve())));
+  const proxy: ProxyServer = {
     fetch: (request) => Promise.resolve(app.fetch(request)),
     stats: statsNow,
+    latencySamples: () => stats.latencySamples(),
     metrics,
     health,
     async contextWindow(model = "") {
@@ -235,26 +251,39 @@ export function createProxy(options: ProxyOptions): ProxyServer {
       server = listening;
       return (await listening).address;
     },
+    async drain(timeoutMs) {
+      draining = true;
+      const http = server && (await server.catch(() => undefined))?.server;
+      // No new connections; idle keep-alive sockets close as they go idle.
+      if (http) stopListening(http);
+      const sweep = http && setInterval(() => http.closeIdleConnections(), 25);
+      let deadline: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        if (inFlight.size === 0) return resolve();
+        whenIdle.push(resolve);
+        deadline = setTimeout(resolve, timeoutMs);
+      });
+      clearTimeout(deadline);
+      clearInterval(sweep);
+      await proxy.close();
+    },
     async close() {
       closing = true;
       fleet.health.close();
       for (const controller of inFlight) controller.abort("proxy shutting down");
       const http = server && (await server.catch(() => undefined))?.server;
       if (!http) return;
-      await new Promise<void>((resolve) => {
-        // Streams end once their runs see the abort; a keep-alive socket closes as soon as its
-        // last response is out (checked every 25 ms), and anything left after 2 s is cut.
-        const sweep = setInterval(() => http.closeIdleConnections(), 25);
-        const cut = setTimeout(() => http.closeAllConnections(), 2_000);
-        http.close(() => {
-          clearInterval(sweep);
-          clearTimeout(cut);
-          resolve();
-        });
-        http.closeIdleConnections();
-      });
+      // Streams end once their runs see the abort; a keep-alive socket closes as soon as its
+      // last response is out (checked every 25 ms), and anything left after 2 s is cut.
+      const sweep = setInterval(() => http.closeIdleConnections(), 25);
+      const cut = setTimeout(() => http.closeAllConnections(), 2_000);
+      http.closeIdleConnections();
+      await stopListening(http);
+      clearInterval(sweep);
+      clearTimeout(cut);
     },
   };
+  return proxy;
 }
 
 function isCompletion(path: string): boolean {

@@ -47,6 +47,11 @@ export interface ProxyOptions extends Partial<Omit<ProxyGuardrailOptions, "polic
    * pass `createForgeMetrics()` to include them, or a set shared with other surfaces.
    */
   metrics?: ForgeMetrics;
+  /**
+   * What GET /metrics and GET /forge/stats answer, in place of this process's own: a worker of
+   * `forge-ts proxy --workers` answers for all of them (src/cli/proxy-cluster.ts).
+   */
+  views?: ProxyViews;
   /** Record prompts and answers on the request's spans (default false: they are the caller's data). */
   traceContent?: boolean;
   /**
@@ -132,4 +137,10 @@ function corsOrigins(value: unknown): string[] {
     if (origin === undefined) throw new InvalidArgumentError(`corsOrigins[${i}]`, `${JSON.stringify(v)} is not an origin: scheme://host[:port], no path (e.g. http://localhost:3000)`);
     return origin;
   });
+}
+
+/** Answers for a whole set of proxy processes (see `ProxyOptions.views`). */
+export interface ProxyViews {
+  metrics(): Promise<Response>;
+  stats(): Promise<unknown>;
 }

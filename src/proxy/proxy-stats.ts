@@ -65,6 +65,11 @@ export class ProxyStats {
     this.#next = (this.#next + 1) % WINDOW;
   }
 
+  /** The added latencies the percentiles are taken over (the most recent WINDOW requests). */
+  latencySamples(): readonly number[] {
+    return this.#latency;
+  }
+
   /** `waiting` is the pool's to know: the caller passes its queue length. */
   snapshot(live: { waiting: number }): ProxyStatsSnapshot {
     const round = (v: number | null) => (v === null ? null : Math.round(v * 1000) / 1000);

@@ -60,7 +60,7 @@ describe("forge-ts proxy (CLI)", () => {
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGINT");
     expect(await exited).toBe(0);
-    expect(proxy.stdout()).toContain("SIGINT, shutting down");
+    expect(proxy.stdout()).toContain("SIGINT, draining");
   }, 120_000);
 
   it("exits 2 on a bad flag with one line on stderr (the process)", async () => {
