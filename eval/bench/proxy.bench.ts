@@ -16,6 +16,9 @@
  *   share this one process (and its one event loop), so throughput is a floor.
  * - Guarded streaming (proxy-streaming.ts): time to first content token through the proxy vs
  *   direct, and the delay from the backend's last byte to a prose-then-call answer's call.
+ * - At scale (proxy-scale.ts; also `npm run bench -- proxy-scale` alone): the CLI proxy, the
+ *   backend and the pass-through each in its own process; agents' first requests, large tool
+ *   sets, long answers, 1,000 concurrent streams.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -28,6 +31,7 @@ import { fig, mdRow, row, type BenchRow, type BenchSuite } from "./harness.js";
 import { startPassThroughProxy } from "./pass-through-proxy.js";
 import { manyToolsReadme, manyToolsRows } from "./proxy-many-tools.js";
 import { startPacedBackend, streamingReadme, streamingRows } from "./proxy-streaming.js";
+import { SCALE_IN_PROXY_SUITE, scaleReadme, scaleRows } from "./proxy-scale.js";
 
 const SEQUENTIAL = 3_000;
 const WARMUP = 500;
@@ -263,6 +267,8 @@ export const suite: BenchSuite = {
       stopBackend(backend);
       stopBackend(second);
     }
+    // Its own processes (proxy CLI, backend, pass-through): after this process's servers are gone.
+    if (SCALE_IN_PROXY_SUITE) rows.push(...(await scaleRows()));
     return rows;
   },
   readme(rows) {
@@ -285,6 +291,7 @@ export const suite: BenchSuite = {
         "0 errors",
       ),
       ...streamingReadme(rows),
+      ...scaleReadme(rows),
     ];
   },
 };

@@ -29,6 +29,9 @@ const wanted = args.filter((a) => !a.startsWith("-"));
 const files = (await readdir(dir)).filter((f) => /\.bench\.[jt]s$/.test(f)).sort();
 const suites: BenchSuite[] = [];
 for (const file of files) suites.push(((await import(pathToFileURL(path.join(dir, file)).href)) as { suite: BenchSuite }).suite);
+// The proxy suite runs these rows too: on their own only when named (and the proxy suite is not).
+const scale = ((await import("./proxy-scale.js")) as { suite: BenchSuite }).suite;
+suites.push(scale);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));
 if (unknown.length > 0) {
   console.error(`unknown bench suite${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => `"${u}"`).join(", ")}; use ${suites.map((s) => s.name).join(", ")}`);
@@ -38,6 +41,7 @@ const rows: BenchRow[] = [];
 const readmeRows: string[] = [];
 for (const suite of suites) {
   if (wanted.length > 0 && !wanted.includes(suite.name)) continue;
+  if (suite === scale && (wanted.length === 0 || wanted.includes("proxy"))) continue;
   process.stderr.write(`running ${suite.name} ...\n`);
   const own = await suite.run();
   rows.push(...own);

@@ -30,6 +30,13 @@ export const BENCH_TARGETS: readonly BenchTarget[] = [
   // Large tool sets (issue 46: a 1,000-tool request held the event loop for seconds): no request holds it long.
   { suite: "proxy", case: /^[\d,]+ tools(, repeated| never seen before): event-loop delay p99$/, text: "delay max ≤ 500 ms", max: 500, figure: (r) => r.extra?.max ?? Number.NaN },
   { suite: "proxy", case: /^time to first content token p50, guarded stream$/, text: "p50 ≤ direct + 5 ms", max: 5, figure: (r) => r.value - (r.extra?.direct ?? Number.NaN) },
+  // The proxy at scale (proxy-scale.ts): the CLI proxy in its own process; the ratios are to the pass-through's figure in the same run.
+  { suite: "proxy-scale", case: /^first request of .+: added latency p50$/, text: "p50 ≤ 2 ms", max: 2 },
+  { suite: "proxy-scale", case: /^[\d,]+ streams × \d+ deltas at \d+\/s: errors$/, text: "0 errors", max: 0 },
+  { suite: "proxy-scale", case: /^[\d,]+ streams × \d+ deltas at 20\/s: time to first token p99, proxy \/ pass-through$/, text: "TTFT p99 ≤ 2× pass-through", max: 2 },
+  { suite: "proxy-scale", case: /^[\d,]+ streams × \d+ deltas at 20\/s: peak RSS, proxy \/ pass-through$/, text: "peak RSS ≤ 2× pass-through", max: 2 },
+  { suite: "proxy-scale", case: /^[\d,]+ streams × \d+ deltas at 100\/s: CPU per delta, proxy \/ pass-through$/, text: "CPU per delta ≤ 1.5× pass-through", max: 1.5 },
+  { suite: "proxy-scale", case: /^[\d,]+ streams × \d+ deltas at \d+\/s: event-loop delay p99 \(\/metrics\)$/, text: "p99 ≤ 50 ms", max: 50 },
   { suite: "rescue", case: /^1 MB adversarial: /, text: "well under 1 s", max: 1000 },
   // The loop to beat is AI SDK 7's (its rows need Node >= 22; on Node 20 they are left out, and so are these checks).
   { suite: "runner", case: /^ratio forge reused\/ai-sdk7 N=10$/, text: "≤ 0.8", max: 0.8 },
