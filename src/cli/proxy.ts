@@ -6,7 +6,7 @@
 import { jsonFileFlag } from "../cli-kit/json-file-flag.js";
 import { redactUrl } from "../core/redact.js";
 import { InvalidArgumentError, ProxyConfigError } from "../core/errors.js";
-import { createProxy, type ProxyServer } from "../proxy/create-proxy.js";
+import { createProxy, type ProxyOptions, type ProxyServer } from "../proxy/create-proxy.js";
 import { createForgeMetrics } from "../telemetry/metrics.js";
 import { loadProxyConfig, type ResolvedProxyConfig } from "../proxy/fleet/proxy-config.js";
 import { describePolicy, parsePolicy, type ProxyPolicy, type ProxyPolicyInput } from "../proxy-request/request-policy.js";
@@ -67,8 +67,8 @@ Serving:
                             within 10 s and a whole request within 60 s [FORGE_MAX_CONNECTIONS]
   --workers <n|auto>        processes serving the one port (node:cluster), default 1; auto:
                             one per core. Each is a whole proxy (nothing is shared but the
-                            port); /metrics and /forge/stats answer for all of them; a worker
-                            that dies is replaced                                    [FORGE_WORKERS]
+                            port); /metrics, /forge/stats and /health answer for all of them; a
+                            worker that dies is replaced, five quick deaths in a row exit 1 [FORGE_WORKERS]
   --drain-timeout <ms>      on SIGTERM / Ctrl-C, how long requests in flight (streams too)
                             may take to finish before they are cut, default 30000;
                             meanwhile /health answers 503 and new requests get 503 [FORGE_DRAIN_TIMEOUT]
@@ -156,7 +156,8 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   if (values["forward-auth"] && values["api-key"]) {
     throw new InvalidArgumentError("--forward-auth", "cannot be combined with --api-key: both read the caller's Authorization / x-api-key header");
   }
-  if (!isLoopbackHost(values.host) && !values["api-key"]) {
+  // Said once, by the primary of a set of workers: each worker reads the same flags.
+  if (!isLoopbackHost(values.host) && !values["api-key"] && !isProxyWorker()) {
     console.error(`forge-ts proxy: warning: --host ${values.host} without --api-key: anyone who can reach this port can use the backend through the proxy`);
   }
   const port = int("port", values.port, 0)!;
@@ -171,19 +172,12 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
   const policy = loaded?.policy;
   const workers = workersOf(values.workers);
   const drainMs = int("drain-timeout", values["drain-timeout"], 0) ?? DEFAULT_DRAIN_MS;
-  if (workers > 1 && !isProxyWorker()) return runPrimary(workers, signals);
-  const metrics = createForgeMetrics();
-  const views = isProxyWorker() ? workerViews(metrics.registry) : undefined;
-  const shutdown: Shutdown = { drainMs, onListening: (proxy) => views?.serving(proxy) };
   const serving = {
     ...(loaded === undefined ? {} : { policy: loaded.input }),
     forwardAuth: values["forward-auth"],
     rescueEnabled: !values["no-rescue"],
     injectRespondTool: values["inject-respond-tool"],
     traceContent: values["trace-content"],
-    // The process's own metrics (CPU, memory, event-loop lag) too: this process is the proxy.
-    metrics,
-    ...(views ? { views } : {}),
     ...(values["api-key"] ? { apiKey: values["api-key"] } : {}),
     ...(maxRetries !== undefined ? { maxRetries } : {}),
     ...(maxToolErrors !== undefined ? { maxToolErrors } : {}),
@@ -192,6 +186,19 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     ...(contextLength !== undefined ? { contextLength } : {}),
     ...(maxConnections !== undefined ? { maxConnections } : {}),
     ...(values["cors-origin"].length > 0 ? { corsOrigins: values["cors-origin"] } : {}),
+  };
+  /**
+   * Serve, once every flag was checked: with --workers, the primary forks the workers here (a bad
+   * flag was one line and exit 2 before any started) and serves nothing itself.
+   */
+  const launch = (make: (options: typeof serving & Pick<ProxyOptions, "metrics" | "views">) => ProxyServer, report: (proxy: ProxyServer) => Promise<void>): Promise<number> => {
+    if (workers > 1 && !isProxyWorker()) return runPrimary(workers, signals);
+    // The process's own metrics (CPU, memory, event-loop lag) too: this process is the proxy.
+    const metrics = createForgeMetrics();
+    const views = isProxyWorker() ? workerViews(metrics.registry) : undefined;
+    const proxy = make({ ...serving, metrics, ...(views ? { views } : {}) });
+    const shutdown: Shutdown = { drainMs, onListening: (p) => views?.serving(p) };
+    return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, shutdown, () => report(proxy));
   };
   if (values.config !== undefined) {
     let config: ResolvedProxyConfig;
@@ -206,8 +213,7 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
       const url = def.baseUrl ?? DEFAULT_BASE_URLS[def.backend];
       if (url !== undefined) refuseSelfLoop(url, values.host, port, `backend ${name}'s baseUrl`);
     }
-    const proxy = createProxy({ config, ...serving });
-    return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, shutdown, () => reportFleet(proxy, config));
+    return launch((options) => createProxy({ config, ...options }), (proxy) => reportFleet(proxy, config));
   }
   if (values.backend === undefined) throw new InvalidArgumentError("--backend", "is required (or FORGE_BACKEND), or give --config");
   const backend = values.backend;
@@ -231,9 +237,8 @@ export async function proxyMain(args: readonly string[], signals: NodeJS.EventEm
     recommendedSampling: values["recommended-sampling"],
   });
   if (baseUrl !== undefined) refuseSelfLoop(baseUrl, values.host, port, values["base-url"] === undefined ? `--base-url (default ${baseUrl})` : "--base-url");
-  const proxy = createProxy({ client, model: values.model, forwardModel: !values["pin-model"], ...serving });
   const mode = backend === "llamaserver" || backend === "llamafile" ? ` mode ${values.mode ?? "auto"}${(values.mode ?? "auto") === "auto" ? " (native tools first; falls back to prompt mode once if the server refuses them, and logs it)" : ""}` : "";
-  return serve(proxy, port, values.host, values["api-key"] !== undefined, policy, signals, shutdown, async () => {
+  return launch((options) => createProxy({ client, model: values.model!, forwardModel: !values["pin-model"], ...options }), async () => {
     console.log(`  backend: ${backend} ${values.model}${baseUrl ? ` at ${redactUrl(baseUrl)}` : ""}${mode}`);
     await reportBackend(client, values.model!);
   });

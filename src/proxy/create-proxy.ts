@@ -111,7 +111,7 @@ export function createProxy(options: ProxyOptions): ProxyServer {
     if (closing || draining) return c.json({ status: closing ? "closing" : "draining" }, 503);
     const report = await health();
     const single = client !== undefined ? { backend: client.apiFormat, model: defaultModel } : {};
-    return c.json({ ...report, ...single }, report.status === "ok" ? 200 : 503);
+    return c.json({ ...report, ...single, ...options.views?.health?.() }, report.status === "ok" ? 200 : 503);
   });
   if (options.apiKey !== undefined) app.use("*", callerAuth(options.apiKey));
   const views = options.views;

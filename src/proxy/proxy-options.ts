@@ -143,4 +143,6 @@ function corsOrigins(value: unknown): string[] {
 export interface ProxyViews {
   metrics(): Promise<Response>;
   stats(): Promise<unknown>;
+  /** Fields added to a GET /health answer (the live workers). */
+  health?(): Record<string, unknown>;
 }
