@@ -3,7 +3,7 @@
  * tokenizer-free and deliberately a little pessimistic, which is the safe side for a budget.
  */
 import { messageText, type Message } from "../core/messages.js";
-import type { ToolSpec } from "../core/tool.js";
+import { schemaText, type ToolSpec } from "../core/tool.js";
 
 /** Estimates how many tokens a history occupies in the model's context. */
 export type TokenEstimator = (messages: readonly Message[]) => number;
@@ -54,14 +54,28 @@ export const estimateTokensChars4: TokenEstimator = (messages) => {
 
 /**
  * Tool definitions take context too (rendered into the chat template or the system prompt);
- * counted like message text: chars/4 of their name, description and parameters as JSON.
+ * counted like message text: chars/4 of the tools as JSON, their names and descriptions unescaped.
  *
  * @example
  * estimateToolTokensChars4([weather.spec]); // e.g. 38
  */
 export function estimateToolTokensChars4(tools: readonly ToolSpec[]): number {
   if (tools.length === 0) return 0;
-  return Math.ceil(JSON.stringify(tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))).length / 4);
+  let chars = tools.length + 1; // the list's brackets and the commas between its tools
+  for (const t of tools) chars += toolChars(t);
+  return Math.ceil(chars / 4);
+}
+
+/** `{"name":"","description":"","parameters":}`: what JSON adds around a tool's three fields. */
+const TOOL_JSON_FRAME = 42;
+
+/**
+ * One tool as `{"name":…,"description":…,"parameters":…}`, its name and description counted as
+ * text (unescaped, like message text: JSON.stringify of a coding agent's long descriptions cost
+ * a tenth of a request, issue 46) and its schema from the text made once (schemaText).
+ */
+function toolChars(tool: ToolSpec): number {
+  return TOOL_JSON_FRAME + tool.name.length + (tool.description?.length ?? 0) + (tool.parameters === undefined ? 0 : schemaText(tool.parameters).length);
 }
 
 /**

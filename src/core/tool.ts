@@ -18,6 +18,26 @@ export interface ToolSpec {
   parameters: JSONSchema;
 }
 
+/**
+ * A schema's JSON text, made once per schema object: the proxy keys its validators by it and the
+ * token estimate measures it, and a request's tools were stringified again for each (issue 46).
+ * A schema given here must not change afterwards, which holds for a request's tools (built once
+ * from its body) and for a tool's spec, which the runner sends unchanged every turn.
+ *
+ * @example
+ * schemaText({ type: "object" }); // '{"type":"object"}'
+ */
+export function schemaText(schema: JSONSchema): string {
+  let text = schemaTexts.get(schema);
+  if (text === undefined) {
+    text = JSON.stringify(schema);
+    schemaTexts.set(schema, text);
+  }
+  return text;
+}
+
+const schemaTexts = new WeakMap<JSONSchema, string>();
+
 /** Passed to every execute call. */
 export interface ToolExecuteContext {
   /** Aborted when the run is cancelled or the actor stops. */

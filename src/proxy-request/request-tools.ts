@@ -13,7 +13,7 @@
  * - the shapes are kept in an LRU far larger than any tool set (MAX_SHAPES), also bounded in text;
  * - the definitions are made once per tool list and reused by every attempt of the request.
  */
-import { checkJsonSchema, compileJsonSchema, type AnyToolDef, type ArgValidation, type JSONSchema, type ToolSpec } from "../core/tool.js";
+import { checkJsonSchema, compileJsonSchema, schemaText, type AnyToolDef, type ArgValidation, type JSONSchema, type ToolSpec } from "../core/tool.js";
 import { HttpError } from "./http-error.js";
 
 /**
@@ -46,7 +46,7 @@ function notExecutable(): never {
 /** The cached shape of `schema`, or a new one once the schema passes the meta-schema. */
 function shapeOf(schema: JSONSchema, what: string): Shape {
   const checked = withoutDialect(schema);
-  const text = JSON.stringify(checked);
+  const text = checked === schema ? schemaText(schema) : JSON.stringify(checked);
   const hit = shapes.get(text);
   if (hit) {
     // Refresh recency: Map iteration order is insertion order, so the oldest entry goes first.

@@ -7,9 +7,9 @@
 import { randomBytes } from "node:crypto";
 import { listenOn } from "../server/listen.js";
 import { Hono, type Context } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { every } from "hono/combine";
 import { browserGuard, jsonOnly, type BrowserPolicy } from "../server/browser-guard.js";
+import { boundedBody } from "../server/body-limit.js";
 import { isLoopbackHost } from "../server/is-loopback-host.js";
 import { InvalidArgumentError } from "../core/errors.js";
 import { registerSecret } from "../core/redact.js";
@@ -126,11 +126,8 @@ export function createProxy(options: ProxyOptions): ProxyServer {
   // Every route with a body: JSON only (no "simple" cross-site POST reaches the model), and bounded.
   const limit = every(
     jsonOnly((c, message) => new HttpError(415, "invalid_request_error", message).render(dialectOf(c))),
-    bodyLimit({
-      maxSize: cfg.bodyLimit,
-      onError: () => {
-        throw new HttpError(413, "request_too_large", `Request body exceeds ${cfg.bodyLimit} bytes`);
-      },
+    boundedBody(cfg.bodyLimit, () => {
+      throw new HttpError(413, "request_too_large", `Request body exceeds ${cfg.bodyLimit} bytes`);
     }),
   );
   app.post("/v1/chat/completions", limit, (c) => complete(c, "openai"));
